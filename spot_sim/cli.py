@@ -1,0 +1,52 @@
+"""``spot-sim``: run a simulated Spot on 127.0.0.1 until interrupted."""
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+
+from spot_sim.config import SimConfig
+from spot_sim.server import SimulatedSpot
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="spot-sim", description=__doc__)
+    parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any)")
+    parser.add_argument("--certs-dir", default="certs",
+                        help="where the CA (ca.crt) and server certificate are kept or created")
+    parser.add_argument("--username", default=os.environ.get("SPOT_SIM_USERNAME", "user"))
+    parser.add_argument("--password", default=None,
+                        help="robot password (default: $SPOT_SIM_PASSWORD or 'password')")
+    parser.add_argument("--arm", action="store_true", help="give the robot an arm")
+    parser.add_argument("--clock-offset", type=float, default=12.345,
+                        help="robot clock minus host clock, seconds")
+    parser.add_argument("--no-estop-required", action="store_true",
+                        help="allow motor power without a registered e-stop endpoint")
+    parser.add_argument("--log-level", default="WARNING")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    password = args.password or os.environ.get("SPOT_SIM_PASSWORD", "password")
+    config = SimConfig(username=args.username, password=password, has_arm=args.arm,
+                       clock_offset_sec=args.clock_offset,
+                       estop_required=not args.no_estop_required)
+    sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port)
+    port = sim.start()
+    print(f"spot-sim listening on 127.0.0.1:{port}", flush=True)
+    print(f"spot-sim ca-cert {sim.ca_cert.resolve()}", flush=True)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    done.wait()
+    sim.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

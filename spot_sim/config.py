@@ -1,0 +1,32 @@
+"""Settings of one simulated robot."""
+
+from dataclasses import dataclass
+
+
+@dataclass
+class SimConfig:
+    """Everything that distinguishes one simulated Spot from another."""
+
+    username: str = "user"
+    password: str = "password"
+    serial_number: str = "BD-SIM-00001"
+    nickname: str = "spot-sim"
+    has_arm: bool = False
+    clock_offset_sec: float = 12.345  # robot clock ahead of the host clock
+    physics_rate_hz: float = 100.0
+    estop_required: bool = True  # no registered e-stop endpoint means motors stay off
+    lease_stale_sec: float = 10.0
+    power_on_sec: float = 1.0
+    power_off_sec: float = 0.3
+    posture_change_sec: float = 1.0
+    self_right_sec: float = 2.0
+    battery_start_percent: float = 95.0
+    battery_runtime_motors_on_sec: float = 90 * 60.0  # full battery to empty while powered
+    battery_runtime_idle_sec: float = 10 * 3600.0
+    max_linear_accel: float = 1.5  # m/s^2
+    max_angular_accel: float = 3.0  # rad/s^2
+    max_vel_x: float = 1.6  # m/s, the robot's own limits; mobility params may lower them
+    max_vel_y: float = 0.5
+    max_vel_yaw: float = 1.5  # rad/s
+    vision_drift_per_m: float = 0.01  # translation drift of odom relative to vision, per metre
+    vision_yaw_drift_per_m: float = 0.002  # rad per metre

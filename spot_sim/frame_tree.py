@@ -1,0 +1,43 @@
+"""The robot's kinematic frame tree (FrameTreeSnapshot), rooted at ``body`` as on Spot."""
+
+from bosdyn.api import geometry_pb2
+from bosdyn.client.math_helpers import Quat, SE3Pose
+
+from spot_sim import kinematics
+from spot_sim.mobility import Se2
+
+
+def _add(snapshot: geometry_pb2.FrameTreeSnapshot, child: str, parent: str,
+         parent_tform_child: SE3Pose | None) -> None:
+    edge = snapshot.child_to_parent_edge_map[child]
+    edge.parent_frame_name = parent
+    if parent_tform_child is not None:
+        edge.parent_tform_child.CopyFrom(parent_tform_child.to_proto())
+
+
+def body_pose(planar: Se2, height: float, rotation: Quat) -> SE3Pose:
+    """The 3-D body pose from its planar pose, height and orientation offset."""
+    yaw = Quat.from_yaw(planar.yaw)
+    return SE3Pose(planar.x, planar.y, height, yaw * rotation)
+
+
+def build_snapshot(odom_tform_body: SE3Pose, vision_tform_body: SE3Pose, has_arm: bool,
+                   body_tform_hand: SE3Pose | None = None) -> geometry_pb2.FrameTreeSnapshot:
+    """The frame tree the robot reports: body, odom, vision, flat_body, gpe, head, cameras, hand."""
+    snapshot = geometry_pb2.FrameTreeSnapshot()
+    _add(snapshot, "body", "", None)
+    _add(snapshot, "odom", "body", odom_tform_body.inverse())
+    _add(snapshot, "vision", "body", vision_tform_body.inverse())
+    # flat_body: at the body origin, yaw of the body, roll and pitch removed.
+    body_rotation = odom_tform_body.rotation
+    flat = SE3Pose(0, 0, 0, body_rotation.inverse() * Quat.from_yaw(body_rotation.to_yaw()))
+    _add(snapshot, "flat_body", "body", flat)
+    odom_tform_gpe = SE3Pose(odom_tform_body.x, odom_tform_body.y, 0.0, Quat())
+    _add(snapshot, "gpe", "odom", odom_tform_gpe)
+    _add(snapshot, "head", "body", kinematics.HEAD_IN_BODY)
+    for name, (parent, parent_tform_mount, mount_tform_sensor) in kinematics.CAMERA_MOUNTS.items():
+        _add(snapshot, name, parent, parent_tform_mount)
+        _add(snapshot, f"{name}_fisheye", name, mount_tform_sensor)
+    if has_arm:
+        _add(snapshot, "hand", "body", body_tform_hand or kinematics.HAND_STOWED_IN_BODY)
+    return snapshot

@@ -1,0 +1,77 @@
+"""Fixed geometry of the simulated Spot: leg kinematics, joint names and sensor mounts."""
+
+import math
+
+import numpy as np
+from bosdyn.client.math_helpers import Quat, SE3Pose
+
+LEGS = ("fl", "fr", "hl", "hr")
+LEG_JOINTS = tuple(f"{leg}.{j}" for leg in LEGS for j in ("hx", "hy", "kn"))
+ARM_JOINTS = ("arm0.sh0", "arm0.sh1", "arm0.el0", "arm0.el1", "arm0.wr0", "arm0.wr1", "arm0.f1x")
+
+UPPER_LEG = 0.3205  # m, hip to knee
+LOWER_LEG = 0.37  # m, knee to foot
+HIP_X = 0.29785  # m, hips ahead of / behind the body origin
+HIP_Y = 0.055  # m
+FOOT_Y = 0.11  # m, lateral foot offset from the body centre line
+
+STAND_HEIGHT = 0.52  # m, body origin above the ground when standing at zero offset
+SIT_HEIGHT = 0.18  # m
+MIN_HEIGHT_OFFSET = -0.15  # m, body height offset range the robot accepts
+MAX_HEIGHT_OFFSET = 0.10
+
+ARM_STOWED = (0.0, -3.1, 3.1, 0.0, 0.0, 0.0, -0.01)
+
+
+def leg_angles_for_height(height: float) -> tuple[float, float]:
+    """Hip pitch and knee angle (rad) that put the foot ``height`` below the hip."""
+    reach = min(max(height, 0.05), UPPER_LEG + LOWER_LEG - 1e-3)
+    cos_knee = (reach**2 - UPPER_LEG**2 - LOWER_LEG**2) / (2 * UPPER_LEG * LOWER_LEG)
+    knee = -math.acos(max(-1.0, min(1.0, cos_knee)))
+    hip = math.atan2(-LOWER_LEG * math.sin(knee), UPPER_LEG + LOWER_LEG * math.cos(knee))
+    return hip, knee
+
+
+def leg_joint_positions(height: float) -> np.ndarray:
+    """The 12 leg joint angles (LEG_JOINTS order) for a body ``height`` above flat ground."""
+    hy, kn = leg_angles_for_height(height)
+    return np.array([0.0, hy, kn] * len(LEGS))
+
+
+def foot_positions_in_body(joints: np.ndarray) -> np.ndarray:
+    """(4, 3) foot positions in the body frame from leg joint angles (planar legs)."""
+    q = np.asarray(joints[: 3 * len(LEGS)]).reshape(len(LEGS), 3)
+    hy, kn = q[:, 1], q[:, 2]
+    x = -UPPER_LEG * np.sin(hy) - LOWER_LEG * np.sin(hy + kn)
+    z = -UPPER_LEG * np.cos(hy) - LOWER_LEG * np.cos(hy + kn)
+    hips_x = np.array([HIP_X, HIP_X, -HIP_X, -HIP_X])
+    feet_y = np.array([FOOT_Y, -FOOT_Y, FOOT_Y, -FOOT_Y])
+    return np.stack([hips_x + x, feet_y, z], axis=1)
+
+
+def body_height_from_joints(joints: np.ndarray) -> float:
+    return float(-foot_positions_in_body(joints)[:, 2].mean())
+
+
+def _optical(x: float, y: float, z: float, yaw: float, pitch: float) -> SE3Pose:
+    """A camera pose (optical axes: z forward, x right, y down) looking along yaw/pitch."""
+    cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch)
+    forward = np.array([cy * cp, sy * cp, -sp])
+    right = np.array([sy, -cy, 0.0])
+    down = np.cross(forward, right)
+    rotation = np.stack([right, down, forward], axis=1)
+    return SE3Pose(x, y, z, Quat.from_matrix(rotation))
+
+
+# Camera mounts: (parent frame, parent_T_mount, mount_T_sensor). The sensor frame is
+# ``<name>_fisheye`` as on the robot; the mount frame has the camera's plain name.
+BODY_CAMERAS = ("frontleft", "frontright", "left", "right", "back")
+HEAD_IN_BODY = SE3Pose(0.415, 0.0, 0.035, Quat())
+CAMERA_MOUNTS = {
+    "frontleft": ("head", SE3Pose(0.0, 0.04, 0.0, Quat()), _optical(0, 0, 0, -0.35, 0.35)),
+    "frontright": ("head", SE3Pose(0.0, -0.04, 0.0, Quat()), _optical(0, 0, 0, 0.35, 0.35)),
+    "left": ("body", SE3Pose(-0.16, 0.11, 0.03, Quat()), _optical(0, 0, 0, math.pi / 2, 0.2)),
+    "right": ("body", SE3Pose(-0.16, -0.11, 0.03, Quat()), _optical(0, 0, 0, -math.pi / 2, 0.2)),
+    "back": ("body", SE3Pose(-0.42, 0.0, 0.04, Quat()), _optical(0, 0, 0, math.pi, 0.3)),
+}
+HAND_STOWED_IN_BODY = SE3Pose(0.55, 0.0, 0.26, Quat())

@@ -1,0 +1,107 @@
+"""Plumbing shared by every service: response headers in robot time, and authentication."""
+
+import functools
+import logging
+import time
+
+import grpc
+import jwt
+from bosdyn.api import header_pb2
+
+
+
+_LOG = logging.getLogger(__name__)
+_OK = header_pb2.CommonError.CODE_OK
+_INTERNAL = header_pb2.CommonError.CODE_INTERNAL_SERVER_ERROR
+_UNSET = header_pb2.CommonError.CODE_UNSPECIFIED
+
+
+def unary(response_type):
+    """Wrap ``handler(self, request, response, context)`` into a gRPC unary method.
+
+    The wrapper echoes the request header, stamps receive/response times in robot time
+    (``self.clock``) and turns an unexpected exception into CODE_INTERNAL_SERVER_ERROR, as the
+    robot does. The handler fills ``response`` in place.
+    """
+
+    def decorate(handler):
+        @functools.wraps(handler)
+        def method(self, request, context):
+            response = response_type()
+            header = response.header
+            header.request_header.CopyFrom(request.header)
+            header.request_received_timestamp.CopyFrom(self.clock.timestamp())
+            try:
+                handler(self, request, response, context)
+            except grpc.RpcError:
+                raise
+            except Exception as exc:  # reported to the client in the header, like the robot
+                _LOG.exception("%s failed", handler.__name__)
+                header.error.code = _INTERNAL
+                header.error.message = f"[{type(exc).__name__}] {exc}"
+            if header.error.code == _UNSET:
+                header.error.code = _OK
+            header.response_timestamp.CopyFrom(self.clock.timestamp())
+            return response
+
+        return method
+
+    return decorate
+
+
+def set_error(response, code: int, message: str) -> None:
+    """Set a header error (for example CODE_INVALID_REQUEST) on ``response``."""
+    response.header.error.code = code
+    response.header.error.message = message
+
+
+class TokenIssuer:
+    """Mints and checks the user tokens (JWTs) the auth service hands out."""
+
+    def __init__(self, secret: bytes, lifetime_sec: float = 12 * 3600) -> None:
+        self._secret = secret
+        self._lifetime = lifetime_sec
+
+    def issue(self, username: str) -> str:
+        now = int(time.time())
+        claims = {"sub": username, "iss": "spot-sim", "iat": now,
+                  "exp": now + int(self._lifetime)}
+        return jwt.encode(claims, self._secret, algorithm="HS256")
+
+    def user_of(self, token: str) -> str | None:
+        try:
+            return jwt.decode(token, self._secret, algorithms=["HS256"])["sub"]
+        except jwt.PyJWTError:
+            return None
+
+
+def token_from_metadata(metadata) -> str | None:
+    for key, value in metadata or ():
+        if key == "authorization" and value.startswith("Bearer "):
+            return value[len("Bearer "):]
+    return None
+
+
+class AuthInterceptor(grpc.ServerInterceptor):
+    """Rejects calls without a valid token, except to services a client needs to log in."""
+
+    OPEN_SERVICES = ("/bosdyn.api.AuthService/", "/bosdyn.api.RobotIdService/")
+
+    def __init__(self, tokens: TokenIssuer) -> None:
+        self._tokens = tokens
+
+        def deny(request, context):
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid user token")
+
+        self._deny = grpc.unary_unary_rpc_method_handler(deny)
+
+    def intercept_service(self, continuation, handler_call_details):
+        method = handler_call_details.method
+        if method.startswith(self.OPEN_SERVICES):
+            return continuation(handler_call_details)
+        token = token_from_metadata(handler_call_details.invocation_metadata)
+        if token is None or self._tokens.user_of(token) is None:
+            return self._deny
+        return continuation(handler_call_details)
+
+

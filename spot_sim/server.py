@@ -1,0 +1,98 @@
+"""Assemble the simulated robot's services into one TLS gRPC server on 127.0.0.1."""
+
+import logging
+import os
+import secrets
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+
+from spot_sim.certs import CertPaths, ensure_certificates
+from spot_sim.clock import RobotClock
+from spot_sim.config import SimConfig
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import AuthInterceptor, TokenIssuer
+from spot_sim.services import estop, identity, lease, power, robot_command, robot_state, time_sync
+
+_LOG = logging.getLogger(__name__)
+LOOPBACK = "127.0.0.1"
+MAX_MESSAGE_BYTES = 100 * 1024 * 1024
+
+
+class SimulatedSpot:
+    """One simulated robot: its state, physics loop and gRPC server.
+
+    Use as a context manager, or call ``start()`` / ``stop()``. The server only ever binds a
+    loopback address.
+    """
+
+    def __init__(self, config: SimConfig | None = None, certs_dir: str | os.PathLike = ".",
+                 port: int = 0, max_workers: int = 16) -> None:
+        self.config = config or SimConfig()
+        self.certs: CertPaths = ensure_certificates(certs_dir)
+        self.clock = RobotClock(self.config.clock_offset_sec)
+        self.robot = SimRobot(self.config, self.clock)
+        self.tokens = TokenIssuer(secrets.token_bytes(32))
+        self._requested_port = port
+        self._max_workers = max_workers
+        self._server: grpc.Server | None = None
+        self.port = 0
+        self.time_sync = time_sync.TimeSyncServicer(self.clock)
+        self._servicers = [
+            (identity.specs()[0], identity.RobotIdServicer(self.config, self.clock)),
+            (identity.specs()[1], identity.AuthServicer(self.config, self.clock, self.tokens)),
+            (time_sync.spec(), self.time_sync),
+            (robot_state.spec(), robot_state.RobotStateServicer(self.robot)),
+            (lease.spec(), lease.LeaseServicer(self.robot, self.tokens)),
+            (estop.spec(), estop.EstopServicer(self.robot)),
+            (power.spec(), power.PowerServicer(self.robot)),
+            (robot_command.spec(), robot_command.RobotCommandServicer(self.robot, self.time_sync)),
+        ]
+        directory_spec = identity.specs()[2]
+        all_specs = [spec for spec, _ in self._servicers] + [directory_spec]
+        self._servicers.append(
+            (directory_spec, identity.DirectoryServicer(self.clock, all_specs)))
+
+    @property
+    def ca_cert(self) -> Path:
+        return self.certs.ca_cert
+
+    def start(self) -> int:
+        """Start the physics loop and the server; returns the bound port."""
+        server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=self._max_workers,
+                                       thread_name_prefix="spot-sim-rpc"),
+            interceptors=[AuthInterceptor(self.tokens)],
+            options=[("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+                     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                     ("grpc.so_reuseport", 0)])
+        for spec, servicer in self._servicers:
+            spec.add_to_server(servicer, server)
+        credentials = grpc.ssl_server_credentials(
+            [(self.certs.server_key.read_bytes(), self.certs.server_cert.read_bytes())])
+        self.port = server.add_secure_port(f"{LOOPBACK}:{self._requested_port}", credentials)
+        if self.port == 0:
+            raise OSError(f"could not bind {LOOPBACK}:{self._requested_port}")
+        self.robot.start()
+        server.start()
+        self._server = server
+        _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)
+        return self.port
+
+    def stop(self, grace: float = 0.5) -> None:
+        if self._server is not None:
+            self._server.stop(grace).wait(grace + 1.0)
+            self._server = None
+        self.robot.stop()
+
+    def wait(self) -> None:
+        if self._server is not None:
+            self._server.wait_for_termination()
+
+    def __enter__(self) -> "SimulatedSpot":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,14 @@
+"""gRPC servicers of the simulated robot, one module per Spot API service."""
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """How a servicer appears in the directory and attaches to the gRPC server."""
+
+    name: str
+    type: str
+    authority: str
+    add_to_server: Callable[[Any, Any], None]

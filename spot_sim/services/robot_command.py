@@ -1,0 +1,233 @@
+"""robot-command: stand, sit, stop, self-right, velocity, SE2 trajectories, and feedback."""
+
+import math
+
+from bosdyn.api import basic_command_pb2 as basic, robot_command_pb2, robot_command_service_pb2_grpc
+from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
+
+from spot_sim import mobility
+from spot_sim.clock import timestamp_to_nsec
+from spot_sim.mobility import Se2
+from spot_sim.robot import FULL_BODY_KINDS, Command, MotorPower, SimRobot
+from spot_sim.rpc import unary
+from spot_sim.services import ServiceSpec
+from spot_sim.services.time_sync import TimeSyncServicer
+
+Response = robot_command_pb2.RobotCommandResponse
+Status = basic.RobotCommandFeedbackStatus
+MAX_VELOCITY_HORIZON_NS = 30 * 1_000_000_000  # end times further ahead are TOO_DISTANT
+_FULL_BODY = {"stop_request": "stop_fb", "freeze_request": "freeze",
+              "selfright_request": "selfright", "safe_power_off_request": "safe_power_off",
+              "battery_change_pose_request": "battery_change_pose"}
+_MOBILITY = {"se2_trajectory_request": "trajectory", "se2_velocity_request": "velocity",
+             "sit_request": "sit", "stand_request": "stand", "stop_request": "stop"}
+_NEEDS_POWER = {"trajectory", "velocity", "sit", "stand", "stop", "stop_fb", "freeze",
+                "selfright", "battery_change_pose"}
+_ALLOWED_IN_FAULT = {"selfright", "safe_power_off", "stop_fb", "stop", "freeze"}
+
+
+class CommandRejected(Exception):
+    """A command the robot refuses, with the response status and a message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceServicer):
+    def __init__(self, robot: SimRobot, time_sync: TimeSyncServicer) -> None:
+        self.robot, self.clock, self.time_sync = robot, robot.clock, time_sync
+
+    @unary(robot_command_pb2.RobotCommandResponse)
+    def RobotCommand(self, request, response, context):
+        use = self.robot.leases.use(request.lease)
+        response.lease_use_result.CopyFrom(use)
+        if use.status != use.STATUS_OK:
+            return
+        try:
+            with self.robot.lock:
+                command = self._accept(request)
+        except CommandRejected as rejected:
+            response.status = rejected.status
+            response.message = str(rejected)
+            return
+        response.status = Response.STATUS_OK
+        response.robot_command_id = command.id
+
+    def _accept(self, request) -> Command:
+        kind, body = _classify(request.command)
+        robot = self.robot
+        if kind is None:
+            raise CommandRejected(Response.STATUS_UNSUPPORTED, body)
+        if robot.active_fault() and kind not in _ALLOWED_IN_FAULT:
+            raise CommandRejected(Response.STATUS_BEHAVIOR_FAULT,
+                                  "the robot has an active behavior fault")
+        if kind in _NEEDS_POWER and not robot.powered:
+            raise CommandRejected(Response.STATUS_NOT_POWERED_ON, "motor power is off")
+        end_ns = None
+        if kind in ("velocity", "trajectory"):
+            end_ns = self._end_time(request, body)
+        params = request.command.synchronized_command.mobility_command.params
+        if params.type_url:
+            mobility_params = spot_command_pb2.MobilityParams()
+            if not params.Unpack(mobility_params):
+                raise CommandRejected(Response.STATUS_INVALID_REQUEST,
+                                      "mobility params are not bosdyn.api.spot.MobilityParams")
+        else:
+            mobility_params = None
+        extra = {}
+        if kind == "velocity":
+            extra["velocity"] = self._velocity(body)
+        elif kind == "trajectory":
+            extra["goal"] = self._goal(body)
+        if mobility_params is not None:
+            robot.set_mobility_params(mobility_params)
+        return robot.new_command(kind, end_ns=end_ns, **extra)
+
+    def _end_time(self, request, body) -> int:
+        if not body.HasField("end_time"):
+            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "end_time is required")
+        if not self.time_sync.known(request.clock_identifier):
+            raise CommandRejected(Response.STATUS_NO_TIMESYNC,
+                                  "no time sync for this clock identifier")
+        end_ns = timestamp_to_nsec(body.end_time)
+        now = self.clock.now_nsec()
+        if end_ns < now:
+            raise CommandRejected(Response.STATUS_EXPIRED, "end_time is in the past")
+        if end_ns - now > MAX_VELOCITY_HORIZON_NS and isinstance(
+                body, basic.SE2VelocityCommand.Request):
+            raise CommandRejected(Response.STATUS_TOO_DISTANT, "end_time is too far ahead")
+        return end_ns
+
+    def _frame_pose(self, frame: str) -> Se2:
+        """odom_T_frame for the gravity-aligned frames commands may be expressed in."""
+        robot = self.robot
+        if frame == "odom":
+            return Se2()
+        if frame == "vision":
+            return mobility.inverse(robot.vision_odom)
+        if frame in ("body", "flat_body"):
+            return robot.odom_body
+        raise CommandRejected(Response.STATUS_UNKNOWN_FRAME, f"unknown frame {frame!r}")
+
+    def _velocity(self, body) -> Se2:
+        v = body.velocity
+        values = (v.linear.x, v.linear.y, v.angular)
+        if not all(math.isfinite(x) for x in values):
+            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "velocity is not finite")
+        frame_yaw = self._frame_pose(body.se2_frame_name or "body").yaw
+        # Express the velocity in the body frame.
+        relative_yaw = frame_yaw - self.robot.odom_body.yaw
+        c, s = math.cos(relative_yaw), math.sin(relative_yaw)
+        return Se2(c * values[0] - s * values[1], s * values[0] + c * values[1], values[2])
+
+    def _goal(self, body) -> Se2:
+        points = body.trajectory.points
+        if not points:
+            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "trajectory has no points")
+        pose = points[-1].pose
+        values = (pose.position.x, pose.position.y, pose.angle)
+        if not all(math.isfinite(x) for x in values):
+            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "goal is not finite")
+        return mobility.compose(self._frame_pose(body.se2_frame_name), Se2(*values))
+
+    @unary(robot_command_pb2.RobotCommandFeedbackResponse)
+    def RobotCommandFeedback(self, request, response, context):
+        with self.robot.lock:
+            command = self.robot.commands.get(request.robot_command_id)
+            if command is None:
+                response.header.error.code = response.header.error.CODE_INVALID_REQUEST
+                response.header.error.message = f"unknown command id {request.robot_command_id}"
+                return
+            _fill_feedback(self.robot, command, response.feedback)
+
+    @unary(robot_command_pb2.ClearBehaviorFaultResponse)
+    def ClearBehaviorFault(self, request, response, context):
+        use = self.robot.leases.use(request.lease)
+        response.lease_use_result.CopyFrom(use)
+        if use.status != use.STATUS_OK:
+            return
+        cleared = self.robot.clear_behavior_fault(request.behavior_fault_id)
+        response.status = response.STATUS_CLEARED if cleared else response.STATUS_NOT_CLEARED
+
+
+def _classify(command: robot_command_pb2.RobotCommand):
+    """(kind, request message) of a RobotCommand, or (None, reason) when unsupported."""
+    which = command.WhichOneof("command")
+    if which == "full_body_command":
+        field = command.full_body_command.WhichOneof("command")
+        if field in _FULL_BODY:
+            return _FULL_BODY[field], getattr(command.full_body_command, field)
+        return None, f"full body command {field!r} is not supported"
+    if which == "synchronized_command":
+        sync = command.synchronized_command
+        if sync.HasField("arm_command") or sync.HasField("gripper_command"):
+            return None, "this robot has no arm"
+        field = sync.mobility_command.WhichOneof("command")
+        if field in _MOBILITY:
+            return _MOBILITY[field], getattr(sync.mobility_command, field)
+        return None, f"mobility command {field!r} is not supported"
+    return None, "empty command"
+
+
+def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
+    """RobotCommandFeedback for one command, from its record and the robot's state."""
+    now = robot.clock.now_nsec()
+    still_active = robot.mobility_command is command
+    status = command.status
+    if command.kind in FULL_BODY_KINDS:
+        fb = feedback.full_body_feedback
+        fb.status = status
+        if command.kind == "stop_fb":
+            fb.stop_feedback.SetInParent()
+        elif command.kind == "freeze":
+            fb.freeze_feedback.SetInParent()
+        elif command.kind == "selfright":
+            fb.selfright_feedback.status = (basic.SelfRightCommand.Feedback.STATUS_COMPLETED
+                                            if command.done else
+                                            basic.SelfRightCommand.Feedback.STATUS_IN_PROGRESS)
+        elif command.kind == "safe_power_off":
+            off = robot.motor_power == MotorPower.STATE_OFF
+            fb.safe_power_off_feedback.status = (
+                basic.SafePowerOffCommand.Feedback.STATUS_POWERED_OFF if off
+                else basic.SafePowerOffCommand.Feedback.STATUS_IN_PROGRESS)
+        elif command.kind == "battery_change_pose":
+            fb.battery_change_pose_feedback.status = (
+                basic.BatteryChangePoseCommand.Feedback.STATUS_COMPLETED if command.done
+                else basic.BatteryChangePoseCommand.Feedback.STATUS_IN_PROGRESS)
+        return
+    fb = feedback.synchronized_feedback.mobility_command_feedback
+    fb.status = status
+    posture = robot.posture
+    if command.kind == "stand":
+        standing = still_active and posture.standing and not posture.moving(now)
+        fb.stand_feedback.status = (basic.StandCommand.Feedback.STATUS_IS_STANDING if standing
+                                    else basic.StandCommand.Feedback.STATUS_IN_PROGRESS)
+        fb.stand_feedback.standing_state = basic.StandCommand.Feedback.STANDING_CONTROLLED
+    elif command.kind == "sit":
+        sitting = not posture.standing and not posture.moving(now)
+        fb.sit_feedback.status = (basic.SitCommand.Feedback.STATUS_IS_SITTING if sitting
+                                  else basic.SitCommand.Feedback.STATUS_IN_PROGRESS)
+    elif command.kind == "velocity":
+        fb.se2_velocity_feedback.SetInParent()
+    elif command.kind == "stop":
+        fb.stop_feedback.SetInParent()
+    elif command.kind == "trajectory":
+        traj = fb.se2_trajectory_feedback
+        reached = mobility.goal_reached(robot.odom_body, command.goal)
+        distance, _ = mobility.distance_to(robot.odom_body, command.goal)
+        moving = robot.body_velocity != Se2()
+        Traj = basic.SE2TrajectoryCommand.Feedback
+        if reached:
+            traj.status = Traj.STATUS_AT_GOAL
+        elif distance < mobility.NEAR_GOAL_DIST:
+            traj.status = Traj.STATUS_NEAR_GOAL
+        else:
+            traj.status = Traj.STATUS_GOING_TO_GOAL
+        traj.body_movement_status = Traj.BODY_STATUS_MOVING if moving else Traj.BODY_STATUS_SETTLED
+        traj.final_goal_status = Traj.FINAL_GOAL_STATUS_ACHIEVABLE
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec("robot-command", "bosdyn.api.RobotCommandService", "api.spot.robot",
+                       robot_command_service_pb2_grpc.add_RobotCommandServiceServicer_to_server)

@@ -1,0 +1,118 @@
+"""Build the RobotState proto the robot-state service returns, from the simulated robot."""
+
+from bosdyn.api import geometry_pb2, robot_state_pb2
+
+from spot_sim import kinematics, mobility
+from spot_sim.estop_manager import LEVEL_NONE
+from spot_sim.frame_tree import body_pose, build_snapshot
+from spot_sim.robot import SimRobot
+
+RS = robot_state_pb2
+_NOMINAL_VOLTAGE = 58.8  # V, full charge
+_EMPTY_VOLTAGE = 50.0
+
+
+def robot_state(robot: SimRobot) -> RS.RobotState:
+    """A consistent snapshot of everything the robot reports, stamped in robot time."""
+    with robot.lock:
+        now = robot.clock.now_nsec()
+        stamp = robot.clock.timestamp(now)
+        state = RS.RobotState()
+        _kinematic_state(robot, state.kinematic_state, stamp)
+        _power_state(robot, state.power_state, stamp)
+        _battery(robot, state.battery_states.add(), stamp)
+        _estop_states(robot, state, stamp)
+        comms = state.comms_states.add()
+        comms.timestamp.CopyFrom(stamp)
+        comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
+        comms.wifi_state.essid = "spot-sim-net"
+        state.system_fault_state.faults.extend(robot.system_faults)
+        state.behavior_fault_state.faults.extend(robot.behavior_faults.values())
+        for foot in kinematics.foot_positions_in_body(robot.posture.joints):
+            entry = state.foot_state.add()
+            entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \
+                entry.foot_position_rt_body.z = (float(v) for v in foot)
+            entry.contact = RS.FootState.CONTACT_MADE
+            entry.terrain.ground_mu_est = 0.8
+            entry.terrain.frame_name = "odom"
+        return state
+
+
+def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
+    kin.acquisition_timestamp.CopyFrom(stamp)
+    for name, position, velocity in zip(kinematics.LEG_JOINTS, robot.posture.joints,
+                                        robot.joint_velocity):
+        joint = kin.joint_states.add(name=name)
+        joint.position.value = float(position)
+        joint.velocity.value = float(velocity)
+        joint.load.value = _leg_load(name, robot)
+    if robot.arm_joints is not None:
+        for name, position in zip(kinematics.ARM_JOINTS, robot.arm_joints):
+            joint = kin.joint_states.add(name=name)
+            joint.position.value = float(position)
+            joint.velocity.value = 0.0
+            joint.load.value = 0.0
+    height = robot.body_height
+    odom_tform_body = body_pose(robot.odom_body, height, robot.body_rotation)
+    vision_tform_body = body_pose(robot.vision_body(), height, robot.body_rotation)
+    kin.transforms_snapshot.CopyFrom(
+        build_snapshot(odom_tform_body, vision_tform_body, robot.config.has_arm))
+    _body_velocity(robot.body_velocity, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
+    _body_velocity(robot.body_velocity, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
+
+
+def _body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3Velocity) -> None:
+    """The body's velocity expressed in a gravity-aligned world frame at heading ``yaw``."""
+    world = mobility.compose(mobility.Se2(0, 0, yaw),
+                             mobility.Se2(body_velocity.x, body_velocity.y, 0))
+    out.linear.x, out.linear.y, out.linear.z = world.x, world.y, 0.0
+    out.angular.x, out.angular.y, out.angular.z = 0.0, 0.0, body_velocity.yaw
+
+
+def _leg_load(name: str, robot: SimRobot) -> float:
+    if not robot.powered:
+        return 0.0
+    return {"hx": 2.0, "hy": 15.0, "kn": -30.0}[name.split(".")[1]]
+
+
+def _power_state(robot: SimRobot, power: RS.PowerState, stamp) -> None:
+    power.timestamp.CopyFrom(stamp)
+    power.motor_power_state = robot.motor_power
+    power.shore_power_state = RS.PowerState.STATE_OFF_SHORE_POWER
+    power.robot_power_state = RS.PowerState.ROBOT_POWER_STATE_ON
+    power.payload_ports_power_state = RS.PowerState.PAYLOAD_PORTS_POWER_STATE_ON
+    power.wifi_radio_power_state = RS.PowerState.WIFI_RADIO_POWER_STATE_ON
+    power.locomotion_charge_percentage.value = robot.battery_percent
+    power.locomotion_estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
+
+
+def _battery(robot: SimRobot, battery: RS.BatteryState, stamp) -> None:
+    battery.timestamp.CopyFrom(stamp)
+    battery.identifier = "sim-battery-0"
+    battery.charge_percentage.value = robot.battery_percent
+    battery.estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
+    battery.voltage.value = _EMPTY_VOLTAGE + (_NOMINAL_VOLTAGE - _EMPTY_VOLTAGE) * (
+        robot.battery_percent / 100.0)
+    battery.current.value = -8.0 if robot.powered else -1.5  # negative: discharging
+    battery.temperatures.extend([30.0 + 0.05 * (100 - robot.battery_percent)] * 4)
+    battery.status = RS.BatteryState.STATUS_DISCHARGING
+
+
+def _estop_states(robot: SimRobot, state: RS.RobotState, stamp) -> None:
+    hardware = state.estop_states.add(name="hardware_estop", type=RS.EStopState.TYPE_HARDWARE,
+                                      state=RS.EStopState.STATE_NOT_ESTOPPED)
+    hardware.timestamp.CopyFrom(stamp)
+    for endpoint, level, _ in robot.estop.endpoint_states():
+        entry = state.estop_states.add(name=endpoint.name or endpoint.role,
+                                       type=RS.EStopState.TYPE_SOFTWARE)
+        entry.timestamp.CopyFrom(stamp)
+        entry.state = (RS.EStopState.STATE_NOT_ESTOPPED if level == LEVEL_NONE
+                       else RS.EStopState.STATE_ESTOPPED)
+        entry.state_description = "" if level == LEVEL_NONE else "endpoint stopped or timed out"
+    if robot.estop.require_endpoint and not robot.estop.endpoint_states():
+        entry = state.estop_states.add(name="no_software_endpoint",
+                                       type=RS.EStopState.TYPE_SOFTWARE,
+                                       state=RS.EStopState.STATE_ESTOPPED,
+                                       state_description="no e-stop endpoint is registered")
+        entry.timestamp.CopyFrom(stamp)
+
