@@ -1,0 +1,19 @@
+# Source this file to use the environment scripts/setup.sh made: the venv, the colcon
+# install space, and ROS settings that keep DDS on loopback.
+_SPOT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck disable=SC1091
+source "$_SPOT_ROOT/.venv/bin/activate"
+export AMENT_PREFIX_PATH="$_SPOT_ROOT/.venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
+# colcon's setup scripts reference unset variables; relax nounset while sourcing them.
+case $- in *u*) _spot_nounset=1; set +u ;; *) _spot_nounset=0 ;; esac
+# shellcheck disable=SC1091
+source "$_SPOT_ROOT/install/setup.bash"
+[ "$_spot_nounset" = 1 ] && set -u
+export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+export ROS_LOCALHOST_ONLY=1
+export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( ($$ % 200) + 1 ))}"
+export ROS_LOG_DIR="$_SPOT_ROOT/.work/ros_log"
+export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
+export PYTHONPATH="$_SPOT_ROOT${PYTHONPATH:+:$PYTHONPATH}"
+mkdir -p "$ROS_LOG_DIR"
+unset _spot_nounset

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Run the test suite in the environment scripts/setup.sh made. DDS stays on loopback, each run
+# gets its own ROS_DOMAIN_ID, and where the machine allows it the run happens in a private
+# network namespace (unshare -n) so no traffic can leave the machine.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 200) + 1 ))}"
+# shellcheck disable=SC1091
+source scripts/env.sh
+echo "[test] ROS_DOMAIN_ID=$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$ROS_AUTOMATIC_DISCOVERY_RANGE"
+cmd=(python -m pytest "$@")
+if [ "${SPOT_NO_UNSHARE:-0}" != 1 ] && unshare -n true 2>/dev/null; then
+  echo "[test] running in a private network namespace (unshare -n)"
+  exec unshare -n bash -c 'ip link set lo up && exec "$@"' bash "${cmd[@]}"
+fi
+echo "[test] unshare -n not permitted here; DDS is still limited to loopback"
+exec "${cmd[@]}"

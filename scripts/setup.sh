@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Turn a fresh Debian 12 machine with Python 3.11 into a working environment:
+#   Debian build tools when missing, .venv with the pinned wheels of requirements.lock,
+#   the ROS wheel fix-ups, and a colcon build of spot_msgs, (compat) tf2_msgs and spot_driver.
+# Idempotent: each step is skipped when its inputs have not changed since it last succeeded.
+set -euo pipefail
+shopt -s nullglob
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+VENV="$ROOT/.venv"
+STAMPS="$ROOT/.work/stamps"
+PYTHON="${PYTHON:-python3.11}"
+mkdir -p "$STAMPS"
+
+log() { printf '[setup] %s\n' "$*"; }
+hash_of() { { cat "$@" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1; }
+stamp_ok() { [ -f "$STAMPS/$1" ] && [ "$(cat "$STAMPS/$1")" = "$2" ]; }
+stamp_set() { printf '%s' "$2" > "$STAMPS/$1"; }
+
+# --- Debian packages ---------------------------------------------------------------------
+need_apt=()
+command -v "$PYTHON" >/dev/null 2>&1 || need_apt+=(python3.11 python3.11-venv)
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
+command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
+command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
+if command -v "$PYTHON" >/dev/null 2>&1; then
+  inc="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+  [ -f "$inc/Python.h" ] || need_apt+=(python3-dev)
+  "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3.11-venv)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  log "installing Debian packages: ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
+fi
+
+# --- Python environment ------------------------------------------------------------------
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+  rm -f "$STAMPS/pip"
+fi
+touch "$VENV/COLCON_IGNORE"
+pip_hash="$(hash_of requirements.lock scripts/fix_wheel_cmake.py)"
+if ! stamp_ok pip "$pip_hash"; then
+  log "installing pinned Python packages (requirements.lock)"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.lock
+  "$VENV/bin/python" scripts/fix_wheel_cmake.py "$VENV"
+  rm -f "$STAMPS/build"
+  stamp_set pip "$pip_hash"
+fi
+
+# --- colcon build ------------------------------------------------------------------------
+# tf2_msgs is built from compat/ only where the environment does not already provide it.
+has_ament_package() {
+  local IFS=:
+  for prefix in $VENV ${AMENT_PREFIX_PATH:-}; do
+    [ -e "$prefix/share/ament_index/resource_index/packages/$1" ] && return 0
+  done
+  return 1
+}
+paths=(spot_msgs .)
+if ! has_ament_package tf2_msgs; then paths=(compat/tf2_msgs "${paths[@]}"); fi
+
+build_hash="$(hash_of requirements.lock package.xml setup.py setup.cfg spot_msgs/CMakeLists.txt \
+  spot_msgs/package.xml spot_msgs/msg/* spot_msgs/srv/* spot_msgs/action/* compat/*/msg/* \
+  compat/*/CMakeLists.txt compat/*/package.xml launch/* config/*)-${paths[*]}"
+if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then
+  log "building ${paths[*]} with colcon"
+  (
+    # shellcheck disable=SC1091
+    source "$VENV/bin/activate"
+    export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
+    colcon --log-base log build --symlink-install --build-base build --install-base install \
+      --paths "${paths[@]}" \
+      --event-handlers console_cohesion- status- \
+      --cmake-args -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="$VENV/bin/python" \
+      > .work/colcon-build.log 2>&1 || { tail -50 .work/colcon-build.log; exit 1; }
+  )
+  stamp_set build "$build_hash"
+fi
+log "environment ready"

@@ -1,0 +1,36 @@
+"""spot_driver: the ROS 2 driver for Boston Dynamics Spot, and the simulated robot spot_sim."""
+
+from glob import glob
+
+from setuptools import setup
+
+PACKAGE = "spot_driver"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=[
+        "spot_driver",
+        "spot_driver.nodes",
+        "spot_driver.conversions",
+        "spot_sim",
+        "spot_sim.services",
+    ],
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=False,
+    maintainer="spot_ros2_driver maintainers",
+    maintainer_email="maintainers@spot-ros2-driver.invalid",
+    description="ROS 2 driver for the Boston Dynamics Spot robot",
+    license="Apache-2.0",
+    entry_points={
+        "console_scripts": [
+            "spot-sim = spot_sim.cli:main",
+        ],
+    },
+)

@@ -1,0 +1,1 @@
+"""ROS 2 driver for Boston Dynamics Spot."""

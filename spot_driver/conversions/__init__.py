@@ -1,0 +1,1 @@
+"""Pure conversions between Spot API protobufs and ROS messages (no node, no I/O)."""

@@ -1,0 +1,1 @@
+"""Thin ROS nodes: parameters, publishers, services and timers around the robot connection."""

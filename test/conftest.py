@@ -1,0 +1,50 @@
+"""Shared fixtures: a simulated Spot on 127.0.0.1 and SDK clients connected to it."""
+
+import contextlib
+import itertools
+
+import bosdyn.client
+import pytest
+
+from spot_sim import SimConfig, SimulatedSpot
+
+USERNAME = "tester"
+PASSWORD = "correct horse battery staple"
+_client_names = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def certs_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("certs")
+
+
+@contextlib.contextmanager
+def running_sim(certs_dir, **overrides):
+    config = SimConfig(username=USERNAME, password=PASSWORD, **overrides)
+    with SimulatedSpot(config, certs_dir=certs_dir) as sim:
+        yield sim
+
+
+@pytest.fixture
+def sim(certs_dir):
+    """A fresh simulated robot for each test (starts in well under a second)."""
+    with running_sim(certs_dir) as spot:
+        yield spot
+
+
+def connect(sim: SimulatedSpot, authenticate: bool = True, password: str = PASSWORD):
+    """An SDK Robot for ``sim``, exactly as an application would create one."""
+    sdk = bosdyn.client.create_standard_sdk(f"test-client-{next(_client_names)}")
+    sdk.load_robot_cert(str(sim.ca_cert))
+    robot = sdk.create_robot("127.0.0.1")
+    robot.update_secure_channel_port(sim.port)
+    if authenticate:
+        robot.authenticate(USERNAME, password)
+    return robot
+
+
+@pytest.fixture
+def robot(sim):
+    robot = connect(sim)
+    yield robot
+    robot.time_sync.stop()

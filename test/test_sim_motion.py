@@ -1,0 +1,230 @@
+"""The simulated Spot's lease, e-stop, power and commands, driven by the official SDK only."""
+
+import contextlib
+import time
+
+import pytest
+from bosdyn.api import lease_pb2
+from bosdyn.client.estop import EstopClient, EstopEndpoint, EstopKeepAlive
+from bosdyn.client.exceptions import LeaseUseError
+from bosdyn.client.frame_helpers import ODOM_FRAME_NAME, VISION_FRAME_NAME, get_a_tform_b
+from bosdyn.client.lease import (
+    LeaseClient,
+    LeaseKeepAlive,
+    ResourceAlreadyClaimedError,
+)
+from bosdyn.client.power import EstoppedError, power_on_motors, safe_power_off_motors
+from bosdyn.client.robot_command import (
+    ExpiredError,
+    NotPoweredOnError,
+    RobotCommandBuilder,
+    RobotCommandClient,
+    blocking_sit,
+    blocking_stand,
+)
+from bosdyn.client.robot_state import RobotStateClient
+
+from conftest import USERNAME, connect
+
+ESTOP_TIMEOUT = 2.0
+
+
+@contextlib.contextmanager
+def operated(robot, estop_timeout: float = ESTOP_TIMEOUT):
+    """Hold an e-stop endpoint and the body lease while the block runs, as an operator does."""
+    estop_client = robot.ensure_client(EstopClient.default_service_name)
+    endpoint = EstopEndpoint(estop_client, "test-estop", estop_timeout)
+    endpoint.force_simple_setup()
+    lease_client = robot.ensure_client(LeaseClient.default_service_name)
+    robot.time_sync.wait_for_sync(timeout_sec=5.0)
+    with EstopKeepAlive(endpoint) as estop_keepalive, \
+            LeaseKeepAlive(lease_client, must_acquire=True, return_at_exit=True):
+        yield estop_keepalive
+
+
+def state_of(robot):
+    return robot.ensure_client(RobotStateClient.default_service_name).get_robot_state()
+
+
+def odom_tform_body(robot):
+    return get_a_tform_b(state_of(robot).kinematic_state.transforms_snapshot,
+                         ODOM_FRAME_NAME, "body")
+
+
+def commander(robot) -> RobotCommandClient:
+    return robot.ensure_client(RobotCommandClient.default_service_name)
+
+
+def wait_for(predicate, timeout: float = 5.0, period: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(period)
+    return predicate()
+
+
+def test_power_stand_walk_sit_and_safe_power_off(robot):
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        assert robot.is_powered_on()
+        blocking_stand(commander(robot), timeout_sec=10)
+        assert odom_tform_body(robot).z == pytest.approx(0.52, abs=0.01)
+
+        start = odom_tform_body(robot)
+        speed, duration = 0.5, 2.0
+        commander(robot).robot_command(
+            RobotCommandBuilder.synchro_velocity_command(v_x=speed, v_y=0.0, v_rot=0.0),
+            end_time_secs=time.time() + duration)
+        # The robot stops by itself once the end time passes.
+        assert wait_for(lambda: state_of(robot).kinematic_state.velocity_of_body_in_odom
+                        .linear.x == 0.0 and odom_tform_body(robot).x > start.x, timeout=6.0)
+        moved = odom_tform_body(robot).x - start.x
+        # Accelerating and decelerating at the same rate loses and regains the same distance.
+        assert moved == pytest.approx(speed * duration, abs=0.05)
+
+        blocking_sit(commander(robot), timeout_sec=10)
+        assert odom_tform_body(robot).z == pytest.approx(0.18, abs=0.01)
+        safe_power_off_motors(commander(robot), robot.ensure_client("robot-state"),
+                              timeout_sec=10)
+        assert not robot.is_powered_on()
+
+
+def test_trajectory_reaches_goal_in_odom_vision_and_body(robot):
+    with operated(robot):
+        robot.power_on(timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        client = commander(robot)
+
+        def go(x, y, yaw, frame):
+            command = RobotCommandBuilder.synchro_se2_trajectory_point_command(
+                goal_x=x, goal_y=y, goal_heading=yaw, frame_name=frame)
+            command_id = client.robot_command(command, end_time_secs=time.time() + 15)
+
+            def at_goal():
+                fb = client.robot_command_feedback(command_id).feedback
+                traj = fb.synchronized_feedback.mobility_command_feedback.se2_trajectory_feedback
+                return traj.status == traj.STATUS_AT_GOAL and \
+                    traj.body_movement_status == traj.BODY_STATUS_SETTLED
+
+            assert wait_for(at_goal, timeout=15.0)
+
+        go(1.0, 0.5, 0.5, ODOM_FRAME_NAME)
+        pose = odom_tform_body(robot)
+        assert (pose.x, pose.y) == pytest.approx((1.0, 0.5), abs=0.04)
+        assert pose.rot.to_yaw() == pytest.approx(0.5, abs=0.04)
+
+        # Vision has drifted from odom while walking; a vision goal is reached in vision.
+        vision_body = get_a_tform_b(state_of(robot).kinematic_state.transforms_snapshot,
+                                    VISION_FRAME_NAME, "body")
+        assert abs(vision_body.x - pose.x) + abs(vision_body.y - pose.y) > 1e-3
+        go(vision_body.x - 0.5, vision_body.y, 0.0, VISION_FRAME_NAME)
+        vision_body = get_a_tform_b(state_of(robot).kinematic_state.transforms_snapshot,
+                                    VISION_FRAME_NAME, "body")
+        assert vision_body.rot.to_yaw() == pytest.approx(0.0, abs=0.04)
+
+        # A goal in the body frame is relative to where the robot stands when it is sent.
+        before = odom_tform_body(robot)
+        go(0.5, 0.0, 0.0, "flat_body")
+        after = odom_tform_body(robot)
+        assert after.x - before.x == pytest.approx(0.5, abs=0.04)
+
+
+def test_body_height_offset_through_mobility_params(robot):
+    with operated(robot):
+        robot.power_on(timeout_sec=10)
+        params = RobotCommandBuilder.mobility_params(body_height=-0.1)
+        blocking_stand(commander(robot), timeout_sec=10, params=params)
+        assert wait_for(lambda: abs(odom_tform_body(robot).z - 0.42) < 0.01, timeout=3.0)
+
+
+def test_commands_without_power_are_refused(robot):
+    with operated(robot):
+        with pytest.raises(NotPoweredOnError):
+            commander(robot).robot_command(RobotCommandBuilder.synchro_stand_command())
+
+
+def test_expired_velocity_command_is_refused(robot):
+    with operated(robot):
+        robot.power_on(timeout_sec=10)
+        with pytest.raises(ExpiredError):
+            commander(robot).robot_command(
+                RobotCommandBuilder.synchro_velocity_command(0.3, 0, 0),
+                end_time_secs=time.time() - 1.0)
+
+
+def test_estop_cuts_power_and_blocks_power_on(robot):
+    with operated(robot) as estop_keepalive:
+        robot.power_on(timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        estop_keepalive.endpoint.stop()
+        estop_keepalive.stop()
+        assert wait_for(lambda: not robot.is_powered_on(), timeout=2.0)
+        state = state_of(robot)
+        assert any(e.state == e.STATE_ESTOPPED for e in state.estop_states)
+        with pytest.raises(NotPoweredOnError):
+            commander(robot).robot_command(RobotCommandBuilder.synchro_stand_command())
+        with pytest.raises(EstoppedError):
+            power_on_motors(robot.ensure_client("power"), timeout_sec=3)
+
+
+def test_estop_endpoint_timeout_cuts_motor_power(robot):
+    with operated(robot, estop_timeout=1.0) as estop_keepalive:
+        robot.power_on(timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        estop_keepalive.stop()  # the endpoint stops checking in, as if its process hung
+        started = time.monotonic()
+        assert wait_for(lambda: not robot.is_powered_on(), timeout=3.0)
+        assert time.monotonic() - started < 1.6
+
+
+def test_power_on_without_estop_endpoint_is_estopped(robot):
+    lease_client = robot.ensure_client(LeaseClient.default_service_name)
+    with LeaseKeepAlive(lease_client, must_acquire=True, return_at_exit=True):
+        with pytest.raises(EstoppedError):
+            power_on_motors(robot.ensure_client("power"), timeout_sec=3)
+
+
+def test_lease_taken_by_another_client_makes_old_lease_stale(sim, robot):
+    with operated(robot):
+        robot.power_on(timeout_sec=10)
+        other = connect(sim)
+        other_leases = other.ensure_client(LeaseClient.default_service_name)
+        with pytest.raises(ResourceAlreadyClaimedError):
+            other_leases.acquire()
+        before = {r.resource: r.lease_owner for r in other_leases.list_leases()}
+        taken = other_leases.take()
+        assert taken.lease_proto.sequence[0] > 0
+        after = {r.resource: r.lease_owner for r in other_leases.list_leases()}
+        assert after["mobility"].user_name == USERNAME
+        assert after["mobility"].client_name != before["mobility"].client_name
+        with pytest.raises(LeaseUseError) as error:
+            commander(robot).robot_command(RobotCommandBuilder.synchro_stand_command())
+        assert error.value.response.lease_use_result.status == \
+            lease_pb2.LeaseUseResult.STATUS_OLDER
+        # The new holder commands the robot.
+        other_commands = other.ensure_client(RobotCommandClient.default_service_name)
+        other.time_sync.wait_for_sync(timeout_sec=5.0)
+        blocking_stand(other_commands, timeout_sec=10)
+        other.time_sync.stop()
+
+
+def test_lease_return_and_reacquire(robot):
+    leases = robot.ensure_client(LeaseClient.default_service_name)
+    lease = leases.acquire()
+    assert leases.retain_lease(lease).lease_use_result.status == \
+        lease_pb2.LeaseUseResult.STATUS_OK
+    leases.return_lease(lease)
+    again = leases.acquire()
+    assert again.lease_proto.sequence[0] > lease.lease_proto.sequence[0]
+    with pytest.raises(LeaseUseError):
+        leases.retain_lease(lease)
+
+
+def test_battery_discharges_faster_with_motors_on(robot):
+    with operated(robot):
+        first = state_of(robot).battery_states[0].charge_percentage.value
+        robot.power_on(timeout_sec=10)
+        time.sleep(1.0)
+        second = state_of(robot).battery_states[0].charge_percentage.value
+        assert second < first
