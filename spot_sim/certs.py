@@ -33,7 +33,7 @@ def ensure_certificates(certs_dir: str | os.PathLike) -> CertPaths:
     if all(p.exists() for p in (paths.ca_cert, paths.server_cert, paths.server_key)):
         return paths
     directory.mkdir(parents=True, exist_ok=True)
-    now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5)
+    now = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
 
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Simulated Spot Root CA")])

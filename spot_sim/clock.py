@@ -11,7 +11,7 @@ class RobotClock:
 
     def __init__(self, offset_sec: float = 0.0) -> None:
         self._lock = threading.Lock()
-        self._offset_ns = int(round(offset_sec * 1e9))
+        self._offset_ns = round(offset_sec * 1e9)
 
     @property
     def offset_sec(self) -> float:
@@ -21,7 +21,7 @@ class RobotClock:
     def jump(self, delta_sec: float) -> None:
         """Move the robot clock by ``delta_sec`` (a clock jump, as after an NTP step)."""
         with self._lock:
-            self._offset_ns += int(round(delta_sec * 1e9))
+            self._offset_ns += round(delta_sec * 1e9)
 
     def now_nsec(self) -> int:
         with self._lock:

@@ -25,6 +25,8 @@ class SimConfig:
     battery_runtime_idle_sec: float = 10 * 3600.0
     max_linear_accel: float = 1.5  # m/s^2
     max_angular_accel: float = 3.0  # rad/s^2
+    max_linear_decel: float = 10.0  # m/s^2, braking: the robot stops within a few steps
+    max_angular_decel: float = 10.0  # rad/s^2
     max_vel_x: float = 1.6  # m/s, the robot's own limits; mobility params may lower them
     max_vel_y: float = 0.5
     max_vel_yaw: float = 1.5  # rad/s

@@ -79,7 +79,8 @@ class LeaseManager:
     def _is_stale(self, state: _LeafState, now_ns: int) -> bool:
         return state.owner is None or now_ns - state.last_use_ns > self._stale_ns
 
-    def _issue(self, resource: str, leaves: list[str], owner: lease_pb2.LeaseOwner) -> lease_pb2.Lease:
+    def _issue(self, resource: str, leaves: list[str],
+               owner: lease_pb2.LeaseOwner) -> lease_pb2.Lease:
         now = self._clock.now_nsec()
         root = 1 + max(self._leaves[leaf].lease.sequence[0] for leaf in leaves)
         for leaf in leaves:

@@ -28,8 +28,15 @@ def inverse(a: Se2) -> Se2:
     return Se2(-c * a.x - s * a.y, s * a.x - c * a.y, -a.yaw)
 
 
-def _approach(current: float, target: float, max_step: float) -> float:
+def _step_towards(current: float, target: float, max_step: float) -> float:
     return current + max(-max_step, min(max_step, target - current))
+
+
+def _approach(current: float, target: float, accel_step: float, decel_step: float) -> float:
+    """One step of a speed towards ``target``: braking (towards zero) uses the larger limit."""
+    if current != 0.0 and (current * target < 0.0 or abs(target) < abs(current)):
+        return _step_towards(current, target if current * target > 0.0 else 0.0, decel_step)
+    return _step_towards(current, target, accel_step)
 
 
 def clamp_velocity(v: Se2, limit: Se2) -> Se2:
@@ -38,12 +45,12 @@ def clamp_velocity(v: Se2, limit: Se2) -> Se2:
                max(-limit.yaw, min(limit.yaw, v.yaw)))
 
 
-def track_velocity(current: Se2, target: Se2, dt: float, lin_accel: float,
-                   ang_accel: float) -> Se2:
-    """Move a body velocity towards ``target`` within the acceleration limits."""
-    return Se2(_approach(current.x, target.x, lin_accel * dt),
-               _approach(current.y, target.y, lin_accel * dt),
-               _approach(current.yaw, target.yaw, ang_accel * dt))
+def track_velocity(current: Se2, target: Se2, dt: float, lin_accel: float, ang_accel: float,
+                   lin_decel: float, ang_decel: float) -> Se2:
+    """Move a body velocity towards ``target`` within the acceleration and braking limits."""
+    return Se2(_approach(current.x, target.x, lin_accel * dt, lin_decel * dt),
+               _approach(current.y, target.y, lin_accel * dt, lin_decel * dt),
+               _approach(current.yaw, target.yaw, ang_accel * dt, ang_decel * dt))
 
 
 def integrate(pose: Se2, body_velocity: Se2, dt: float) -> Se2:

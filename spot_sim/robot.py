@@ -373,9 +373,10 @@ class SimRobot:
     def _step_motion(self, dt: float) -> None:
         standing_still = not self.posture.standing or self.posture.moving(self.clock.now_nsec())
         target = Se2() if standing_still else self.target_velocity
+        config = self.config
         self.body_velocity = mobility.track_velocity(
-            self.body_velocity, target, dt, self.config.max_linear_accel,
-            self.config.max_angular_accel)
+            self.body_velocity, target, dt, config.max_linear_accel, config.max_angular_accel,
+            config.max_linear_decel, config.max_angular_decel)
         if self.body_velocity == Se2():
             return
         before = self.odom_body

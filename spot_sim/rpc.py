@@ -8,8 +8,6 @@ import grpc
 import jwt
 from bosdyn.api import header_pb2
 
-
-
 _LOG = logging.getLogger(__name__)
 _OK = header_pb2.CommonError.CODE_OK
 _INTERNAL = header_pb2.CommonError.CODE_INTERNAL_SERVER_ERROR

@@ -40,14 +40,14 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
 
 def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
     kin.acquisition_timestamp.CopyFrom(stamp)
-    for name, position, velocity in zip(kinematics.LEG_JOINTS, robot.posture.joints,
-                                        robot.joint_velocity):
+    legs = zip(kinematics.LEG_JOINTS, robot.posture.joints, robot.joint_velocity, strict=True)
+    for name, position, velocity in legs:
         joint = kin.joint_states.add(name=name)
         joint.position.value = float(position)
         joint.velocity.value = float(velocity)
         joint.load.value = _leg_load(name, robot)
     if robot.arm_joints is not None:
-        for name, position in zip(kinematics.ARM_JOINTS, robot.arm_joints):
+        for name, position in zip(kinematics.ARM_JOINTS, robot.arm_joints, strict=True):
             joint = kin.joint_states.add(name=name)
             joint.position.value = float(position)
             joint.velocity.value = 0.0

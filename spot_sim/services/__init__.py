@@ -1,7 +1,8 @@
 """gRPC servicers of the simulated robot, one module per Spot API service."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,14 @@
 
 import hmac
 
-from bosdyn.api import auth_pb2, directory_pb2, robot_id_pb2
-from bosdyn.api import auth_service_pb2_grpc, directory_service_pb2_grpc, robot_id_service_pb2_grpc
+from bosdyn.api import (
+    auth_pb2,
+    auth_service_pb2_grpc,
+    directory_pb2,
+    directory_service_pb2_grpc,
+    robot_id_pb2,
+    robot_id_service_pb2_grpc,
+)
 
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig

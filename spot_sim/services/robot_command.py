@@ -2,7 +2,8 @@
 
 import math
 
-from bosdyn.api import basic_command_pb2 as basic, robot_command_pb2, robot_command_service_pb2_grpc
+from bosdyn.api import basic_command_pb2 as basic
+from bosdyn.api import robot_command_pb2, robot_command_service_pb2_grpc
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
 from spot_sim import mobility
@@ -26,7 +27,7 @@ _NEEDS_POWER = {"trajectory", "velocity", "sit", "stand", "stop", "stop_fb", "fr
 _ALLOWED_IN_FAULT = {"selfright", "safe_power_off", "stop_fb", "stop", "freeze"}
 
 
-class CommandRejected(Exception):
+class CommandRejectedError(Exception):
     """A command the robot refuses, with the response status and a message."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -47,7 +48,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         try:
             with self.robot.lock:
                 command = self._accept(request)
-        except CommandRejected as rejected:
+        except CommandRejectedError as rejected:
             response.status = rejected.status
             response.message = str(rejected)
             return
@@ -58,12 +59,12 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         kind, body = _classify(request.command)
         robot = self.robot
         if kind is None:
-            raise CommandRejected(Response.STATUS_UNSUPPORTED, body)
+            raise CommandRejectedError(Response.STATUS_UNSUPPORTED, body)
         if robot.active_fault() and kind not in _ALLOWED_IN_FAULT:
-            raise CommandRejected(Response.STATUS_BEHAVIOR_FAULT,
+            raise CommandRejectedError(Response.STATUS_BEHAVIOR_FAULT,
                                   "the robot has an active behavior fault")
         if kind in _NEEDS_POWER and not robot.powered:
-            raise CommandRejected(Response.STATUS_NOT_POWERED_ON, "motor power is off")
+            raise CommandRejectedError(Response.STATUS_NOT_POWERED_ON, "motor power is off")
         end_ns = None
         if kind in ("velocity", "trajectory"):
             end_ns = self._end_time(request, body)
@@ -71,7 +72,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         if params.type_url:
             mobility_params = spot_command_pb2.MobilityParams()
             if not params.Unpack(mobility_params):
-                raise CommandRejected(Response.STATUS_INVALID_REQUEST,
+                raise CommandRejectedError(Response.STATUS_INVALID_REQUEST,
                                       "mobility params are not bosdyn.api.spot.MobilityParams")
         else:
             mobility_params = None
@@ -86,17 +87,17 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
 
     def _end_time(self, request, body) -> int:
         if not body.HasField("end_time"):
-            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "end_time is required")
+            raise CommandRejectedError(Response.STATUS_INVALID_REQUEST, "end_time is required")
         if not self.time_sync.known(request.clock_identifier):
-            raise CommandRejected(Response.STATUS_NO_TIMESYNC,
+            raise CommandRejectedError(Response.STATUS_NO_TIMESYNC,
                                   "no time sync for this clock identifier")
         end_ns = timestamp_to_nsec(body.end_time)
         now = self.clock.now_nsec()
         if end_ns < now:
-            raise CommandRejected(Response.STATUS_EXPIRED, "end_time is in the past")
+            raise CommandRejectedError(Response.STATUS_EXPIRED, "end_time is in the past")
         if end_ns - now > MAX_VELOCITY_HORIZON_NS and isinstance(
                 body, basic.SE2VelocityCommand.Request):
-            raise CommandRejected(Response.STATUS_TOO_DISTANT, "end_time is too far ahead")
+            raise CommandRejectedError(Response.STATUS_TOO_DISTANT, "end_time is too far ahead")
         return end_ns
 
     def _frame_pose(self, frame: str) -> Se2:
@@ -108,13 +109,13 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             return mobility.inverse(robot.vision_odom)
         if frame in ("body", "flat_body"):
             return robot.odom_body
-        raise CommandRejected(Response.STATUS_UNKNOWN_FRAME, f"unknown frame {frame!r}")
+        raise CommandRejectedError(Response.STATUS_UNKNOWN_FRAME, f"unknown frame {frame!r}")
 
     def _velocity(self, body) -> Se2:
         v = body.velocity
         values = (v.linear.x, v.linear.y, v.angular)
         if not all(math.isfinite(x) for x in values):
-            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "velocity is not finite")
+            raise CommandRejectedError(Response.STATUS_INVALID_REQUEST, "velocity is not finite")
         frame_yaw = self._frame_pose(body.se2_frame_name or "body").yaw
         # Express the velocity in the body frame.
         relative_yaw = frame_yaw - self.robot.odom_body.yaw
@@ -124,11 +125,11 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
     def _goal(self, body) -> Se2:
         points = body.trajectory.points
         if not points:
-            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "trajectory has no points")
+            raise CommandRejectedError(Response.STATUS_INVALID_REQUEST, "trajectory has no points")
         pose = points[-1].pose
         values = (pose.position.x, pose.position.y, pose.angle)
         if not all(math.isfinite(x) for x in values):
-            raise CommandRejected(Response.STATUS_INVALID_REQUEST, "goal is not finite")
+            raise CommandRejectedError(Response.STATUS_INVALID_REQUEST, "goal is not finite")
         return mobility.compose(self._frame_pose(body.se2_frame_name), Se2(*values))
 
     @unary(robot_command_pb2.RobotCommandFeedbackResponse)

@@ -1,0 +1,142 @@
+"""RobotState status sections and lease lists to spot_msgs (enum values equal the proto's)."""
+
+import math
+
+from bosdyn.api import lease_pb2, robot_state_pb2
+from std_msgs.msg import Header
+
+from spot_driver.conversions.time import duration_msg, robot_stamp_to_msg
+from spot_msgs.msg import (
+    BatteryState,
+    BatteryStateArray,
+    BehaviorFault,
+    BehaviorFaultState,
+    EStopState,
+    EStopStateArray,
+    FootState,
+    FootStateArray,
+    Lease,
+    LeaseArray,
+    LeaseOwner,
+    LeaseResource,
+    PowerState,
+    SystemFault,
+    SystemFaultState,
+    WiFiState,
+)
+
+
+def _value(wrapper, has: bool) -> float:
+    return float(wrapper.value) if has else math.nan
+
+
+def battery_states(state: robot_state_pb2.RobotState, header: Header,
+                   skew_nsec: int) -> BatteryStateArray:
+    out = BatteryStateArray(header=header)
+    for battery in state.battery_states:
+        msg = BatteryState()
+        msg.header.frame_id = header.frame_id
+        msg.header.stamp = (robot_stamp_to_msg(battery.timestamp, skew_nsec)
+                            if battery.HasField("timestamp") else header.stamp)
+        msg.identifier = battery.identifier
+        msg.charge_percentage = _value(battery.charge_percentage,
+                                       battery.HasField("charge_percentage"))
+        msg.estimated_runtime = duration_msg(battery.estimated_runtime)
+        msg.current = _value(battery.current, battery.HasField("current"))
+        msg.voltage = _value(battery.voltage, battery.HasField("voltage"))
+        msg.temperatures = list(battery.temperatures)
+        msg.status = battery.status
+        out.battery_states.append(msg)
+    return out
+
+
+def power_state(state: robot_state_pb2.RobotState, header: Header, skew_nsec: int) -> PowerState:
+    power = state.power_state
+    msg = PowerState(header=header)
+    if power.HasField("timestamp"):
+        msg.header.stamp = robot_stamp_to_msg(power.timestamp, skew_nsec)
+    msg.motor_power_state = power.motor_power_state
+    msg.motor_power_error_message = power.motor_power_error_message
+    msg.shore_power_state = power.shore_power_state
+    msg.robot_power_state = power.robot_power_state
+    msg.payload_ports_power_state = power.payload_ports_power_state
+    msg.wifi_radio_power_state = power.wifi_radio_power_state
+    msg.locomotion_charge_percentage = _value(power.locomotion_charge_percentage,
+                                              power.HasField("locomotion_charge_percentage"))
+    msg.locomotion_estimated_runtime = duration_msg(power.locomotion_estimated_runtime)
+    return msg
+
+
+def estop_states(state: robot_state_pb2.RobotState, header: Header,
+                 skew_nsec: int) -> EStopStateArray:
+    out = EStopStateArray(header=header)
+    for estop in state.estop_states:
+        msg = EStopState(name=estop.name, type=estop.type, state=estop.state,
+                         state_description=estop.state_description)
+        msg.header.frame_id = header.frame_id
+        msg.header.stamp = (robot_stamp_to_msg(estop.timestamp, skew_nsec)
+                            if estop.HasField("timestamp") else header.stamp)
+        out.estop_states.append(msg)
+    return out
+
+
+def wifi_state(state: robot_state_pb2.RobotState, header: Header) -> WiFiState:
+    msg = WiFiState(header=header)
+    for comms in state.comms_states:
+        if comms.HasField("wifi_state"):
+            msg.current_mode = comms.wifi_state.current_mode
+            msg.essid = comms.wifi_state.essid
+            break
+    return msg
+
+
+def foot_states(state: robot_state_pb2.RobotState, header: Header) -> FootStateArray:
+    out = FootStateArray(header=header)
+    for foot in state.foot_state:
+        msg = FootState(contact=foot.contact)
+        p = foot.foot_position_rt_body
+        msg.foot_position_rt_body.x, msg.foot_position_rt_body.y, msg.foot_position_rt_body.z = (
+            p.x, p.y, p.z)
+        msg.ground_mu_estimate = (foot.terrain.ground_mu_est if foot.HasField("terrain")
+                                  else math.nan)
+        out.states.append(msg)
+    return out
+
+
+def _system_fault(fault: robot_state_pb2.SystemFault, skew_nsec: int) -> SystemFault:
+    return SystemFault(
+        name=fault.name, onset_timestamp=robot_stamp_to_msg(fault.onset_timestamp, skew_nsec),
+        duration=duration_msg(fault.duration), code=fault.code, uid=fault.uid,
+        error_message=fault.error_message, attributes=list(fault.attributes),
+        severity=fault.severity)
+
+
+def system_faults(state: robot_state_pb2.RobotState, header: Header,
+                  skew_nsec: int) -> SystemFaultState:
+    faults = state.system_fault_state
+    return SystemFaultState(
+        header=header, faults=[_system_fault(f, skew_nsec) for f in faults.faults],
+        historical_faults=[_system_fault(f, skew_nsec) for f in faults.historical_faults])
+
+
+def behavior_faults(state: robot_state_pb2.RobotState, header: Header,
+                    skew_nsec: int) -> BehaviorFaultState:
+    return BehaviorFaultState(header=header, faults=[
+        BehaviorFault(behavior_fault_id=f.behavior_fault_id,
+                      onset_timestamp=robot_stamp_to_msg(f.onset_timestamp, skew_nsec),
+                      cause=f.cause, status=f.status)
+        for f in state.behavior_fault_state.faults])
+
+
+def lease_msg(lease: lease_pb2.Lease) -> Lease:
+    return Lease(resource=lease.resource, epoch=lease.epoch, sequence=list(lease.sequence),
+                 client_names=list(lease.client_names))
+
+
+def lease_array(resources: list[lease_pb2.LeaseResource], header: Header) -> LeaseArray:
+    return LeaseArray(header=header, resources=[
+        LeaseResource(resource=r.resource, lease=lease_msg(r.lease),
+                      lease_owner=LeaseOwner(client_name=r.lease_owner.client_name,
+                                             user_name=r.lease_owner.user_name),
+                      is_stale=r.is_stale)
+        for r in resources])
