@@ -30,6 +30,7 @@ setup(
     license="Apache-2.0",
     entry_points={
         "console_scripts": [
+            "spot_driver = spot_driver.main:main",
             "spot-sim = spot_sim.cli:main",
         ],
     },

@@ -18,7 +18,7 @@ FOOT_Y = 0.11  # m, lateral foot offset from the body centre line
 STAND_HEIGHT = 0.52  # m, body origin above the ground when standing at zero offset
 SIT_HEIGHT = 0.18  # m
 MIN_HEIGHT_OFFSET = -0.15  # m, body height offset range the robot accepts
-MAX_HEIGHT_OFFSET = 0.10
+MAX_HEIGHT_OFFSET = 0.15
 
 ARM_STOWED = (0.0, -3.1, 3.1, 0.0, 0.0, 0.0, -0.01)
 

@@ -1,0 +1,5 @@
+import sys
+
+from spot_driver.main import main
+
+sys.exit(main())

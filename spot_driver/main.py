@@ -1,0 +1,104 @@
+"""The driver process: one robot session shared by composed nodes in one executor.
+
+Run as ``spot_driver --ros-args --params-file config/spot_driver.yaml -p hostname:=...``.
+Credentials come from BOSDYN_CLIENT_USERNAME / BOSDYN_CLIENT_PASSWORD or the file named by
+the ``credentials_file`` parameter.
+"""
+
+import sys
+import time
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+
+from spot_driver.commander import Commander
+from spot_driver.connection import RobotConnection, RobotConnectionError
+from spot_driver.credentials import CredentialsError, load_credentials
+from spot_driver.errors import describe
+from spot_driver.nodes.command_node import CommandNode
+from spot_driver.nodes.driver_node import DriverNode
+from spot_driver.nodes.state_node import StateNode
+from spot_driver.state_cache import RobotStateCache
+
+RETRY_SECONDS = 2.0
+
+
+def _connect(driver: DriverNode) -> RobotConnection | None:
+    log = driver.get_logger()
+    credentials = load_credentials(driver.credentials_file, warn=log.warning)
+    connection = RobotConnection(driver.connection_config, credentials)
+    while rclpy.ok():
+        try:
+            connection.connect()
+            log.info(f"connected to robot {driver.connection_config.hostname!r}")
+            return connection
+        except RobotConnectionError as exc:
+            log.error(str(exc))
+            if "rejected the login" in str(exc) or "not found" in str(exc):
+                return None
+        except Exception as exc:
+            log.error(f"cannot connect to the robot: {describe(exc)}")
+        time.sleep(RETRY_SECONDS)
+    return None
+
+
+def _startup_actions(driver: DriverNode, commander: Commander, connection) -> None:
+    log = driver.get_logger()
+    steps = []
+    if driver.auto_claim:
+        steps.append(("claim", connection.claim))
+    if driver.auto_claim and driver.auto_power_on:
+        steps.append(("power_on", commander.power_on))
+    if driver.auto_claim and driver.auto_power_on and driver.auto_stand:
+        steps.append(("stand", commander.stand))
+    for name, step in steps:
+        try:
+            log.info(f"{name}: {step()}")
+        except Exception as exc:
+            log.error(f"{name} at startup failed: {describe(exc)}")
+            return
+
+
+def main(argv: list[str] | None = None) -> int:
+    rclpy.init(args=argv)
+    driver = None
+    connection = None
+    nodes = []
+    try:
+        driver = DriverNode()
+        connection = _connect(driver)
+        if connection is None:
+            return 1
+        namespace = driver.get_namespace()
+        cache = RobotStateCache()
+        commands = CommandNode(connection, cache, namespace)
+        nodes = [driver, StateNode(connection, cache, namespace), commands]
+        _startup_actions(driver, commands.commander, connection)
+        executor = MultiThreadedExecutor(num_threads=6)
+        for node in nodes:
+            executor.add_node(node)
+        try:
+            executor.spin()
+        except Exception:
+            if rclpy.ok():  # a shutdown by signal invalidates the context mid-spin
+                raise
+    except (CredentialsError, ValueError) as exc:
+        if driver is not None:
+            driver.get_logger().fatal(str(exc))
+        else:
+            print(f"spot_driver: {exc}", file=sys.stderr)
+        return 1
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if connection is not None:
+            connection.shutdown()
+        for node in nodes:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""Commands to the robot: lease/power/posture services, cmd_vel, body pose, trajectory action."""
+
+import math
+import threading
+import time
+from collections.abc import Callable
+
+from bosdyn.api import basic_command_pb2
+from bosdyn.client.frame_helpers import get_a_tform_b
+from bosdyn.client.math_helpers import Quat, SE3Pose
+from geometry_msgs.msg import Pose, Twist, TwistStamped
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+from rclpy.time import Time
+from std_msgs.msg import Header
+from std_srvs.srv import Trigger
+
+from spot_driver import qos
+from spot_driver.commander import (
+    Commander,
+    default_duration,
+    se2_goal_from_pose,
+    trajectory_status_name,
+)
+from spot_driver.connection import RobotConnection
+from spot_driver.errors import CommandError, describe
+from spot_driver.mobility import InvalidVelocityError, clamp_velocity
+from spot_driver.state_cache import RobotStateCache
+from spot_msgs.action import Trajectory
+from spot_msgs.msg import CommandFeedback, MobilityParams
+from spot_msgs.srv import Claim, SetLocomotion, SetStairsMode, SetStandHeight, SetVelocityLimit
+
+_TRAJ = basic_command_pb2.SE2TrajectoryCommand.Feedback
+_PROCESSING = basic_command_pb2.RobotCommandFeedbackStatus.STATUS_PROCESSING
+
+
+class CommandNode(Node):
+    """Services, cmd_vel and the trajectory action, in separate callback groups so that a
+    slow service (stand, power on) never delays cmd_vel."""
+
+    def __init__(self, connection: RobotConnection, cache: RobotStateCache,
+                 namespace: str = "") -> None:
+        super().__init__("spot_commands", namespace=namespace)
+        self._connection = connection
+        self._cache = cache
+        self.commander = Commander(connection)
+        self._mobility_lock = threading.Lock()
+        self.prefix = self.declare_parameter("frame_prefix", "").value
+        self.cmd_duration = self.declare_parameter("cmd_duration", 0.25).value
+        stamped = self.declare_parameter("cmd_vel_stamped", False).value
+        self.stale_after = self.declare_parameter("cmd_vel_stale_timeout", 0.5).value
+        limits = (self.declare_parameter("max_linear_velocity_x", 1.0).value,
+                  self.declare_parameter("max_linear_velocity_y", 0.5).value,
+                  self.declare_parameter("max_angular_velocity_z", 1.0).value)
+        if not 0.05 <= self.cmd_duration <= 2.0:
+            raise ValueError("cmd_duration must be within [0.05, 2.0] s")
+        self.commander.mobility = self.commander.mobility.with_max_velocity(*limits)
+
+        services = ReentrantCallbackGroup()
+        self._services_group = services
+        for name, action in (
+                ("release", self._connection.release),
+                ("power_on", self.commander.power_on),
+                ("power_off", self.commander.power_off),
+                ("stand", self.commander.stand),
+                ("sit", self.commander.sit),
+                ("stop", self.commander.stop),
+                ("self_right", self.commander.self_right),
+                ("rollover", self.commander.rollover),
+                ("clear_behavior_fault", self.commander.clear_behavior_faults),
+                ("estop/gentle", self._estop_action(connection.estop_gentle, "settle then cut")),
+                ("estop/hard", self._estop_action(connection.estop_hard, "motor power cut")),
+                ("estop/release", self._estop_action(connection.estop_release, "released"))):
+            self._trigger(name, action)
+        self._trigger("claim", lambda: self._connection.claim(take=False))
+        self.create_service(Claim, "claim_lease", self._on_claim, callback_group=services)
+        self.create_service(SetLocomotion, "locomotion_mode", self._typed(
+            lambda r: self._update_mobility(lambda m: m.with_locomotion_hint(r.locomotion_hint))),
+            callback_group=services)
+        self.create_service(SetStairsMode, "stairs_mode", self._typed(
+            lambda r: self._update_mobility(lambda m: m.with_stairs_mode(r.stairs_mode))),
+            callback_group=services)
+        self.create_service(SetStandHeight, "stand_height", self._typed(
+            lambda r: self._update_mobility(
+                lambda m: m.with_body_pose(r.height, m.body_orientation), restand=True)),
+            callback_group=services)
+        self.create_service(SetVelocityLimit, "max_velocity", self._typed(
+            lambda r: self._update_mobility(lambda m: m.with_max_velocity(
+                r.velocity_limit.linear.x, r.velocity_limit.linear.y,
+                r.velocity_limit.angular.z))), callback_group=services)
+
+        motion = MutuallyExclusiveCallbackGroup()
+        if stamped:
+            self.create_subscription(TwistStamped, "cmd_vel", self._on_cmd_vel_stamped,
+                                     qos.STATE, callback_group=motion)
+        else:
+            self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, qos.STATE,
+                                     callback_group=motion)
+        self.create_subscription(Pose, "body_pose", self._on_body_pose, qos.STATE,
+                                 callback_group=services)
+
+        self._mobility_pub = self.create_publisher(MobilityParams, "status/mobility_params",
+                                                   qos.LATCHED)
+        self._feedback_pub = self.create_publisher(CommandFeedback, "status/command_feedback",
+                                                   qos.STATE)
+        self.create_timer(0.2, self._publish_command_feedback,
+                          callback_group=MutuallyExclusiveCallbackGroup())
+        self._publish_mobility()
+
+        self._trajectory_server = ActionServer(
+            self, Trajectory, "trajectory", execute_callback=self._execute_trajectory,
+            goal_callback=lambda goal: GoalResponse.ACCEPT,
+            cancel_callback=lambda goal: CancelResponse.ACCEPT,
+            callback_group=ReentrantCallbackGroup())
+
+    # ------------------------------------------------------------------ services
+    def _trigger(self, name: str, action: Callable[[], str]) -> None:
+        def callback(request, response):
+            response.success, response.message = self._attempt(name, action)
+            return response
+
+        self.create_service(Trigger, name, callback, callback_group=self._services_group)
+
+    def _typed(self, action: Callable[[object], str]):
+        def callback(request, response):
+            response.success, response.message = self._attempt(
+                type(request).__name__, lambda: action(request))
+            return response
+
+        return callback
+
+    def _attempt(self, name: str, action: Callable[[], str]) -> tuple[bool, str]:
+        try:
+            return True, action()
+        except Exception as exc:
+            message = describe(exc)
+            self.get_logger().warning(f"{name}: {message}")
+            return False, message
+
+    def _on_claim(self, request, response):
+        response.success, response.message = self._attempt(
+            "claim_lease", lambda: self._connection.claim(take=request.take))
+        return response
+
+    @staticmethod
+    def _estop_action(call: Callable[[], None], done: str) -> Callable[[], str]:
+        def action() -> str:
+            call()
+            return done
+
+        return action
+
+    def _update_mobility(self, change, restand: bool = False) -> str:
+        with self._mobility_lock:
+            self.commander.mobility = change(self.commander.mobility)
+        self._publish_mobility()
+        if restand:
+            self.commander.restand_if_standing()
+        return "mobility parameters updated"
+
+    def _publish_mobility(self) -> None:
+        m = self.commander.mobility
+        msg = MobilityParams(header=Header(stamp=self.get_clock().now().to_msg()),
+                             locomotion_hint=m.locomotion_hint, stair_hint=m.stair_hint,
+                             stairs_mode=m.stairs_mode)
+        msg.body_pose_offset.position.z = m.body_height
+        o = msg.body_pose_offset.orientation
+        o.w, o.x, o.y, o.z = m.body_orientation
+        v = msg.velocity_limit
+        v.linear.x, v.linear.y, v.angular.z = m.max_velocity
+        self._mobility_pub.publish(msg)
+
+    def _on_body_pose(self, pose: Pose) -> None:
+        q = pose.orientation
+        ok, message = self._attempt("body_pose", lambda: self._update_mobility(
+            lambda m: m.with_body_pose(pose.position.z, (q.w, q.x, q.y, q.z)), restand=True))
+        if not ok:
+            self.get_logger().warning(f"body_pose ignored: {message}", throttle_duration_sec=2.0)
+
+    # ------------------------------------------------------------------ cmd_vel
+    def _on_cmd_vel_stamped(self, msg: TwistStamped) -> None:
+        age = (self.get_clock().now() - Time.from_msg(msg.header.stamp)).nanoseconds / 1e9
+        if age > self.stale_after or age < -self.stale_after:
+            self.get_logger().warning(f"cmd_vel dropped: stamp is {age:.2f} s old",
+                                      throttle_duration_sec=2.0)
+            return
+        self._on_cmd_vel(msg.twist)
+
+    def _on_cmd_vel(self, twist: Twist) -> None:
+        log = self.get_logger()
+        if not self._connection.has_lease:
+            log.warning("cmd_vel ignored: no lease (call 'claim')", throttle_duration_sec=5.0)
+            return
+        try:
+            (vx, vy, wz), clamped = clamp_velocity(twist.linear.x, twist.linear.y,
+                                                   twist.angular.z,
+                                                   self.commander.mobility.max_velocity)
+        except InvalidVelocityError as exc:
+            log.warning(f"cmd_vel rejected ({exc}); stopping", throttle_duration_sec=2.0)
+            vx = vy = wz = 0.0
+            clamped = False
+        if clamped:
+            log.warning("cmd_vel clamped to the velocity limit", throttle_duration_sec=5.0)
+        try:
+            future = self.commander.velocity_async(vx, vy, wz, self.cmd_duration)
+        except CommandError as exc:
+            log.warning(f"cmd_vel not sent: {exc}", throttle_duration_sec=5.0)
+            return
+        future.add_done_callback(self._check_cmd_vel_result)
+
+    def _check_cmd_vel_result(self, future) -> None:
+        exc = future.exception()
+        if exc is not None:
+            self.get_logger().warning(f"cmd_vel refused: {describe(exc)}",
+                                      throttle_duration_sec=5.0)
+
+    # ------------------------------------------------------------------ feedback
+    def _publish_command_feedback(self) -> None:
+        last = self.commander.last_command
+        if last is None or last[1] == 0:
+            return
+        name, command_id = last
+        try:
+            feedback = self.commander.feedback(command_id)
+        except CommandError:
+            return
+        msg = CommandFeedback(header=Header(stamp=self.get_clock().now().to_msg()),
+                              command_id=command_id, command=name)
+        which = feedback.WhichOneof("command")
+        if which == "full_body_feedback":
+            msg.status = feedback.full_body_feedback.status
+        elif which == "synchronized_feedback":
+            mobility = feedback.synchronized_feedback.mobility_command_feedback
+            msg.status = mobility.status
+            if mobility.HasField("se2_trajectory_feedback"):
+                msg.detail = trajectory_status_name(mobility.se2_trajectory_feedback)
+        self._feedback_pub.publish(msg)
+
+    # ------------------------------------------------------------------ trajectory
+    def _strip_prefix(self, frame: str) -> str:
+        if self.prefix and frame.startswith(self.prefix):
+            return frame[len(self.prefix):]
+        return frame
+
+    def _execute_trajectory(self, goal_handle):
+        request = goal_handle.request
+        result = Trajectory.Result()
+        state = self._cache.latest()
+        try:
+            if state is None:
+                raise CommandError("no robot state received yet")
+            self._connection.require_lease()
+            pose_msg = request.target_pose.pose
+            pose = SE3Pose(pose_msg.position.x, pose_msg.position.y, pose_msg.position.z,
+                           Quat(pose_msg.orientation.w, pose_msg.orientation.x,
+                                pose_msg.orientation.y, pose_msg.orientation.z))
+            frame = self._strip_prefix(request.target_pose.header.frame_id)
+            snapshot = state.kinematic_state.transforms_snapshot
+            goal = se2_goal_from_pose(snapshot, frame, pose)
+            distance, angle = _remaining(snapshot, goal)
+            requested = request.duration.sec + request.duration.nanosec * 1e-9
+            if requested < 0 or not math.isfinite(requested):
+                raise CommandError("duration must not be negative")
+            duration = requested or default_duration(distance, angle)
+            command_id = self.commander.trajectory(goal, duration)
+        except Exception as exc:
+            result.success, result.message = False, describe(exc)
+            self.get_logger().warning(f"trajectory refused: {result.message}")
+            goal_handle.abort()
+            return result
+        deadline = time.monotonic() + duration + 2.0
+        feedback = Trajectory.Feedback()
+        while True:
+            if goal_handle.is_cancel_requested:
+                self._attempt("stop", self.commander.stop)
+                goal_handle.canceled()
+                result.success, result.message = False, "canceled; robot stopped"
+                return result
+            try:
+                robot_feedback = self.commander.feedback(command_id)
+            except CommandError as exc:
+                goal_handle.abort()
+                result.success, result.message = False, str(exc)
+                return result
+            mobility = robot_feedback.synchronized_feedback.mobility_command_feedback
+            traj = mobility.se2_trajectory_feedback
+            latest = self._cache.latest()
+            feedback.distance_remaining, feedback.angle_remaining = _remaining(
+                latest.kinematic_state.transforms_snapshot, goal)
+            feedback.status = trajectory_status_name(traj)
+            goal_handle.publish_feedback(feedback)
+            if traj.status == _TRAJ.STATUS_AT_GOAL and \
+                    traj.body_movement_status == _TRAJ.BODY_STATUS_SETTLED:
+                goal_handle.succeed()
+                result.success, result.message = True, "reached the goal"
+                return result
+            if mobility.status != _PROCESSING:
+                goal_handle.abort()
+                status = basic_command_pb2.RobotCommandFeedbackStatus.Status.Name(mobility.status)
+                result.success, result.message = False, f"robot stopped the trajectory: {status}"
+                return result
+            if time.monotonic() > deadline:
+                self._attempt("stop", self.commander.stop)
+                goal_handle.abort()
+                result.success, result.message = False, "timed out before reaching the goal"
+                return result
+            time.sleep(0.05)
+
+
+def _remaining(snapshot, goal) -> tuple[float, float]:
+    """Distance (m) and heading error (rad) from the body to a planar goal."""
+    frame_tform_body = get_a_tform_b(snapshot, goal.frame, "body")
+    if frame_tform_body is None:
+        return math.nan, math.nan
+    se2 = frame_tform_body.get_closest_se2_transform()
+    dyaw = math.atan2(math.sin(goal.yaw - se2.angle), math.cos(goal.yaw - se2.angle))
+    return math.hypot(goal.x - se2.x, goal.y - se2.y), abs(dyaw)

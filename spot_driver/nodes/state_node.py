@@ -1,0 +1,128 @@
+"""Publishes what the robot reports: joint states, TF, odometry and status topics."""
+
+from nav_msgs.msg import Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Header
+from tf2_msgs.msg import TFMessage
+
+from spot_driver import qos
+from spot_driver.connection import RobotConnection
+from spot_driver.conversions import frames, status
+from spot_driver.conversions.joint_states import joint_state_msg
+from spot_driver.conversions.odometry import odometry_msg
+from spot_driver.conversions.time import duration_msg_from_nsec, robot_stamp_to_msg
+from spot_driver.errors import describe
+from spot_driver.state_cache import RobotStateCache
+from spot_msgs.msg import (
+    BatteryStateArray,
+    BehaviorFaultState,
+    EStopStateArray,
+    FootStateArray,
+    LeaseArray,
+    PowerState,
+    SystemFaultState,
+    TimeSyncState,
+    WiFiState,
+)
+
+
+class StateNode(Node):
+    """Polls robot state at ``robot_state_rate`` and publishes it, statuses at ``status_rate``."""
+
+    def __init__(self, connection: RobotConnection, cache: RobotStateCache,
+                 namespace: str = "") -> None:
+        super().__init__("spot_state", namespace=namespace)
+        self._connection = connection
+        self._cache = cache
+        self.rate = self.declare_parameter("robot_state_rate", 50.0).value
+        status_rate = self.declare_parameter("status_rate", 10.0).value
+        self.root = self.declare_parameter("tf_root", "odom").value
+        self.prefix = self.declare_parameter("frame_prefix", "").value
+        self.publish_tf = self.declare_parameter("publish_tf", True).value
+        if self.root not in frames.WORLD_FRAMES:
+            raise ValueError(f"parameter tf_root must be one of {frames.WORLD_FRAMES}, "
+                             f"not {self.root!r}")
+        if not 0 < self.rate <= 500 or not 0 < status_rate <= self.rate:
+            raise ValueError("robot_state_rate must be in (0, 500] Hz and status_rate in "
+                             "(0, robot_state_rate]")
+        self._status_every = max(1, round(self.rate / status_rate))
+        self._cycle = 0
+        self._static_frames: set[str] = set()
+
+        self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
+        self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)
+        self._tf_pub = self.create_publisher(TFMessage, "/tf", qos.STATE)
+        self._tf_static_pub = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
+        self._status_pubs = {
+            "battery": self.create_publisher(BatteryStateArray, "status/battery", qos.STREAM),
+            "power": self.create_publisher(PowerState, "status/power", qos.STREAM),
+            "estop": self.create_publisher(EStopStateArray, "status/estop", qos.STREAM),
+            "wifi": self.create_publisher(WiFiState, "status/wifi", qos.STREAM),
+            "feet": self.create_publisher(FootStateArray, "status/feet", qos.STREAM),
+            "system_faults": self.create_publisher(SystemFaultState, "status/system_faults",
+                                                   qos.STREAM),
+            "behavior_faults": self.create_publisher(BehaviorFaultState,
+                                                     "status/behavior_faults", qos.STREAM),
+            "time_sync": self.create_publisher(TimeSyncState, "status/time_sync", qos.STREAM),
+        }
+        self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
+
+        self.create_timer(1.0 / self.rate, self._poll,
+                          callback_group=MutuallyExclusiveCallbackGroup())
+        self.create_timer(1.0, self._poll_leases, callback_group=MutuallyExclusiveCallbackGroup())
+
+    def _poll(self) -> None:
+        try:
+            state = self._connection.state_client.get_robot_state(timeout=max(0.5, 5 / self.rate))
+        except Exception as exc:
+            self.get_logger().warning(f"robot state unavailable: {describe(exc)}",
+                                      throttle_duration_sec=5.0)
+            return
+        self._cache.update(state)
+        self.publish_state(state)
+
+    def publish_state(self, state) -> None:
+        skew = self._connection.skew_nsec
+        kin = state.kinematic_state
+        stamp = robot_stamp_to_msg(kin.acquisition_timestamp, skew)
+        self._joint_pub.publish(joint_state_msg(kin, skew, self.prefix))
+        self._odom_pub.publish(odometry_msg(kin, self.root, skew, self.prefix))
+        if self.publish_tf:
+            dynamic, static = frames.split_transforms(kin.transforms_snapshot, self.root, stamp,
+                                                      self.prefix)
+            self._tf_pub.publish(TFMessage(transforms=dynamic))
+            static_names = {t.child_frame_id for t in static}
+            if static_names != self._static_frames:
+                self._tf_static_pub.publish(TFMessage(transforms=static))
+                self._static_frames = static_names
+        self._cycle += 1
+        if self._cycle % self._status_every == 1 or self._status_every == 1:
+            self._publish_status(state, stamp, skew)
+
+    def _publish_status(self, state, stamp, skew: int) -> None:
+        header = Header(stamp=stamp, frame_id=self.prefix + "body")
+        pubs = self._status_pubs
+        pubs["battery"].publish(status.battery_states(state, header, skew))
+        pubs["power"].publish(status.power_state(state, header, skew))
+        pubs["estop"].publish(status.estop_states(state, header, skew))
+        pubs["wifi"].publish(status.wifi_state(state, header))
+        pubs["feet"].publish(status.foot_states(state, header))
+        pubs["system_faults"].publish(status.system_faults(state, header, skew))
+        pubs["behavior_faults"].publish(status.behavior_faults(state, header, skew))
+        synced, skew_ns, rtt_ns = self._connection.time_sync()
+        pubs["time_sync"].publish(TimeSyncState(
+            header=Header(stamp=self.get_clock().now().to_msg()), synchronized=synced,
+            clock_skew=duration_msg_from_nsec(skew_ns),
+            round_trip_time=duration_msg_from_nsec(rtt_ns)))
+
+    def _poll_leases(self) -> None:
+        try:
+            resources = self._connection.lease_client.list_leases(timeout=2.0)
+        except Exception as exc:
+            self.get_logger().warning(f"lease list unavailable: {describe(exc)}",
+                                      throttle_duration_sec=10.0)
+            return
+        header = Header(stamp=self.get_clock().now().to_msg())
+        self._lease_pub.publish(status.lease_array(resources, header))

@@ -1,0 +1,20 @@
+"""QoS profiles used by the driver's publishers."""
+
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    QoSProfile,
+    ReliabilityPolicy,
+    qos_profile_sensor_data,
+)
+
+# Robot state at rate: reliable so tf2, robot_state_publisher and Nav2 (which ask for
+# reliable delivery) all match; a shallow queue so nothing stale piles up.
+STATE = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
+                   reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+# Periodic status and sensor streams: newest sample wins.
+STREAM = qos_profile_sensor_data
+# Latched data (static TF, settings): late subscribers get the last value.
+LATCHED = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                     reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)

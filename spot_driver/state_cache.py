@@ -1,0 +1,38 @@
+"""The latest RobotState, shared between the state publisher and command handlers."""
+
+import threading
+import time
+
+from bosdyn.api import robot_state_pb2
+
+
+class RobotStateCache:
+    """Holds the newest RobotState; readers wait for a newer one when they need it."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._state: robot_state_pb2.RobotState | None = None
+        self._count = 0
+        self._received = 0.0
+
+    def update(self, state: robot_state_pb2.RobotState) -> None:
+        with self._condition:
+            self._state = state
+            self._count += 1
+            self._received = time.monotonic()
+            self._condition.notify_all()
+
+    def latest(self) -> robot_state_pb2.RobotState | None:
+        with self._condition:
+            return self._state
+
+    def age(self) -> float:
+        with self._condition:
+            return time.monotonic() - self._received if self._state is not None else float("inf")
+
+    def wait_newer(self, timeout: float) -> robot_state_pb2.RobotState | None:
+        """A state received after this call, or None after ``timeout`` seconds."""
+        with self._condition:
+            start = self._count
+            self._condition.wait_for(lambda: self._count > start, timeout)
+            return self._state if self._count > start else None

@@ -1,0 +1,120 @@
+"""Test harness: the driver as a separate process against an in-process simulated Spot,
+and an rclpy client node spinning in the background of the test process."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIG = REPO / "config" / "spot_driver.yaml"
+
+
+class DriverProcess:
+    """``python -m spot_driver`` connected to ``sim``, its output captured in a file."""
+
+    def __init__(self, sim, log_path: Path, username: str, password: str,
+                 params: dict | None = None) -> None:
+        args = [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file", str(CONFIG),
+                "-p", "hostname:=127.0.0.1", "-p", f"port:={sim.port}",
+                "-p", f"certificate:={sim.ca_cert}", "-p", "estop_endpoint:=true",
+                "-p", "estop_timeout:=3.0"]
+        for key, value in (params or {}).items():
+            args += ["-p", f"{key}:={value}"]
+        env = dict(os.environ, BOSDYN_CLIENT_USERNAME=username, BOSDYN_CLIENT_PASSWORD=password,
+                   PYTHONUNBUFFERED="1")
+        self.log_path = log_path
+        self._log = open(log_path, "w")
+        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
+                                        env=env, cwd=REPO)
+        self.started = time.monotonic()
+
+    def output(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text()
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(2)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        return self.process.returncode
+
+
+class RosClient:
+    """An rclpy node spun in a background thread, with helpers that wait for results."""
+
+    def __init__(self, name: str = "test_client") -> None:
+        if not rclpy.ok():
+            rclpy.init()
+        self.node = rclpy.create_node(name)
+        self._executor = SingleThreadedExecutor()
+        self._executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._executor.spin, daemon=True)
+        self._thread.start()
+        self.messages: dict[str, list] = defaultdict(list)
+        self._lock = threading.Lock()
+
+    def subscribe(self, topic: str, msg_type, reliable: bool = True, latched: bool = False):
+        qos = QoSProfile(depth=50,
+                         reliability=ReliabilityPolicy.RELIABLE if reliable
+                         else ReliabilityPolicy.BEST_EFFORT,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
+                         else DurabilityPolicy.VOLATILE)
+
+        def callback(msg, topic=topic):
+            with self._lock:
+                self.messages[topic].append((time.monotonic(), msg))
+
+        return self.node.create_subscription(msg_type, topic, callback, qos)
+
+    def received(self, topic: str) -> list:
+        with self._lock:
+            return [m for _, m in self.messages[topic]]
+
+    def latest(self, topic: str):
+        with self._lock:
+            return self.messages[topic][-1][1] if self.messages[topic] else None
+
+    def wait_for(self, predicate, timeout: float = 5.0, period: float = 0.02) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(period)
+        return bool(predicate())
+
+    def call(self, srv_type, name: str, request=None, timeout: float = 30.0):
+        client = self.node.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=10.0), f"service {name} not available"
+            future = client.call_async(request or srv_type.Request())
+            assert self.wait_for(future.done, timeout), f"service {name} timed out"
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def action_client(self, action_type, name: str) -> ActionClient:
+        client = ActionClient(self.node, action_type, name)
+        assert client.wait_for_server(timeout_sec=10.0), f"action {name} not available"
+        return client
+
+    def wait_future(self, future, timeout: float = 30.0):
+        assert self.wait_for(future.done, timeout), "future timed out"
+        return future.result()
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self.node.destroy_node()

@@ -1,0 +1,276 @@
+"""The core driver end to end: ROS client -> driver process -> gRPC -> simulated Spot -> ROS."""
+
+import itertools
+import math
+import time
+
+import pytest
+from geometry_msgs.msg import Twist
+from nav_msgs.msg import Odometry
+from ros_harness import DriverProcess, RosClient
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_msgs.action import Trajectory
+from spot_msgs.msg import (
+    BatteryStateArray,
+    BehaviorFaultState,
+    EStopStateArray,
+    FootStateArray,
+    LeaseArray,
+    MobilityParams,
+    PowerState,
+    SystemFaultState,
+    TimeSyncState,
+    WiFiState,
+)
+from spot_msgs.srv import SetStandHeight, SetVelocityLimit
+
+STATUS_TOPICS = {
+    "/status/battery": BatteryStateArray, "/status/power": PowerState,
+    "/status/estop": EStopStateArray, "/status/wifi": WiFiState,
+    "/status/feet": FootStateArray, "/status/system_faults": SystemFaultState,
+    "/status/behavior_faults": BehaviorFaultState, "/status/leases": LeaseArray,
+    "/status/time_sync": TimeSyncState,
+}
+CMD_DURATION = 0.25
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """One simulated robot, one driver process and one ROS client for the whole module."""
+    certs = tmp_path_factory.mktemp("certs")
+    with running_sim(certs) as sim:
+        ros = RosClient("core_test_client")
+        for topic, msg_type in (("/joint_states", JointState), ("/odometry", Odometry),
+                                ("/tf", TFMessage)):
+            ros.subscribe(topic, msg_type)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        ros.subscribe("/status/mobility_params", MobilityParams, latched=True)
+        for topic, msg_type in STATUS_TOPICS.items():
+            ros.subscribe(topic, msg_type, reliable=False)
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
+                               USERNAME, PASSWORD, {"cmd_duration": CMD_DURATION})
+        yield sim, driver, ros
+        ros.close()
+        driver.stop()
+
+
+def odom(ros) -> Odometry:
+    return ros.latest("/odometry")
+
+
+def trigger(ros, name: str):
+    return ros.call(Trigger, f"/{name}")
+
+
+def test_every_topic_arrives_within_5_s_with_a_valid_tree(world):
+    sim, driver, ros = world
+    topics = ["/joint_states", "/odometry", "/tf", "/tf_static", "/status/mobility_params",
+              *STATUS_TOPICS]
+    assert ros.wait_for(lambda: all(ros.received(t) for t in topics),
+                        timeout=5.0 - (time.monotonic() - driver.started) + 5.0)
+    elapsed = max(ros.messages[t][0][0] for t in topics) - driver.started
+    assert elapsed < 5.0, f"all topics took {elapsed:.2f} s after driver start"
+
+    joints = ros.latest("/joint_states")
+    assert joints.name[:3] == ["front_left_hip_x", "front_left_hip_y", "front_left_knee"]
+    assert len(joints.name) == 12 and len(joints.position) == 12
+
+    parents = {}
+    for message in ros.received("/tf_static") + ros.received("/tf")[-5:]:
+        for t in message.transforms:
+            assert parents.get(t.child_frame_id, t.header.frame_id) == t.header.frame_id, \
+                f"{t.child_frame_id} has two parents"
+            parents[t.child_frame_id] = t.header.frame_id
+    roots = {p for p in parents.values() if p not in parents}
+    assert roots == {"odom"}
+    for frame in parents:  # no cycles: every frame reaches the root
+        seen, current = set(), frame
+        while current in parents:
+            assert current not in seen
+            seen.add(current)
+            current = parents[current]
+    for frame in ("body", "vision", "gpe", "flat_body", "frontleft_fisheye", "back_fisheye"):
+        assert frame in parents
+    static_children = {t.child_frame_id for m in ros.received("/tf_static") for t in m.transforms}
+    assert "frontleft_fisheye" in static_children and "body" not in static_children
+
+    # Stamps are local time (the robot clock runs 12 s ahead) and never go backwards.
+    stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9
+              for m in ros.received("/joint_states")]
+    assert abs(stamps[-1] - time.time()) < 0.5
+    assert all(b >= a for a, b in itertools.pairwise(stamps))
+    sync = ros.latest("/status/time_sync")
+    assert sync.synchronized
+    assert sync.clock_skew.sec + sync.clock_skew.nanosec * 1e-9 == pytest.approx(
+        sim.config.clock_offset_sec, abs=0.05)
+    assert ros.latest("/status/battery").battery_states[0].charge_percentage > 0
+
+
+def test_services_fail_clearly_without_lease_and_change_nothing(world):
+    sim, _, ros = world
+    commands_before = len(sim.robot.commands)
+    for name in ("power_on", "stand", "sit", "stop", "self_right"):
+        response = trigger(ros, name)
+        assert not response.success
+        assert "lease" in response.message and "claim" in response.message
+    assert len(sim.robot.commands) == commands_before
+    assert not sim.robot.powered
+
+
+def test_cmd_vel_without_lease_does_not_move_the_robot(world):
+    sim, _, ros = world
+    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    before = len(sim.robot.commands)
+    for _ in range(5):
+        publisher.publish(Twist())
+        time.sleep(0.02)
+    time.sleep(0.2)
+    assert len(sim.robot.commands) == before
+    ros.node.destroy_publisher(publisher)
+
+
+def test_stand_without_power_says_so(world):
+    sim, _, ros = world
+    assert trigger(ros, "claim").success
+    response = trigger(ros, "stand")
+    assert not response.success and "not powered on" in response.message
+    assert not sim.robot.posture.standing
+
+
+def test_claim_power_stand_walk_and_stop_when_commands_stop(world):
+    sim, _, ros = world
+    assert trigger(ros, "claim").success
+    assert trigger(ros, "power_on").success
+    assert trigger(ros, "stand").success
+    assert sim.robot.standing
+
+    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    start = odom(ros).pose.pose.position
+    twist = Twist()
+    twist.linear.x = 0.5
+    t_end = time.monotonic() + 2.0
+    while time.monotonic() < t_end:
+        publisher.publish(twist)
+        time.sleep(0.05)
+    last_sent_wall = time.time()
+    # Wait for the robot to come to rest on its own, then check when it did.
+    assert ros.wait_for(lambda: odom(ros).twist.twist.linear.x == 0.0, timeout=2.0)
+    stopped = [m for m in ros.received("/odometry")
+               if m.twist.twist.linear.x == 0.0 and
+               m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 > last_sent_wall - 0.05]
+    first_zero = stopped[0].header.stamp.sec + stopped[0].header.stamp.nanosec * 1e-9
+    assert first_zero - last_sent_wall < CMD_DURATION + 0.1
+    end = odom(ros).pose.pose.position
+    assert end.x - start.x == pytest.approx(1.0, rel=0.15)
+    assert abs(end.y - start.y) < 0.05
+    ros.node.destroy_publisher(publisher)
+
+
+def test_bad_cmd_vel_is_rejected_or_clamped(world):
+    sim, driver, ros = world
+    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    before = odom(ros).pose.pose.position
+    nan = Twist()
+    nan.linear.x = math.nan
+    for _ in range(10):
+        publisher.publish(nan)
+        time.sleep(0.02)
+    time.sleep(0.3)
+    after = odom(ros).pose.pose.position
+    assert math.hypot(after.x - before.x, after.y - before.y) < 1e-6
+    assert all(math.isfinite(c.velocity.x) for c in sim.robot.commands.values()
+               if c.velocity is not None)
+    assert "cmd_vel rejected" in driver.output()
+
+    huge = Twist()
+    huge.linear.x = 1e9
+    peak = 0.0
+    t_end = time.monotonic() + 1.5
+    while time.monotonic() < t_end:
+        publisher.publish(huge)
+        time.sleep(0.05)
+        peak = max(peak, odom(ros).twist.twist.linear.x)
+    assert 0.5 < peak <= 1.0 + 1e-6  # clamped to max_linear_velocity_x
+    assert "clamped" in driver.output()
+    ros.node.destroy_publisher(publisher)
+    assert ros.wait_for(lambda: odom(ros).twist.twist.linear.x == 0.0, timeout=2.0)
+
+
+def test_trajectory_reaches_a_goal_one_metre_ahead(world):
+    _sim, _, ros = world
+    client = ros.action_client(Trajectory, "/trajectory")
+    start = odom(ros).pose.pose
+    goal = Trajectory.Goal()
+    goal.target_pose.header.frame_id = "body"
+    goal.target_pose.pose.position.x = 1.0
+    goal.target_pose.pose.orientation.w = 1.0
+    feedback = []
+    handle = ros.wait_future(client.send_goal_async(goal, feedback_callback=feedback.append))
+    assert handle.accepted
+    result = ros.wait_future(handle.get_result_async(), timeout=30.0).result
+    assert result.success, result.message
+    end = odom(ros).pose.pose
+    assert end.position.x - start.position.x == pytest.approx(1.0, abs=0.05)
+    assert feedback and feedback[0].feedback.distance_remaining > 0.5
+
+
+def test_cancelled_trajectory_stops_the_robot(world):
+    _sim, _, ros = world
+    client = ros.action_client(Trajectory, "/trajectory")
+    goal = Trajectory.Goal()
+    goal.target_pose.header.frame_id = "odom"
+    here = odom(ros).pose.pose.position
+    goal.target_pose.pose.position.x = here.x + 5.0
+    goal.target_pose.pose.position.y = here.y
+    goal.target_pose.pose.orientation.w = 1.0
+    handle = ros.wait_future(client.send_goal_async(goal))
+    assert ros.wait_for(lambda: odom(ros).twist.twist.linear.x > 0.2, timeout=5.0)
+    ros.wait_future(handle.cancel_goal_async())
+    result = ros.wait_future(handle.get_result_async())
+    assert not result.result.success and "cancel" in result.result.message
+    assert ros.wait_for(lambda: abs(odom(ros).twist.twist.linear.x) < 1e-3, timeout=1.0)
+    assert odom(ros).pose.pose.position.x < here.x + 4.0
+
+
+def test_trajectory_in_unknown_frame_is_refused(world):
+    sim, _, ros = world
+    client = ros.action_client(Trajectory, "/trajectory")
+    commands_before = len(sim.robot.commands)
+    goal = Trajectory.Goal()
+    goal.target_pose.header.frame_id = "no_such_frame"
+    goal.target_pose.pose.orientation.w = 1.0
+    handle = ros.wait_future(client.send_goal_async(goal))
+    result = ros.wait_future(handle.get_result_async()).result
+    assert not result.success and "unknown frame 'no_such_frame'" in result.message
+    assert len(sim.robot.commands) == commands_before
+
+
+def test_typed_services_validate_and_apply(world):
+    _sim, _, ros = world
+    bad = SetVelocityLimit.Request()
+    bad.velocity_limit.linear.x = math.inf
+    response = ros.call(SetVelocityLimit, "/max_velocity", bad)
+    assert not response.success and "finite" in response.message
+    request = SetStandHeight.Request(height=-0.1)
+    assert ros.call(SetStandHeight, "/stand_height", request).success
+    assert trigger(ros, "stand").success
+    assert ros.wait_for(lambda: abs(odom(ros).pose.pose.position.z - 0.42) < 0.01, timeout=3.0)
+    assert ros.wait_for(lambda: ros.latest("/status/mobility_params").body_pose_offset
+                        .position.z == pytest.approx(-0.1), timeout=2.0)
+    too_high = ros.call(SetStandHeight, "/stand_height", SetStandHeight.Request(height=2.0))
+    assert not too_high.success and "outside" in too_high.message
+
+
+def test_sit_power_off_and_credentials_never_logged(world):
+    sim, driver, ros = world
+    assert trigger(ros, "sit").success
+    assert trigger(ros, "power_off").success
+    assert not sim.robot.powered
+    assert trigger(ros, "release").success
+    output = driver.output()
+    assert PASSWORD not in output
+    assert "connected to robot" in output
