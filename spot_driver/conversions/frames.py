@@ -47,11 +47,10 @@ def reroot(snapshot: geometry_pb2.FrameTreeSnapshot, root: str) -> list[Edge]:
 
 
 def is_static(edge: Edge) -> bool:
-    """True for edges fixed to the robot's structure (cameras, head), false for moving ones."""
-    for name in (edge.parent, edge.child):
-        if name in _MOVING or name.startswith(_MOVING_PREFIXES):
-            return False
-    return True
+    """True for edges fixed to the robot's structure (head, cameras), false for moving ones."""
+    child = edge.child
+    moving_child = child in _MOVING or child.startswith(_MOVING_PREFIXES)
+    return not moving_child and edge.parent not in WORLD_FRAMES
 
 
 def transform_msg(edge: Edge, stamp, prefix: str = "") -> TransformStamped:
