@@ -10,8 +10,7 @@ from tf2_msgs.msg import TFMessage
 from spot_driver import qos
 from spot_driver.connection import RobotConnection
 from spot_driver.conversions import frames, status
-from spot_driver.conversions.joint_states import joint_state_msg
-from spot_driver.conversions.odometry import odometry_msg
+from spot_driver.conversions.state_cdr import StateSerializer
 from spot_driver.conversions.time import duration_msg_from_nsec, robot_stamp_to_msg
 from spot_driver.errors import describe
 from spot_driver.state_cache import RobotStateCache
@@ -49,7 +48,8 @@ class StateNode(Node):
                              "(0, robot_state_rate]")
         self._status_every = max(1, round(self.rate / status_rate))
         self._cycle = 0
-        self._static_frames: set[str] = set()
+        self._serializer = StateSerializer(self.root, self.prefix)
+        self._static_layout = None
 
         self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
         self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)
@@ -84,19 +84,24 @@ class StateNode(Node):
         self.publish_state(state)
 
     def publish_state(self, state) -> None:
+        """joint_states, odometry and /tf through the CDR fast path; statuses every Nth cycle."""
         skew = self._connection.skew_nsec
         kin = state.kinematic_state
         stamp = robot_stamp_to_msg(kin.acquisition_timestamp, skew)
-        self._joint_pub.publish(joint_state_msg(kin, skew, self.prefix))
-        self._odom_pub.publish(odometry_msg(kin, self.root, skew, self.prefix))
+        try:
+            joints, odometry, transforms = self._serializer.serialize(kin, skew)
+        except KeyError as exc:
+            self.get_logger().error(f"cannot publish state: {exc}", throttle_duration_sec=5.0)
+            return
+        self._joint_pub.publish(joints)
+        self._odom_pub.publish(odometry)
         if self.publish_tf:
-            dynamic, static = frames.split_transforms(kin.transforms_snapshot, self.root, stamp,
-                                                      self.prefix)
-            self._tf_pub.publish(TFMessage(transforms=dynamic))
-            static_names = {t.child_frame_id for t in static}
-            if static_names != self._static_frames:
+            self._tf_pub.publish(transforms)
+            if self._serializer.tree_layout is not self._static_layout:
+                _, static = frames.split_transforms(kin.transforms_snapshot, self.root, stamp,
+                                                    self.prefix)
                 self._tf_static_pub.publish(TFMessage(transforms=static))
-                self._static_frames = static_names
+                self._static_layout = self._serializer.tree_layout
         self._cycle += 1
         if self._cycle % self._status_every == 1 or self._status_every == 1:
             self._publish_status(state, stamp, skew)

@@ -1,0 +1,107 @@
+"""The CDR hot path produces what rclpy serializes from the message path, byte for byte."""
+
+import math
+
+import numpy as np
+import pytest
+from bosdyn.api import robot_state_pb2
+from bosdyn.client.math_helpers import Quat, SE3Pose
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nav_msgs.msg import Odometry
+from rclpy.serialization import deserialize_message, serialize_message
+from sensor_msgs.msg import JointState
+from tf2_msgs.msg import TFMessage
+
+from spot_driver.conversions import frames
+from spot_driver.conversions.joint_states import joint_state_msg
+from spot_driver.conversions.odometry import odometry_msg
+from spot_driver.conversions.state_cdr import StateSerializer
+from spot_driver.conversions.time import robot_stamp_to_msg
+from spot_sim.frame_tree import build_snapshot
+
+finite = st.floats(-100, 100)
+
+
+def _kinematic_state(x, y, z, yaw, roll, joints, velocity, stamp_ns, has_arm):
+    kin = robot_state_pb2.KinematicState()
+    rotation = Quat.from_yaw(yaw) * Quat.from_roll(roll)
+    odom_body = SE3Pose(x, y, z, rotation)
+    vision_body = SE3Pose(0.3, -0.1, 0.0, Quat.from_yaw(0.05)) * odom_body
+    kin.transforms_snapshot.CopyFrom(build_snapshot(odom_body, vision_body, has_arm))
+    names = ["fl.hx", "fl.hy", "fl.kn", "hr.kn", "arm0.sh0"][:len(joints)]
+    for name, value in zip(names, joints, strict=False):
+        joint = kin.joint_states.add(name=name)
+        joint.position.value, joint.velocity.value, joint.load.value = value, -value, 2 * value
+    for field in (kin.velocity_of_body_in_odom, kin.velocity_of_body_in_vision):
+        field.linear.x, field.linear.y, field.linear.z = velocity
+        field.angular.z = velocity[0] / 3
+    kin.acquisition_timestamp.seconds, kin.acquisition_timestamp.nanos = divmod(stamp_ns, 10**9)
+    return kin
+
+
+def _same_outside_padding(fast: bytes, slow: bytes, padding: list[int]) -> None:
+    assert len(fast) == len(slow)
+    mask = np.ones(len(fast), dtype=bool)
+    mask[padding] = False
+    a, b = np.frombuffer(fast, np.uint8), np.frombuffer(slow, np.uint8)
+    assert np.array_equal(a[mask], b[mask])
+
+
+@settings(max_examples=60, deadline=None)
+@given(finite, finite, st.floats(0.1, 1.0), st.floats(-math.pi, math.pi),
+       st.floats(-0.4, 0.4), st.lists(finite, min_size=1, max_size=5),
+       st.tuples(finite, finite, finite), st.integers(20 * 10**9, 2 * 10**18),
+       st.booleans(), st.sampled_from(["odom", "vision"]), st.sampled_from(["", "spot1/"]))
+def test_fast_path_equals_message_path(x, y, z, yaw, roll, joints, velocity, stamp_ns, has_arm,
+                                       root, prefix):
+    kin = _kinematic_state(x, y, z, yaw, roll, joints, velocity, stamp_ns, has_arm)
+    skew = 12_345_678_901
+    serializer = StateSerializer(root, prefix)
+    fast_joints, fast_odom, fast_tf = serializer.serialize(kin, skew)
+
+    slow_joints = joint_state_msg(kin, skew, prefix)
+    _same_outside_padding(fast_joints, serialize_message(slow_joints),
+                          serializer._joints[tuple(j.name for j in kin.joint_states)]
+                          .layout.padding)
+    assert deserialize_message(fast_joints, JointState) == slow_joints
+
+    slow_odom = odometry_msg(kin, root, skew, prefix)
+    decoded = deserialize_message(fast_odom, Odometry)
+    assert decoded.header == slow_odom.header and decoded.child_frame_id == slow_odom.child_frame_id
+    for got, want in ((decoded.pose.pose, slow_odom.pose.pose),
+                      (decoded.twist.twist, slow_odom.twist.twist)):
+        a = [getattr(getattr(got, f), c) for f in got.get_fields_and_field_types()
+             for c in ("x", "y", "z", "w") if hasattr(getattr(got, f), c)]
+        b = [getattr(getattr(want, f), c) for f in want.get_fields_and_field_types()
+             for c in ("x", "y", "z", "w") if hasattr(getattr(want, f), c)]
+        assert a == pytest.approx(b, abs=1e-9)
+    assert list(decoded.pose.covariance) == list(slow_odom.pose.covariance)
+    assert list(decoded.twist.covariance) == list(slow_odom.twist.covariance)
+
+    stamp = robot_stamp_to_msg(kin.acquisition_timestamp, skew)
+    dynamic, _ = frames.split_transforms(kin.transforms_snapshot, root, stamp, prefix)
+    slow_tf = TFMessage(transforms=dynamic)
+    decoded_tf = deserialize_message(fast_tf, TFMessage)
+    assert len(fast_tf) == len(serialize_message(slow_tf))
+    for got, want in zip(decoded_tf.transforms, slow_tf.transforms, strict=True):
+        assert got.header == want.header and got.child_frame_id == want.child_frame_id
+        g, w = got.transform, want.transform
+        assert [g.translation.x, g.translation.y, g.translation.z, g.rotation.x, g.rotation.y,
+                g.rotation.z, g.rotation.w] == pytest.approx(
+            [w.translation.x, w.translation.y, w.translation.z, w.rotation.x, w.rotation.y,
+             w.rotation.z, w.rotation.w], abs=1e-9)
+
+
+def test_fast_tf_is_bit_identical_when_no_inversion_is_involved():
+    kin = _kinematic_state(1.0, 2.0, 0.5, 0.3, 0.0, [0.1, 0.2], (0.1, 0.0, 0.0), 10**12, True)
+    serializer = StateSerializer("odom")
+    fast_tf, _ = serializer.transforms(kin, 0)
+    stamp = robot_stamp_to_msg(kin.acquisition_timestamp, 0)
+    dynamic, _ = frames.split_transforms(kin.transforms_snapshot, "odom", stamp)
+    layout = serializer._tf_layout(kin.transforms_snapshot)
+    keep = [i for i, t in enumerate(dynamic) if t.child_frame_id != "body"]
+    decoded = deserialize_message(fast_tf, TFMessage)
+    for i in keep:
+        assert decoded.transforms[i] == dynamic[i]
+    assert len(layout.plan) == len(dynamic)
