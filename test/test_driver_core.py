@@ -265,9 +265,22 @@ def test_typed_services_validate_and_apply(world):
     assert not too_high.success and "outside" in too_high.message
 
 
+def test_estop_services_cut_power_and_release(world):
+    sim, _, ros = world
+    assert trigger(ros, "stand").success
+    assert trigger(ros, "estop/hard").success
+    assert ros.wait_for(lambda: not sim.robot.powered, timeout=2.0)
+    assert ros.wait_for(lambda: ros.latest("/status/power").motor_power_state
+                        == ros.latest("/status/power").MOTOR_POWER_STATE_OFF, timeout=2.0)
+    refused = trigger(ros, "power_on")
+    assert not refused.success and "e-stopped" in refused.message
+    assert trigger(ros, "estop/release").success
+    assert trigger(ros, "power_on").success
+    assert trigger(ros, "rollover").success
+
+
 def test_sit_power_off_and_credentials_never_logged(world):
     sim, driver, ros = world
-    assert trigger(ros, "sit").success
     assert trigger(ros, "power_off").success
     assert not sim.robot.powered
     assert trigger(ros, "release").success
