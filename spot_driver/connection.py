@@ -117,6 +117,10 @@ class RobotConnection:
     def claim(self, take: bool = False) -> str:
         """Acquire (or take) the body lease and keep it alive."""
         with self._lock:
+            if take and self._lease_keepalive is not None:
+                # Our keep-alive may hold a lease another client has since taken: replace it.
+                self._lease_keepalive.shutdown()
+                self._lease_keepalive = None
             if self.has_lease:
                 return "lease already held"
             if take:

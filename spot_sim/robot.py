@@ -100,6 +100,7 @@ class SimRobot:
         self.target_velocity = Se2()
         self.height_offset = 0.0
         self.body_rotation = Quat()  # orientation offset from mobility params
+        self.mobility_params: spot_command_pb2.MobilityParams | None = None  # last received
         self.velocity_limit = Se2(self.config.max_vel_x, self.config.max_vel_y,
                                   self.config.max_vel_yaw)
         self.battery_percent = self.config.battery_start_percent
@@ -262,6 +263,7 @@ class SimRobot:
 
     def set_mobility_params(self, params: spot_command_pb2.MobilityParams) -> None:
         """Apply body height/orientation offsets and the velocity limit of a command."""
+        self.mobility_params = params
         limit = Se2(self.config.max_vel_x, self.config.max_vel_y, self.config.max_vel_yaw)
         if params.HasField("vel_limit"):
             max_vel = params.vel_limit.max_vel

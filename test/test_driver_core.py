@@ -5,14 +5,16 @@ import math
 import time
 
 import pytest
-from geometry_msgs.msg import Twist
+import rclpy.duration
+from bosdyn.client.lease import LeaseClient
+from geometry_msgs.msg import Pose, Twist, TwistStamped
 from nav_msgs.msg import Odometry
 from ros_harness import DriverProcess, RosClient
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, connect, running_sim
 from spot_msgs.action import Trajectory
 from spot_msgs.msg import (
     BatteryStateArray,
@@ -26,7 +28,13 @@ from spot_msgs.msg import (
     TimeSyncState,
     WiFiState,
 )
-from spot_msgs.srv import SetStandHeight, SetVelocityLimit
+from spot_msgs.srv import (
+    Claim,
+    SetLocomotion,
+    SetStairsMode,
+    SetStandHeight,
+    SetVelocityLimit,
+)
 
 STATUS_TOPICS = {
     "/status/battery": BatteryStateArray, "/status/power": PowerState,
@@ -265,6 +273,73 @@ def test_typed_services_validate_and_apply(world):
     assert not too_high.success and "outside" in too_high.message
 
 
+def test_gait_and_stairs_mode_reach_the_robot(world):
+    sim, _, ros = world
+    gait = SetLocomotion.Request(locomotion_hint=4)
+    assert ros.call(SetLocomotion, "/locomotion_mode", gait).success
+    assert ros.call(SetStairsMode, "/stairs_mode", SetStairsMode.Request(stairs_mode=2)).success
+    refused = ros.call(SetLocomotion, "/locomotion_mode", SetLocomotion.Request(locomotion_hint=99))
+    assert not refused.success and "unknown locomotion hint" in refused.message
+    assert trigger(ros, "stand").success
+    params = sim.robot.mobility_params
+    assert params.locomotion_hint == 4 and params.stairs_mode == 2 and params.stair_hint
+    assert ros.wait_for(lambda: ros.latest("/status/mobility_params").locomotion_hint == 4)
+
+
+def test_body_pose_topic_moves_the_body(world):
+    sim, _, ros = world
+    publisher = ros.node.create_publisher(Pose, "/body_pose", 10)
+    pose = Pose()
+    pose.position.z = -0.05
+    pose.orientation.w = 1.0
+    assert ros.wait_for(lambda: publisher.get_subscription_count() > 0)
+    publisher.publish(pose)
+    assert ros.wait_for(lambda: abs(odom(ros).pose.pose.position.z - 0.47) < 0.01, timeout=3.0)
+    commands = len(sim.robot.commands)
+    bad = Pose()
+    bad.position.z = 5.0
+    bad.orientation.w = 1.0
+    publisher.publish(bad)
+    time.sleep(0.5)
+    assert len(sim.robot.commands) == commands
+    assert abs(odom(ros).pose.pose.position.z - 0.47) < 0.01
+    ros.node.destroy_publisher(publisher)
+
+
+def test_fall_self_right_and_clear_behavior_fault(world):
+    sim, _, ros = world
+    sim.robot.trigger_fall()
+    assert ros.wait_for(lambda: len(ros.latest("/status/behavior_faults").faults) == 1,
+                        timeout=2.0)
+    refused = trigger(ros, "stand")
+    assert not refused.success and "behavior fault" in refused.message
+    assert trigger(ros, "self_right").success
+    cleared = trigger(ros, "clear_behavior_fault")
+    assert cleared.success, cleared.message
+    assert ros.wait_for(lambda: not ros.latest("/status/behavior_faults").faults, timeout=2.0)
+    assert trigger(ros, "stand").success
+
+
+def test_lease_taken_by_another_client_and_taken_back(world):
+    sim, _, ros = world
+    def body_owner() -> str:
+        leases = ros.latest("/status/leases")
+        return next(r.lease_owner.client_name for r in leases.resources
+                    if r.resource == "mobility")
+
+    driver_owner = body_owner()
+    other = connect(sim)
+    other.ensure_client(LeaseClient.default_service_name).take()
+    refused = trigger(ros, "stop")
+    assert not refused.success and "lease" in refused.message
+    assert ros.wait_for(lambda: body_owner() != driver_owner, timeout=3.0)
+    taken = ros.call(Claim, "/claim_lease", Claim.Request(take=True))
+    assert taken.success, taken.message
+    assert trigger(ros, "stop").success
+    assert ros.wait_for(lambda: body_owner() == driver_owner, timeout=3.0)
+    other.time_sync.stop()
+
+
 def test_estop_services_cut_power_and_release(world):
     sim, _, ros = world
     assert trigger(ros, "stand").success
@@ -287,3 +362,38 @@ def test_sit_power_off_and_credentials_never_logged(world):
     output = driver.output()
     assert PASSWORD not in output
     assert "connected to robot" in output
+
+
+def test_stamped_cmd_vel_moves_the_robot_and_stale_stamps_are_dropped(tmp_path):
+    with running_sim(tmp_path / "certs") as sim:
+        ros = RosClient("stamped_test_client")
+        ros.subscribe("/odometry", Odometry)
+        driver = DriverProcess(sim, tmp_path / "driver.log", USERNAME, PASSWORD,
+                               {"cmd_vel_stamped": "true", "auto_claim": "true",
+                                "auto_power_on": "true", "auto_stand": "true"})
+        try:
+            assert ros.wait_for(lambda: sim.robot.standing, timeout=15.0)
+            publisher = ros.node.create_publisher(TwistStamped, "/cmd_vel", 10)
+            assert ros.wait_for(lambda: publisher.get_subscription_count() > 0)
+            before = len(sim.robot.commands)
+            stale = TwistStamped()
+            stale.header.stamp = (ros.node.get_clock().now()
+                                  - rclpy.duration.Duration(seconds=5)).to_msg()
+            stale.twist.linear.x = 0.5
+            for _ in range(5):
+                publisher.publish(stale)
+                time.sleep(0.02)
+            time.sleep(0.3)
+            assert len(sim.robot.commands) == before
+            assert "stamp is" in driver.output()
+            fresh = TwistStamped()
+            fresh.twist.linear.x = 0.5
+            for _ in range(20):
+                fresh.header.stamp = ros.node.get_clock().now().to_msg()
+                publisher.publish(fresh)
+                time.sleep(0.05)
+            assert ros.wait_for(lambda: ros.latest("/odometry").pose.pose.position.x > 0.2,
+                                timeout=2.0)
+        finally:
+            ros.close()
+            driver.stop()
