@@ -4,7 +4,11 @@ from bosdyn.api import lease_pb2
 from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client import power as sdk_power
 from bosdyn.client import robot_command as sdk_command
-from bosdyn.client.lease import NoSuchLease, ResourceAlreadyClaimedError
+from bosdyn.client.lease import (
+    LeaseNotOwnedByWallet,
+    NoSuchLease,
+    ResourceAlreadyClaimedError,
+)
 
 
 class CommandError(Exception):
@@ -20,6 +24,24 @@ _LEASE_STATUS = {
 }
 
 
+# Errors whose explanation does not depend on the response, in the order they are tried.
+_PLAIN = (
+    ((NoSuchLease, LeaseNotOwnedByWallet),
+     "no lease: the driver does not hold the body lease; call 'claim' first"),
+    (sdk_command.NotPoweredOnError, "robot is not powered on; call 'power_on' first"),
+    (sdk_power.EstoppedError, "robot is e-stopped; release the e-stop first"),
+    (sdk_command.BehaviorFaultError,
+     "robot has a behavior fault; call 'clear_behavior_fault' (or self_right)"),
+    (sdk_command.UnknownFrameError, "robot refused the command: unknown frame"),
+    (sdk_command.ExpiredError,
+     "robot refused the command: it expired before it arrived (check time sync)"),
+    (sdk_command.NoTimeSyncError, "robot refused the command: time sync is not established"),
+    (sdk_command.DockedError, "robot is docked; undock first"),
+    ((sdk_command.CommandTimedOutError, sdk_errors.TimedOutError),
+     "timed out waiting for the robot"),
+)
+
+
 def describe(exc: BaseException) -> str:
     """A sentence saying what went wrong, for service responses and action results."""
     if isinstance(exc, CommandError):
@@ -32,28 +54,13 @@ def describe(exc: BaseException) -> str:
         if result is not None and result.latest_known_lease.client_names:
             owner = f" (now held by {result.latest_known_lease.client_names[0]})"
         return f"no lease: {reason}{owner}; call 'claim' first"
-    if isinstance(exc, NoSuchLease):
-        return "no lease: the driver does not hold the body lease; call 'claim' first"
     if isinstance(exc, ResourceAlreadyClaimedError):
         owner = exc.response.lease_owner
         who = owner.client_name or owner.user_name or "another client"
         return f"lease held by {who}"
-    if isinstance(exc, sdk_command.NotPoweredOnError):
-        return "robot is not powered on; call 'power_on' first"
-    if isinstance(exc, sdk_power.EstoppedError):
-        return "robot is e-stopped; release the e-stop first"
-    if isinstance(exc, sdk_command.BehaviorFaultError):
-        return "robot has a behavior fault; call 'clear_behavior_fault' (or self_right)"
-    if isinstance(exc, sdk_command.UnknownFrameError):
-        return "robot refused the command: unknown frame"
-    if isinstance(exc, sdk_command.ExpiredError):
-        return "robot refused the command: it expired before it arrived (check time sync)"
-    if isinstance(exc, sdk_command.NoTimeSyncError):
-        return "robot refused the command: time sync is not established"
-    if isinstance(exc, sdk_command.DockedError):
-        return "robot is docked; undock first"
-    if isinstance(exc, sdk_command.CommandTimedOutError | sdk_errors.TimedOutError):
-        return "timed out waiting for the robot"
+    for types, message in _PLAIN:
+        if isinstance(exc, types):
+            return message
     if isinstance(exc, sdk_errors.RpcError):
         return f"robot not reachable: {type(exc).__name__}"
     if isinstance(exc, sdk_errors.ResponseError):

@@ -4,6 +4,7 @@ import math
 from dataclasses import dataclass, replace
 
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
+from bosdyn.client.math_helpers import Quat
 
 from spot_driver.errors import CommandError
 
@@ -43,9 +44,8 @@ class MobilitySettings:
         if norm < 1e-6:
             raise CommandError("body orientation is not a valid quaternion (zero length)")
         w, x, y, z = (v / norm for v in (w, x, y, z))
-        roll = math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-        pitch = math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x))))
-        if abs(roll) > MAX_BODY_TILT or abs(pitch) > MAX_BODY_TILT:
+        rotation = Quat(w, x, y, z)
+        if abs(rotation.to_roll()) > MAX_BODY_TILT or abs(rotation.to_pitch()) > MAX_BODY_TILT:
             raise CommandError(f"body roll/pitch offset must be within {MAX_BODY_TILT} rad")
         return replace(self, body_height=height, body_orientation=(w, x, y, z))
 

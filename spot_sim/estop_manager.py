@@ -39,7 +39,9 @@ class EstopManager:
 
     def config(self) -> estop_pb2.EstopConfig:
         with self._lock:
-            return estop_pb2.EstopConfig().__class__.FromString(self._config.SerializeToString())
+            config = estop_pb2.EstopConfig()
+            config.CopyFrom(self._config)
+            return config
 
     def set_config(self, config: estop_pb2.EstopConfig, target_id: str):
         """SetEstopConfig: (status, active config)."""

@@ -365,8 +365,8 @@ class SimRobot:
             if (command.kind == "safe_power_off" and not self.posture.standing
                     and not self.posture.moving(now)
                     and self.motor_power == MotorPower.STATE_ON):
+                self._finish(command, None, now)  # completed: cutting power is its last step
                 self._cut_motors(now)
-                self.mobility_command = command
             if command.kind == "battery_change_pose" and not self.posture.moving(now):
                 command.done = True
         elif command.kind == "selfright" and not self.posture.moving(now):

@@ -102,9 +102,9 @@ class StateNode(Node):
                                                     self.prefix)
                 self._tf_static_pub.publish(TFMessage(transforms=static))
                 self._static_layout = self._serializer.tree_layout
-        self._cycle += 1
-        if self._cycle % self._status_every == 1 or self._status_every == 1:
+        if self._cycle % self._status_every == 0:
             self._publish_status(state, stamp, skew)
+        self._cycle += 1
 
     def _publish_status(self, state, stamp, skew: int) -> None:
         header = Header(stamp=stamp, frame_id=self.prefix + "body")
