@@ -17,3 +17,6 @@ export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
 export PYTHONPATH="$_SPOT_ROOT${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$ROS_LOG_DIR"
 unset _spot_nounset
+# Large messages (images, clouds) need a bigger Fast DDS shared-memory segment.
+export FASTRTPS_DEFAULT_PROFILES_FILE="${FASTRTPS_DEFAULT_PROFILES_FILE:-$_SPOT_ROOT/config/fastdds_shm.xml}"
+export FASTDDS_DEFAULT_PROFILES_FILE="${FASTDDS_DEFAULT_PROFILES_FILE:-$_SPOT_ROOT/config/fastdds_shm.xml}"

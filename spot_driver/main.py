@@ -17,6 +17,7 @@ from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import describe
 from spot_driver.nodes.command_node import CommandNode
 from spot_driver.nodes.driver_node import DriverNode
+from spot_driver.nodes.perception_node import PerceptionNode
 from spot_driver.nodes.state_node import StateNode
 from spot_driver.state_cache import RobotStateCache
 
@@ -72,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         namespace = driver.get_namespace()
         cache = RobotStateCache()
         commands = CommandNode(connection, cache, namespace)
-        nodes = [driver, StateNode(connection, cache, namespace), commands]
+        nodes = [driver, StateNode(connection, cache, namespace), commands,
+                 PerceptionNode(connection, namespace)]
         _startup_actions(driver, commands.commander, connection)
         executor = MultiThreadedExecutor(num_threads=6)
         for node in nodes:

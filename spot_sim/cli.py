@@ -7,8 +7,13 @@ import signal
 import sys
 import threading
 
+from bosdyn.api.point_cloud_pb2 import PointCloud
+
 from spot_sim.config import SimConfig
 from spot_sim.server import SimulatedSpot
+
+LIDAR_ENCODINGS = {"32F": PointCloud.ENCODING_XYZ_32F, "4SC": PointCloud.ENCODING_XYZ_4SC,
+                   "5SC": PointCloud.ENCODING_XYZ_5SC}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -20,6 +25,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--password", default=None,
                         help="robot password (default: $SPOT_SIM_PASSWORD or 'password')")
     parser.add_argument("--arm", action="store_true", help="give the robot an arm")
+    parser.add_argument("--color-cameras", action="store_true",
+                        help="RGB body cameras (default: greyscale, as on most Spots)")
+    parser.add_argument("--no-lidar", action="store_true",
+                        help="no lidar payload (velodyne-point-cloud service)")
+    parser.add_argument("--lidar-encoding", choices=sorted(LIDAR_ENCODINGS), default="32F",
+                        help="encoding of the lidar's point clouds")
     parser.add_argument("--clock-offset", type=float, default=12.345,
                         help="robot clock minus host clock, seconds")
     parser.add_argument("--no-estop-required", action="store_true",
@@ -35,8 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     password = args.password or os.environ.get("SPOT_SIM_PASSWORD", "password")
     config = SimConfig(username=args.username, password=password, has_arm=args.arm,
                        clock_offset_sec=args.clock_offset,
-                       estop_required=not args.no_estop_required)
+                       estop_required=not args.no_estop_required,
+                       color_cameras=args.color_cameras, has_lidar=not args.no_lidar)
     sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port)
+    sim.sensors.lidar_encoding = LIDAR_ENCODINGS[args.lidar_encoding]
     port = sim.start()
     print(f"spot-sim listening on 127.0.0.1:{port}", flush=True)
     print(f"spot-sim ca-cert {sim.ca_cert.resolve()}", flush=True)

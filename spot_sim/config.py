@@ -12,6 +12,8 @@ class SimConfig:
     serial_number: str = "BD-SIM-00001"
     nickname: str = "spot-sim"
     has_arm: bool = False
+    has_lidar: bool = True  # a lidar payload (EAP) serving the velodyne-point-cloud source
+    color_cameras: bool = False  # body cameras greyscale (as on most Spots) or RGB
     clock_offset_sec: float = 12.345  # robot clock ahead of the host clock
     physics_rate_hz: float = 100.0
     estop_required: bool = True  # no registered e-stop endpoint means motors stay off

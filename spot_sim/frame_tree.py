@@ -22,8 +22,10 @@ def body_pose(planar: Se2, height: float, rotation: Quat) -> SE3Pose:
 
 
 def build_snapshot(odom_tform_body: SE3Pose, vision_tform_body: SE3Pose, has_arm: bool,
-                   body_tform_hand: SE3Pose | None = None) -> geometry_pb2.FrameTreeSnapshot:
-    """The frame tree the robot reports: body, odom, vision, flat_body, gpe, head, cameras, hand."""
+                   body_tform_hand: SE3Pose | None = None,
+                   has_lidar: bool = False) -> geometry_pb2.FrameTreeSnapshot:
+    """The frame tree the robot reports: body, odom, vision, flat_body, gpe, head, cameras,
+    the lidar ``sensor`` frame and, with an arm, the hand and its cameras."""
     snapshot = geometry_pb2.FrameTreeSnapshot()
     _add(snapshot, "body", "", None)
     _add(snapshot, "odom", "body", odom_tform_body.inverse())
@@ -35,9 +37,13 @@ def build_snapshot(odom_tform_body: SE3Pose, vision_tform_body: SE3Pose, has_arm
     odom_tform_gpe = SE3Pose(odom_tform_body.x, odom_tform_body.y, 0.0, Quat())
     _add(snapshot, "gpe", "odom", odom_tform_gpe)
     _add(snapshot, "head", "body", kinematics.HEAD_IN_BODY)
-    for name, (parent, parent_tform_mount, mount_tform_sensor) in kinematics.CAMERA_MOUNTS.items():
-        _add(snapshot, name, parent, parent_tform_mount)
-        _add(snapshot, f"{name}_fisheye", name, mount_tform_sensor)
+    for name, (parent, parent_tform_depth, depth_tform_visual) in kinematics.CAMERA_MOUNTS.items():
+        _add(snapshot, name, parent, parent_tform_depth)
+        _add(snapshot, f"{name}_fisheye", name, depth_tform_visual)
+    if has_lidar:
+        _add(snapshot, "sensor", "body", kinematics.LIDAR_IN_BODY)
     if has_arm:
         _add(snapshot, "hand", "body", body_tform_hand or kinematics.HAND_STOWED_IN_BODY)
+        for name, hand_tform_sensor in kinematics.HAND_CAMERAS.items():
+            _add(snapshot, name, "hand", hand_tform_sensor)
     return snapshot

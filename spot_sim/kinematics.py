@@ -63,15 +63,24 @@ def _optical(x: float, y: float, z: float, yaw: float, pitch: float) -> SE3Pose:
     return SE3Pose(x, y, z, Quat.from_matrix(rotation))
 
 
-# Camera mounts: (parent frame, parent_T_mount, mount_T_sensor). The sensor frame is
-# ``<name>_fisheye`` as on the robot; the mount frame has the camera's plain name.
+# Body cameras, as on the robot: each stereo camera's depth sensor frame has the camera's plain
+# name and its greyscale fisheye imager ``<name>_fisheye`` sits beside it. Both are optical frames
+# (z forward, x right, y down). Entries: (parent frame, parent_T_depth, depth_T_fisheye).
 BODY_CAMERAS = ("frontleft", "frontright", "left", "right", "back")
 HEAD_IN_BODY = SE3Pose(0.415, 0.0, 0.035, Quat())
+_BESIDE = SE3Pose(0.02, 0.0, 0.0, Quat())  # visual imager 2 cm to the right of the depth origin
 CAMERA_MOUNTS = {
-    "frontleft": ("head", SE3Pose(0.0, 0.04, 0.0, Quat()), _optical(0, 0, 0, -0.35, 0.35)),
-    "frontright": ("head", SE3Pose(0.0, -0.04, 0.0, Quat()), _optical(0, 0, 0, 0.35, 0.35)),
-    "left": ("body", SE3Pose(-0.16, 0.11, 0.03, Quat()), _optical(0, 0, 0, math.pi / 2, 0.2)),
-    "right": ("body", SE3Pose(-0.16, -0.11, 0.03, Quat()), _optical(0, 0, 0, -math.pi / 2, 0.2)),
-    "back": ("body", SE3Pose(-0.42, 0.0, 0.04, Quat()), _optical(0, 0, 0, math.pi, 0.3)),
+    "frontleft": ("head", _optical(0.0, 0.04, 0.0, -0.35, 0.35), _BESIDE),
+    "frontright": ("head", _optical(0.0, -0.04, 0.0, 0.35, 0.35), _BESIDE),
+    "left": ("body", _optical(-0.16, 0.11, 0.03, math.pi / 2, 0.2), _BESIDE),
+    "right": ("body", _optical(-0.16, -0.11, 0.03, -math.pi / 2, 0.2), _BESIDE),
+    "back": ("body", _optical(-0.42, 0.0, 0.04, math.pi, 0.3), _BESIDE),
 }
+# Gripper camera (robots with an arm): colour imager and depth sensor, optical frames on ``hand``.
+HAND_CAMERAS = {
+    "hand_color_image_sensor": _optical(0.03, 0.0, 0.02, 0.0, 0.0),
+    "hand_depth_sensor": _optical(0.03, 0.02, 0.02, 0.0, 0.0),
+}
+# The lidar payload (EAP) sensor frame on top of the body, x forward as mounted.
+LIDAR_IN_BODY = SE3Pose(-0.1, 0.0, 0.2, Quat())
 HAND_STOWED_IN_BODY = SE3Pose(0.55, 0.0, 0.26, Quat())

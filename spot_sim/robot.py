@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from bosdyn.api import basic_command_pb2, power_pb2, robot_state_pb2
+from bosdyn.api import basic_command_pb2, geometry_pb2, power_pb2, robot_state_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from bosdyn.client.math_helpers import Quat
 
@@ -22,6 +22,7 @@ from spot_sim import kinematics, mobility
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE, EstopManager
+from spot_sim.frame_tree import body_pose, build_snapshot
 from spot_sim.lease_manager import LeaseManager
 from spot_sim.mobility import Se2
 
@@ -161,6 +162,15 @@ class SimRobot:
 
     def vision_body(self) -> Se2:
         return mobility.compose(self.vision_odom, self.odom_body)
+
+    def transforms_snapshot(self) -> geometry_pb2.FrameTreeSnapshot:
+        """The robot's current frame tree (rooted at body), as robot state reports it."""
+        with self.lock:
+            height = self.body_height
+            odom_tform_body = body_pose(self.odom_body, height, self.body_rotation)
+            vision_tform_body = body_pose(self.vision_body(), height, self.body_rotation)
+            return build_snapshot(odom_tform_body, vision_tform_body, self.config.has_arm,
+                                  has_lidar=self.config.has_lidar)
 
     def active_fault(self) -> bool:
         return bool(self.behavior_faults)

@@ -13,7 +13,18 @@ from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import AuthInterceptor, TokenIssuer
-from spot_sim.services import estop, identity, lease, power, robot_command, robot_state, time_sync
+from spot_sim.sensors import Sensors
+from spot_sim.services import (
+    estop,
+    identity,
+    image,
+    lease,
+    point_cloud,
+    power,
+    robot_command,
+    robot_state,
+    time_sync,
+)
 
 _LOG = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -39,6 +50,7 @@ class SimulatedSpot:
         self._server: grpc.Server | None = None
         self.port = 0
         self.time_sync = time_sync.TimeSyncServicer(self.clock)
+        self.sensors = Sensors(self.config.has_arm, self.config.color_cameras)
         self._servicers = [
             (identity.specs()[0], identity.RobotIdServicer(self.config, self.clock)),
             (identity.specs()[1], identity.AuthServicer(self.config, self.clock, self.tokens)),
@@ -48,7 +60,11 @@ class SimulatedSpot:
             (estop.spec(), estop.EstopServicer(self.robot)),
             (power.spec(), power.PowerServicer(self.robot)),
             (robot_command.spec(), robot_command.RobotCommandServicer(self.robot, self.time_sync)),
+            (image.spec(), image.ImageServicer(self.robot, self.sensors)),
         ]
+        if self.config.has_lidar:
+            self._servicers.append(
+                (point_cloud.spec(), point_cloud.PointCloudServicer(self.robot, self.sensors)))
         directory_spec = identity.specs()[2]
         all_specs = [spec for spec, _ in self._servicers] + [directory_spec]
         self._servicers.append(

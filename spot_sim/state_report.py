@@ -4,7 +4,6 @@ from bosdyn.api import geometry_pb2, robot_state_pb2
 
 from spot_sim import kinematics, mobility
 from spot_sim.estop_manager import LEVEL_NONE
-from spot_sim.frame_tree import body_pose, build_snapshot
 from spot_sim.robot import SimRobot
 
 RS = robot_state_pb2
@@ -52,11 +51,7 @@ def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
             joint.position.value = float(position)
             joint.velocity.value = 0.0
             joint.load.value = 0.0
-    height = robot.body_height
-    odom_tform_body = body_pose(robot.odom_body, height, robot.body_rotation)
-    vision_tform_body = body_pose(robot.vision_body(), height, robot.body_rotation)
-    kin.transforms_snapshot.CopyFrom(
-        build_snapshot(odom_tform_body, vision_tform_body, robot.config.has_arm))
+    kin.transforms_snapshot.CopyFrom(robot.transforms_snapshot())
     _body_velocity(robot.body_velocity, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
     _body_velocity(robot.body_velocity, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
 

@@ -1,0 +1,167 @@
+"""Pipelined, paced acquisition of robot data streams (cameras, point clouds).
+
+One scheduler thread issues each stream's asynchronous RPC at the stream's rate, with up to
+``max_in_flight`` requests outstanding per stream, so a stream's rate does not depend on its
+round-trip time. Responses are handed to a small worker pool for decoding and publishing, off
+both the gRPC threads and the ROS executor. A slow or failing stream only delays itself.
+"""
+
+import heapq
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+_LOG = logging.getLogger(__name__)
+
+
+@dataclass
+class StreamStats:
+    """Counters of one stream, read by diagnostics and benchmarks."""
+
+    requested: int = 0
+    delivered: int = 0
+    skipped: int = 0  # ticks missed because max_in_flight requests were outstanding
+    errors: int = 0
+    last_error: str = ""
+    delivered_times: deque = field(default_factory=lambda: deque(maxlen=1024))
+
+    def mark_delivered(self) -> None:
+        self.delivered += 1
+        self.delivered_times.append(time.monotonic())
+
+    def achieved_rate(self, window: float = 5.0, now: float | None = None) -> float:
+        """Deliveries per second over the last ``window`` seconds."""
+        now = time.monotonic() if now is None else now
+        return sum(1 for t in self.delivered_times if now - t <= window) / window
+
+
+class Stream:
+    """A periodic robot request and what to do with its response; subclass per data type."""
+
+    name = "stream"
+
+    def __init__(self, rate_hz: float, max_in_flight: int = 2,
+                 report: Callable[[str], None] | None = None) -> None:
+        if not 0 < rate_hz <= 100:
+            raise ValueError(f"{self.name}: rate must be in (0, 100] Hz, got {rate_hz}")
+        self.rate = rate_hz
+        self.period = 1.0 / rate_hz
+        self.max_in_flight = max(1, int(max_in_flight))
+        self.in_flight = 0
+        self.stats = StreamStats()
+        self._report = report
+
+    def wanted(self) -> bool:
+        """Whether anyone consumes this stream now (otherwise the tick is not requested)."""
+        return True
+
+    def request(self) -> Any:
+        """Start the RPC; returns a future with ``add_done_callback`` and ``result``."""
+        raise NotImplementedError
+
+    def handle(self, response: Any) -> None:
+        """Decode and publish one response (runs on a worker thread); raise on bad data."""
+        raise NotImplementedError
+
+    def report_error(self, message: str) -> None:
+        """Called with a plain description when a request or its data fails."""
+        if self._report is not None:
+            self._report(f"{self.name}: {message}")
+        else:
+            _LOG.warning("%s: %s", self.name, message)
+
+
+class Scheduler:
+    """Drives a set of streams until ``stop()``."""
+
+    def __init__(self, streams: list[Stream], workers: int = 2,
+                 describe: Callable[[BaseException], str] = str) -> None:
+        self.streams = list(streams)
+        self._describe = describe
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="acquire")
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="acquire-scheduler", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2.0)
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _run(self) -> None:
+        now = time.monotonic()
+        # Stagger the first requests so streams of equal rate do not all fire at once.
+        due = [(now + i * 0.003, i) for i in range(len(self.streams))]
+        heapq.heapify(due)
+        while due and not self._stop.is_set():
+            when, index = due[0]
+            delay = when - time.monotonic()
+            if delay > 0:
+                self._stop.wait(delay)
+                continue
+            heapq.heappop(due)
+            stream = self.streams[index]
+            self._tick(stream)
+            following = when + stream.period
+            if following < time.monotonic() - stream.period:  # fell behind: do not burst
+                following = time.monotonic() + stream.period
+            heapq.heappush(due, (following, index))
+
+    def _tick(self, stream: Stream) -> None:
+        try:
+            if not stream.wanted():
+                return
+        except Exception as exc:  # a consumer check must not kill the scheduler
+            _LOG.debug("%s: wanted() failed: %s", stream.name, exc)
+            return
+        with self._lock:
+            if stream.in_flight >= stream.max_in_flight:
+                stream.stats.skipped += 1
+                return
+            stream.in_flight += 1
+        stream.stats.requested += 1
+        try:
+            future = stream.request()
+        except Exception as exc:
+            self._finished(stream)
+            self._fail(stream, exc)
+            return
+        future.add_done_callback(lambda done: self._submit(stream, done))
+
+    def _submit(self, stream: Stream, future: Any) -> None:
+        try:
+            self._pool.submit(self._process, stream, future)
+        except RuntimeError:  # pool shut down while a request was outstanding
+            self._finished(stream)
+
+    def _finished(self, stream: Stream) -> None:
+        with self._lock:
+            stream.in_flight -= 1
+
+    def _process(self, stream: Stream, future: Any) -> None:
+        try:
+            response = future.result()
+        except Exception as exc:
+            self._finished(stream)
+            self._fail(stream, exc)
+            return
+        self._finished(stream)
+        try:
+            stream.handle(response)
+        except Exception as exc:
+            self._fail(stream, exc)
+
+    def _fail(self, stream: Stream, exc: BaseException) -> None:
+        message = self._describe(exc)
+        stream.stats.errors += 1
+        stream.stats.last_error = message
+        stream.report_error(message)

@@ -1,0 +1,96 @@
+"""Serialized (CDR) sensor_msgs Image, CompressedImage and PointCloud2, built around the data.
+
+Images and clouds are mostly one big byte array. Building the rclpy message copies it element
+by element; here the few header fields are packed into a small prefix and the payload is
+joined on once, giving the bytes ``Publisher.publish`` accepts as an already serialized
+message (little-endian XCDR1, as rmw_fastrtps writes it).
+"""
+
+import struct
+
+import numpy as np
+
+NSEC = 1_000_000_000
+_ENCAPSULATION = b"\x00\x01\x00\x00"
+_STAMP = struct.Struct("<iI")
+_FLOAT32 = 7  # sensor_msgs/PointField.FLOAT32
+
+
+class _Writer:
+    """Appends CDR primitives, aligning relative to the end of the encapsulation header."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray(_ENCAPSULATION)
+
+    def _align(self, size: int) -> None:
+        self.buf += b"\x00" * ((-(len(self.buf) - 4)) % size)
+
+    def u32(self, value: int) -> None:
+        self._align(4)
+        self.buf += struct.pack("<I", value)
+
+    def u8(self, value: int) -> None:
+        self.buf.append(value)
+
+    def string(self, text: str) -> None:
+        data = text.encode()
+        self.u32(len(data) + 1)
+        self.buf += data
+        self.buf.append(0)
+
+    def header(self, stamp_nsec: int, frame_id: str) -> None:
+        stamp_nsec = max(int(stamp_nsec), 0)
+        self.buf += _STAMP.pack(stamp_nsec // NSEC, stamp_nsec % NSEC)
+        self.string(frame_id)
+
+
+def image_cdr(stamp_nsec: int, frame_id: str, height: int, width: int, encoding: str,
+              step: int, data) -> bytes:
+    """sensor_msgs/Image with ``data`` (any bytes-like object of height * step bytes)."""
+    w = _Writer()
+    w.header(stamp_nsec, frame_id)
+    w.u32(height)
+    w.u32(width)
+    w.string(encoding)
+    w.u8(0)  # is_bigendian
+    w.u32(step)
+    w.u32(len(memoryview(data).cast("B")))
+    return b"".join((w.buf, data))
+
+
+def compressed_image_cdr(stamp_nsec: int, frame_id: str, fmt: str, data) -> bytes:
+    """sensor_msgs/CompressedImage with ``data`` (the JPEG bytes)."""
+    w = _Writer()
+    w.header(stamp_nsec, frame_id)
+    w.string(fmt)
+    w.u32(len(data))
+    return b"".join((w.buf, data))
+
+
+def point_cloud2_cdr(stamp_nsec: int, frame_id: str, xyz: np.ndarray) -> bytes:
+    """Unorganised sensor_msgs/PointCloud2 with float32 fields x, y, z (12-byte points)."""
+    xyz = np.ascontiguousarray(xyz, dtype="<f4").reshape(-1, 3)
+    n = len(xyz)
+    w = _Writer()
+    w.header(stamp_nsec, frame_id)
+    w.u32(1)  # height
+    w.u32(n)  # width
+    w.u32(3)  # fields
+    for offset, name in enumerate("xyz"):
+        w.string(name)
+        w.u32(4 * offset)
+        w.u8(_FLOAT32)
+        w.u32(1)
+    w.u8(0)  # is_bigendian
+    w.u32(12)  # point_step
+    w.u32(12 * n)  # row_step
+    w.u32(12 * n)  # data length
+    return b"".join((w.buf, memoryview(xyz).cast("B"), b"\x01"))  # is_dense: no NaN points
+
+
+def restamp(template: bytes, stamp_nsec: int) -> bytes:
+    """A serialized message whose header comes first, with its stamp replaced."""
+    buf = bytearray(template)
+    stamp_nsec = max(int(stamp_nsec), 0)
+    _STAMP.pack_into(buf, 4, stamp_nsec // NSEC, stamp_nsec % NSEC)
+    return bytes(buf)

@@ -1,0 +1,47 @@
+"""image: the body (and gripper) cameras, rendered from the robot's current pose."""
+
+from bosdyn.api import image_pb2, image_service_pb2_grpc
+from bosdyn.client.frame_helpers import get_a_tform_b
+
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import unary
+from spot_sim.sensors import InvalidRequestError, Sensors
+from spot_sim.services import ServiceSpec
+
+
+class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
+    def __init__(self, robot: SimRobot, sensors: Sensors) -> None:
+        self.robot, self.clock, self.sensors = robot, robot.clock, sensors
+
+    @unary(image_pb2.ListImageSourcesResponse)
+    def ListImageSources(self, request, response, context):
+        response.image_sources.extend(s.to_proto() for s in self.sensors.sources.values())
+
+    @unary(image_pb2.GetImageResponse)
+    def GetImage(self, request, response, context):
+        snapshot = self.robot.transforms_snapshot()
+        stamp = self.clock.timestamp()
+        for image_request in request.image_requests:
+            out = response.image_responses.add()
+            out.source.name = image_request.image_source_name
+            source = self.sensors.sources.get(image_request.image_source_name)
+            if source is None:
+                out.status = image_pb2.ImageResponse.STATUS_UNKNOWN_CAMERA
+                continue
+            try:
+                odom_tform_sensor = get_a_tform_b(snapshot, "odom", source.frame)
+                image = self.sensors.image(image_request, odom_tform_sensor)
+            except InvalidRequestError as exc:
+                out.status = exc.status
+                continue
+            out.source.CopyFrom(source.to_proto())
+            out.shot.image.CopyFrom(image)
+            out.shot.acquisition_time.CopyFrom(stamp)
+            out.shot.frame_name_image_sensor = source.frame
+            out.shot.transforms_snapshot.CopyFrom(snapshot)
+            out.status = image_pb2.ImageResponse.STATUS_OK
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec("image", "bosdyn.api.ImageService", "api.spot.robot",
+                       image_service_pb2_grpc.add_ImageServiceServicer_to_server)

@@ -1,0 +1,45 @@
+"""velodyne-point-cloud: the lidar payload's scans of the scene, in the configured encoding."""
+
+from bosdyn.api import point_cloud_pb2, point_cloud_service_pb2_grpc
+from bosdyn.client.frame_helpers import get_a_tform_b
+
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import unary
+from spot_sim.sensors import LIDAR_FRAME, LIDAR_SOURCE, Sensors
+from spot_sim.services import ServiceSpec
+
+_Response = point_cloud_pb2.PointCloudResponse
+
+
+class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer):
+    def __init__(self, robot: SimRobot, sensors: Sensors) -> None:
+        self.robot, self.clock, self.sensors = robot, robot.clock, sensors
+
+    def _source(self) -> point_cloud_pb2.PointCloudSource:
+        return point_cloud_pb2.PointCloudSource(name=LIDAR_SOURCE, frame_name_sensor=LIDAR_FRAME)
+
+    @unary(point_cloud_pb2.ListPointCloudSourcesResponse)
+    def ListPointCloudSources(self, request, response, context):
+        response.point_cloud_sources.append(self._source())
+
+    @unary(point_cloud_pb2.GetPointCloudResponse)
+    def GetPointCloud(self, request, response, context):
+        snapshot = self.robot.transforms_snapshot()
+        stamp = self.clock.timestamp()
+        for cloud_request in request.point_cloud_requests:
+            out = response.point_cloud_responses.add()
+            if cloud_request.point_cloud_source_name != LIDAR_SOURCE:
+                out.status = _Response.STATUS_UNKNOWN_SOURCE
+                continue
+            cloud = self.sensors.lidar_cloud(get_a_tform_b(snapshot, "odom", LIDAR_FRAME))
+            cloud.source.CopyFrom(self._source())
+            cloud.source.acquisition_time.CopyFrom(stamp)
+            cloud.source.transforms_snapshot.CopyFrom(snapshot)
+            out.point_cloud.CopyFrom(cloud)
+            out.status = _Response.STATUS_OK
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec(LIDAR_SOURCE, "bosdyn.api.PointCloudService",
+                       f"{LIDAR_SOURCE}.spot.robot",
+                       point_cloud_service_pb2_grpc.add_PointCloudServiceServicer_to_server)
