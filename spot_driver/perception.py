@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
 from bosdyn.api import image_pb2, point_cloud_pb2
 from rclpy.serialization import serialize_message
 
@@ -185,6 +186,7 @@ class LidarStream(Stream):
             return
         self._last_stamp = stamp
         xyz = point_cloud.decode_xyz(cloud)
+        xyz = xyz[np.isfinite(xyz).all(axis=1)]  # published as a dense cloud
         frame = self._prefix + cloud.source.frame_name_sensor
         self._output.publish(sensor_cdr.point_cloud2_cdr(stamp, frame, xyz))
         self.stats.mark_delivered()

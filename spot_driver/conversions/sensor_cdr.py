@@ -54,7 +54,7 @@ def image_cdr(stamp_nsec: int, frame_id: str, height: int, width: int, encoding:
     w.string(encoding)
     w.u8(0)  # is_bigendian
     w.u32(step)
-    w.u32(len(memoryview(data).cast("B")))
+    w.u32(memoryview(data).nbytes)
     return b"".join((w.buf, data))
 
 
@@ -85,7 +85,7 @@ def point_cloud2_cdr(stamp_nsec: int, frame_id: str, xyz: np.ndarray) -> bytes:
     w.u32(12)  # point_step
     w.u32(12 * n)  # row_step
     w.u32(12 * n)  # data length
-    return b"".join((w.buf, memoryview(xyz).cast("B"), b"\x01"))  # is_dense: no NaN points
+    return b"".join((w.buf, xyz.view(np.uint8).reshape(-1), b"\x01"))  # is_dense: no NaN points
 
 
 def restamp(template: bytes, stamp_nsec: int) -> bytes:

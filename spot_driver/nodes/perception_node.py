@@ -141,6 +141,7 @@ class PerceptionNode(Node):
     def _lidar_stream(self, source: str, rate: float, in_flight: int) -> LidarStream | None:
         log = self.get_logger()
         try:
+            self._connection.robot.sync_with_directory()  # payloads register late
             client: PointCloudClient = self._connection.robot.ensure_client(source)
             available = [s.name for s in client.list_point_cloud_sources(timeout=5.0)]
         except Exception as exc:

@@ -1,0 +1,226 @@
+"""Perception conversions against straightforward reference implementations (hypothesis)."""
+
+import struct
+
+import numpy as np
+import pytest
+import simplejpeg
+from bosdyn.api import image_pb2, point_cloud_pb2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rclpy.serialization import deserialize_message, serialize_message
+from sensor_msgs.msg import CompressedImage, Image, PointCloud2, PointField
+
+from spot_driver.conversions import images, point_cloud, sensor_cdr
+from spot_sim import point_cloud_encoding
+
+PC = point_cloud_pb2.PointCloud
+PF = image_pb2.Image
+
+
+# ------------------------------------------------------------------ point clouds
+def reference_decode_packed(data: bytes, bytes_per_point: int, f: int, m, c: float):
+    """The formula of bosdyn/api/point_cloud.proto, one point and one axis at a time."""
+    out = []
+    for i in range(len(data) // bytes_per_point):
+        chunk = data[i * bytes_per_point:(i + 1) * bytes_per_point]
+        p1 = struct.unpack("<3b", chunk[:3])
+        x = chunk[3] if bytes_per_point == 4 else struct.unpack("<H", chunk[3:5])[0]
+        p2 = [(x % f) - f / 2, ((x // f) % f) - f / 2, ((x // (f * f)) % f) - f / 2]
+        out.append([(p1[k] * f + p2[k]) * m[k] / (c * f) for k in range(3)])
+    return np.array(out, dtype=np.float64).reshape(-1, 3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([4, 5]), st.integers(0, 40), st.integers(1, 40),
+       st.tuples(*[st.floats(0.5, 50.0)] * 3), st.floats(50.0, 200.0), st.data())
+def test_packed_decoding_matches_the_reference(size, n, f, m, c, data):
+    raw = data.draw(st.binary(min_size=n * size, max_size=n * size))
+    fast = point_cloud.decode_packed(raw, size, f, m, c)
+    slow = reference_decode_packed(raw, size, f, m, c)
+    assert fast.dtype == np.float32 and fast.shape == (n, 3)
+    np.testing.assert_allclose(fast, slow, rtol=1e-5, atol=1e-5 * max(m))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([PC.ENCODING_XYZ_4SC, PC.ENCODING_XYZ_5SC]),
+       st.lists(st.tuples(st.floats(-19.9, 19.9), st.floats(-19.9, 19.9),
+                          st.floats(-4.9, 4.9)), min_size=1, max_size=200))
+def test_packed_round_trip_is_within_the_encoding_resolution(encoding, points):
+    points = np.array(points)
+    data, params = point_cloud_encoding.encode(points, encoding)
+    cloud = PC(num_points=len(points), encoding=encoding, data=data)
+    cloud.encoding_parameters.CopyFrom(
+        params.to_proto(point_cloud_encoding.bytes_per_point(encoding)))
+    decoded = point_cloud.decode_xyz(cloud)
+    resolution = np.array(params.max_xyz) / (params.remapping_constant * params.scale_factor)
+    assert np.all(np.abs(decoded - points) <= resolution * 0.5 + 1e-4)
+
+
+def test_xyz_32f_and_bad_clouds():
+    xyz = np.arange(12, dtype=np.float32).reshape(4, 3)
+    cloud = PC(num_points=4, encoding=PC.ENCODING_XYZ_32F, data=xyz.tobytes())
+    np.testing.assert_array_equal(point_cloud.decode_xyz(cloud), xyz)
+    with pytest.raises(point_cloud.PointCloudDecodeError, match="expected 48"):
+        point_cloud.decode_xyz(PC(num_points=4, encoding=PC.ENCODING_XYZ_32F,
+                                  data=xyz.tobytes()[:-1]))
+    with pytest.raises(point_cloud.PointCloudDecodeError, match="unsupported"):
+        point_cloud.decode_xyz(PC(num_points=0, encoding=PC.ENCODING_UNKNOWN))
+    bad = PC(num_points=1, encoding=PC.ENCODING_XYZ_4SC, data=b"\x00" * 4)
+    with pytest.raises(point_cloud.PointCloudDecodeError, match="scale_factor"):
+        point_cloud.decode_xyz(bad)
+
+
+# ------------------------------------------------------------------ images
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(list(images.PIXEL_LAYOUTS)), st.integers(1, 20), st.integers(1, 20),
+       st.data())
+def test_raw_decoding_matches_reference(pixel_format, cols, rows, data):
+    layout = images.PIXEL_LAYOUTS[pixel_format]
+    size = cols * rows * layout.channels * layout.dtype.itemsize
+    raw = data.draw(st.binary(min_size=size, max_size=size))
+    image = PF(cols=cols, rows=rows, format=PF.FORMAT_RAW, pixel_format=pixel_format, data=raw)
+    pixels = images.decode_pixels(image)
+    for r in range(rows):
+        for col in range(cols):
+            for ch in range(layout.channels):
+                offset = ((r * cols + col) * layout.channels + ch) * layout.dtype.itemsize
+                expected = int.from_bytes(raw[offset:offset + layout.dtype.itemsize], "little")
+                assert pixels[r, col, ch] == expected
+    assert images.row_step(image) == cols * layout.channels * layout.dtype.itemsize
+    with pytest.raises(images.ImageDecodeError, match="truncated"):
+        images.raw_bytes(PF(cols=cols, rows=rows, format=PF.FORMAT_RAW,
+                            pixel_format=pixel_format, data=raw[:-1]))
+
+
+@pytest.mark.parametrize("pixel_format,space", [(PF.PIXEL_FORMAT_GREYSCALE_U8, "GRAY"),
+                                                (PF.PIXEL_FORMAT_RGB_U8, "RGB")])
+def test_jpeg_decoding_and_corrupt_jpeg(pixel_format, space):
+    channels = 1 if space == "GRAY" else 3
+    pixels = np.tile(np.arange(64, dtype=np.uint8)[None, :, None] * 3, (48, 1, channels))
+    jpeg = simplejpeg.encode_jpeg(np.ascontiguousarray(pixels), 95, colorspace=space)
+    image = PF(cols=64, rows=48, format=PF.FORMAT_JPEG, pixel_format=pixel_format, data=jpeg)
+    decoded = images.decode_pixels(image)
+    assert decoded.shape == (48, 64, channels)
+    assert np.abs(decoded.astype(int) - pixels).max() <= 8
+    image.data = bytes(16) + jpeg[16:]
+    with pytest.raises(images.ImageDecodeError, match="corrupt JPEG"):
+        images.decode_pixels(image)
+    image.data, image.cols = jpeg, 65
+    with pytest.raises(images.ImageDecodeError, match="header says"):
+        images.decode_pixels(image)
+    assert images.compressed_format(pixel_format).endswith("jpeg compressed " +
+                                                           ("mono8" if channels == 1 else "rgb8"))
+
+
+def _source(cols, rows, fx, fy, cx, cy):
+    source = image_pb2.ImageSource(name="s", cols=cols, rows=rows, depth_scale=1000.0)
+    i = source.pinhole.intrinsics
+    i.focal_length.x, i.focal_length.y = fx, fy
+    i.principal_point.x, i.principal_point.y = cx, cy
+    return source
+
+
+intrinsics = st.tuples(st.integers(1, 30), st.integers(1, 30), st.floats(50, 800),
+                       st.floats(50, 800), st.floats(-10, 40), st.floats(-10, 40))
+
+
+@settings(max_examples=60, deadline=None)
+@given(intrinsics, st.data())
+def test_depth_to_points_matches_per_pixel_reference(model, data):
+    cols, rows, fx, fy, cx, cy = model
+    depth = np.array(data.draw(st.lists(st.integers(0, 65535), min_size=cols * rows,
+                                        max_size=cols * rows)), dtype=np.uint16)
+    depth = depth.reshape(rows, cols)
+    fast = images.PinholeRays.of_source(_source(*model)).points(depth, 1000.0)
+    expected = []
+    for v in range(rows):
+        for u in range(cols):
+            if depth[v, u]:
+                z = depth[v, u] / 1000.0
+                expected.append(((u - cx) / fx * z, (v - cy) / fy * z, z))
+    expected = np.array(expected).reshape(-1, 3)
+    assert fast.shape == expected.shape
+    np.testing.assert_allclose(fast, expected, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(intrinsics, st.text(st.characters(exclude_characters="\x00"), max_size=20))
+def test_camera_info_from_pinhole_intrinsics(model, frame):
+    cols, rows, fx, fy, cx, cy = model
+    info = images.camera_info(_source(*model), frame, 1_500_000_001)
+    assert (info.width, info.height, info.header.frame_id) == (cols, rows, frame)
+    assert (info.header.stamp.sec, info.header.stamp.nanosec) == (1, 500_000_001)
+    k = np.array(info.k).reshape(3, 3)
+    np.testing.assert_allclose(k, [[fx, 0, cx], [0, fy, cy], [0, 0, 1]])
+    np.testing.assert_allclose(np.array(info.p).reshape(3, 4)[:, :3], k)
+    np.testing.assert_allclose(np.array(info.r).reshape(3, 3), np.eye(3))
+    assert info.distortion_model == "plumb_bob" and list(info.d) == [0.0] * 5
+    with pytest.raises(ValueError, match="no pinhole"):
+        images.camera_info(image_pb2.ImageSource(name="x"), frame)
+
+
+# ------------------------------------------------------------------ serialized messages
+def _same_outside_padding(fast: bytes, msg) -> None:
+    """Equal to rclpy's serialization except in alignment padding, which rclpy leaves
+    uninitialised: padding precedes a 4-byte aligned field, so it is never at an aligned offset
+    (CDR offsets count from the end of the 4-byte encapsulation header), and ours is zero."""
+    slow = serialize_message(msg)
+    assert len(fast) == len(slow)
+    for i, (a, b) in enumerate(zip(fast, slow, strict=True)):
+        if a != b:
+            assert a == 0 and (i - 4) % 4 != 0, f"byte {i} differs outside padding"
+
+
+stamps = st.integers(0, 2**31 * 10**9 - 1)
+names = st.text(st.characters(exclude_characters="\x00"), max_size=30)  # ROS strings: no NUL
+
+
+@settings(max_examples=60, deadline=None)
+@given(stamps, names, st.integers(0, 6), st.integers(0, 9),
+       st.sampled_from(["mono8", "rgb8", "16UC1", "rgba8"]), st.data())
+def test_image_cdr_equals_rclpy(stamp, frame, rows, cols, encoding, data):
+    step = cols * {"mono8": 1, "rgb8": 3, "16UC1": 2, "rgba8": 4}[encoding]
+    payload = data.draw(st.binary(min_size=rows * step, max_size=rows * step))
+    fast = sensor_cdr.image_cdr(stamp, frame, rows, cols, encoding, step, payload)
+    msg = Image(height=rows, width=cols, encoding=encoding, step=step, data=payload)
+    msg.header.frame_id = frame
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 10**9)
+    _same_outside_padding(fast, msg)
+    assert deserialize_message(fast, Image) == msg
+
+
+@settings(max_examples=60, deadline=None)
+@given(stamps, names, names, st.binary(max_size=300))
+def test_compressed_image_cdr_equals_rclpy(stamp, frame, fmt, payload):
+    fast = sensor_cdr.compressed_image_cdr(stamp, frame, fmt, payload)
+    msg = CompressedImage(format=fmt, data=payload)
+    msg.header.frame_id = frame
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 10**9)
+    _same_outside_padding(fast, msg)
+    assert deserialize_message(fast, CompressedImage) == msg
+
+
+@settings(max_examples=60, deadline=None)
+@given(stamps, names,
+       st.lists(st.tuples(*[st.floats(-1e6, 1e6, width=32)] * 3), max_size=50))
+def test_point_cloud2_cdr_equals_rclpy(stamp, frame, points):
+    xyz = np.array(points, dtype=np.float32).reshape(-1, 3)
+    fast = sensor_cdr.point_cloud2_cdr(stamp, frame, xyz)
+    msg = PointCloud2(height=1, width=len(xyz), is_bigendian=False, point_step=12,
+                      row_step=12 * len(xyz), data=xyz.tobytes(), is_dense=True)
+    msg.fields = [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                  for i, n in enumerate("xyz")]
+    msg.header.frame_id = frame
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 10**9)
+    _same_outside_padding(fast, msg)
+    assert deserialize_message(fast, PointCloud2) == msg
+
+
+def test_restamp_replaces_only_the_stamp():
+    info = images.camera_info(_source(640, 480, 280, 280, 320, 240), "frontleft_fisheye")
+    template = serialize_message(info)
+    restamped = deserialize_message(sensor_cdr.restamp(template, 7 * 10**9 + 5), type(info))
+    assert (restamped.header.stamp.sec, restamped.header.stamp.nanosec) == (7, 5)
+    restamped.header.stamp = info.header.stamp
+    assert restamped == info

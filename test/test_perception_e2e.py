@@ -1,0 +1,184 @@
+"""Cameras and lidar end to end: simulated Spot -> gRPC -> driver process -> ROS subscriber."""
+
+import time
+
+import numpy as np
+import pytest
+import simplejpeg
+from bosdyn.api import point_cloud_pb2
+from bosdyn.client.math_helpers import Quat, SE3Pose
+from ros_harness import DriverProcess, RosClient
+from sensor_msgs.msg import CameraInfo, CompressedImage, Image, PointCloud2
+from tf2_msgs.msg import TFMessage
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_sim.point_cloud_encoding import DEFAULT_PARAMETERS
+from spot_sim.sensors import DEPTH_MODEL, VISUAL_MODEL
+
+PC = point_cloud_pb2.PointCloud
+CAMERAS = ("frontleft", "back", "left")
+
+
+def _topics(camera: str) -> dict:
+    return {f"/camera/{camera}/image": Image,
+            f"/camera/{camera}/image/compressed": CompressedImage,
+            f"/camera/{camera}/camera_info": CameraInfo,
+            f"/depth/{camera}/image": Image, f"/depth/{camera}/camera_info": CameraInfo,
+            f"/depth_registered/{camera}/image": Image,
+            f"/depth_registered/{camera}/camera_info": CameraInfo}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with running_sim(tmp_path_factory.mktemp("certs")) as sim:
+        ros = RosClient("perception_test_client")
+        for camera in CAMERAS:
+            for topic, msg_type in _topics(camera).items():
+                ros.subscribe(topic, msg_type, reliable=False)
+        ros.subscribe("/depth/frontleft/points", PointCloud2, reliable=False)
+        ros.subscribe("/lidar/points", PointCloud2, reliable=False)
+        ros.subscribe("/tf", TFMessage)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        params = {"cameras": "[frontleft,back,left,nosuch,hand]",
+                  "publish_depth_registered": "true", "publish_depth_points": "true"}
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
+                               USERNAME, PASSWORD, params)
+        assert ros.wait_for(lambda: all(ros.latest(t) for c in CAMERAS for t in _topics(c))
+                            and ros.latest("/lidar/points"), timeout=20), driver.output()
+        yield sim, driver, ros
+        ros.close()
+        driver.stop()
+
+
+def _rate(ros, topic: str, seconds: float = 2.0) -> float:
+    start = len(ros.received(topic))
+    time.sleep(seconds)
+    return (len(ros.received(topic)) - start) / seconds
+
+
+def _k(model) -> list[float]:
+    return [model.fx, 0.0, model.cx, 0.0, model.fy, model.cy, 0.0, 0.0, 1.0]
+
+
+def test_every_camera_topic_has_the_right_encoding_size_frame_and_info(world):
+    _sim, _driver, ros = world
+    for camera in CAMERAS:
+        image = ros.latest(f"/camera/{camera}/image")
+        assert (image.encoding, image.width, image.height, image.step) == ("mono8", 640, 480, 640)
+        assert image.header.frame_id == f"{camera}_fisheye" and len(image.data) == 640 * 480
+        compressed = ros.latest(f"/camera/{camera}/image/compressed")
+        assert compressed.format == "mono8; jpeg compressed mono8"
+        assert simplejpeg.decode_jpeg(bytes(compressed.data), colorspace="GRAY").shape == (
+            480, 640, 1)
+        info = ros.latest(f"/camera/{camera}/camera_info")
+        assert (info.width, info.height, info.header.frame_id) == (640, 480, f"{camera}_fisheye")
+        assert list(info.k) == pytest.approx(_k(VISUAL_MODEL))
+        depth = ros.latest(f"/depth/{camera}/image")
+        assert (depth.encoding, depth.width, depth.height, depth.step) == ("16UC1", 424, 240, 848)
+        assert depth.header.frame_id == camera
+        depth_info = ros.latest(f"/depth/{camera}/camera_info")
+        assert (depth_info.width, depth_info.height) == (424, 240)
+        assert depth_info.header.frame_id == camera
+        assert list(depth_info.k) == pytest.approx(_k(DEPTH_MODEL))
+        registered = ros.latest(f"/depth_registered/{camera}/image")
+        assert (registered.encoding, registered.width, registered.height) == ("16UC1", 640, 480)
+        assert registered.header.frame_id == f"{camera}_fisheye"
+        assert ros.latest(f"/depth_registered/{camera}/camera_info").header.frame_id == \
+            f"{camera}_fisheye"
+    assert _rate(ros, "/camera/frontleft/image") >= 12.0
+    assert _rate(ros, "/lidar/points") >= 8.0
+
+
+def test_stamps_are_acquisition_times_on_the_local_clock(world):
+    _sim, _driver, ros = world
+    n = len(ros.received("/camera/back/image"))
+    assert ros.wait_for(lambda: len(ros.received("/camera/back/image")) > n)
+    _received_at, msg = ros.messages["/camera/back/image"][-1]
+    stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    age = time.time() - stamp  # the sim's robot clock runs 12.345 s ahead; the stamp must not
+    assert -0.05 < age < 1.0
+
+
+def _pose(transform) -> SE3Pose:
+    t, q = transform.translation, transform.rotation
+    return SE3Pose(t.x, t.y, t.z, Quat(q.w, q.x, q.y, q.z))
+
+
+def _odom_tform(ros, frame: str) -> SE3Pose:
+    """odom_T_frame composed from the driver's /tf and /tf_static, as tf2 would."""
+    parents = {}
+    for msg in ros.received("/tf_static") + ros.received("/tf")[-20:]:
+        for t in msg.transforms:
+            parents[t.child_frame_id] = (t.header.frame_id, _pose(t.transform))
+    pose = SE3Pose(0, 0, 0, Quat())
+    while frame != "odom":
+        parent, parent_tform_frame = parents[frame]
+        pose = parent_tform_frame * pose
+        frame = parent
+    return pose
+
+
+def test_depth_points_land_on_the_simulated_floor(world):
+    _sim, _driver, ros = world
+    cloud = ros.latest("/depth/frontleft/points")
+    assert cloud.header.frame_id == "frontleft" and cloud.point_step == 12
+    xyz = np.frombuffer(bytes(cloud.data), dtype=np.float32).reshape(-1, 3)
+    odom_tform_camera = _odom_tform(ros, cloud.header.frame_id)
+    z = xyz @ odom_tform_camera.rotation.to_matrix()[2] + odom_tform_camera.z
+    assert len(z) > 10000
+    assert z.min() > -0.02  # nothing below the floor
+    assert np.mean(np.abs(z) < 0.02) > 0.3  # and much of it on the floor
+
+
+def _cloud_after(ros, since: float) -> np.ndarray:
+    def fresh():
+        return [m for t, m in ros.messages["/lidar/points"] if t > since + 0.3]
+    assert ros.wait_for(lambda: fresh(), timeout=5)
+    msg = fresh()[-1]
+    assert msg.header.frame_id == "sensor" and msg.is_dense
+    return np.frombuffer(bytes(msg.data), dtype=np.float32).reshape(-1, 3)
+
+
+def test_lidar_4sc_and_5sc_match_the_32f_cloud_within_resolution(world):
+    sim, _driver, ros = world
+    sim.sensors.lidar_encoding = PC.ENCODING_XYZ_32F
+    reference = _cloud_after(ros, time.monotonic())
+    try:
+        for encoding in (PC.ENCODING_XYZ_4SC, PC.ENCODING_XYZ_5SC):
+            sim.sensors.lidar_encoding = encoding
+            packed = _cloud_after(ros, time.monotonic())
+            params = DEFAULT_PARAMETERS[encoding]
+            resolution = np.array(params.max_xyz) / (params.remapping_constant
+                                                     * params.scale_factor)
+            assert packed.shape == reference.shape
+            assert np.all(np.abs(packed - reference) <= resolution / 2 + 1e-4)
+    finally:
+        sim.sensors.lidar_encoding = PC.ENCODING_XYZ_32F
+
+
+def test_bad_camera_names_are_reported_clearly(world):
+    _sim, driver, _ros = world
+    output = driver.output()
+    assert "unknown camera 'nosuch'" in output
+    assert "camera hand: the robot has no image source 'hand_image'" in output
+    assert driver.process.poll() is None
+
+
+def test_a_corrupt_or_slow_camera_does_not_stall_the_others(world):
+    sim, driver, ros = world
+    sim.sensors.faults.update({"left_fisheye_image": "corrupt", "left_depth": "truncated"})
+    sim.sensors.delays["back_fisheye_image"] = 0.4
+    try:
+        time.sleep(1.0)
+        assert _rate(ros, "/camera/frontleft/image", 3.0) >= 12.0
+        assert _rate(ros, "/depth/frontleft/image", 1.0) >= 12.0
+        assert _rate(ros, "/camera/back/image", 1.0) <= 6.0  # its own pipeline is slowed
+        assert _rate(ros, "/camera/left/image", 1.0) == 0.0
+        assert ros.wait_for(lambda: "corrupt JPEG" in driver.output()
+                            and "truncated" in driver.output(), timeout=10)
+        assert "camera left:" in driver.output()
+    finally:
+        sim.sensors.faults.clear()
+        sim.sensors.delays.clear()
+    assert ros.wait_for(lambda: _rate(ros, "/camera/left/image", 1.0) >= 12.0, timeout=10)
+    assert driver.process.poll() is None

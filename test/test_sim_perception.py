@@ -1,0 +1,117 @@
+"""The simulated cameras and lidar, through the official SDK only."""
+
+import numpy as np
+import pytest
+import simplejpeg
+from bosdyn.api import image_pb2, point_cloud_pb2
+from bosdyn.client.frame_helpers import get_a_tform_b
+from bosdyn.client.image import (
+    ImageClient,
+    UnknownImageSourceError,
+    UnsupportedImageFormatRequestedError,
+    UnsupportedPixelFormatRequestedError,
+    build_image_request,
+)
+from bosdyn.client.point_cloud import PointCloudClient
+
+from conftest import connect, running_sim
+from spot_driver.conversions import images, point_cloud
+from spot_sim.point_cloud_encoding import DEFAULT_PARAMETERS
+
+Image = image_pb2.Image
+PC = point_cloud_pb2.PointCloud
+BODY = ("frontleft", "frontright", "left", "right", "back")
+
+
+def test_sources_of_a_robot_without_and_with_an_arm(certs_dir):
+    for arm in (False, True):
+        with running_sim(certs_dir, has_arm=arm) as sim:
+            robot = connect(sim)
+            names = {s.name for s in robot.ensure_client(ImageClient.default_service_name)
+                     .list_image_sources()}
+            robot.time_sync.stop()
+        body = {f"{c}_{k}" for c in BODY
+                for k in ("fisheye_image", "depth", "depth_in_visual_frame")}
+        hand = {"hand_color_image", "hand_image", "hand_depth", "hand_depth_in_hand_color_frame"}
+        assert names == (body | hand if arm else body)
+
+
+def test_formats_pixel_conversion_and_errors(robot):
+    client: ImageClient = robot.ensure_client(ImageClient.default_service_name)
+    raw, = client.get_image([build_image_request("frontleft_fisheye_image",
+                                                 image_format=Image.FORMAT_RAW)])
+    assert raw.shot.frame_name_image_sensor == "frontleft_fisheye"
+    assert (raw.shot.image.cols, raw.shot.image.rows) == (640, 480)
+    assert raw.shot.image.pixel_format == Image.PIXEL_FORMAT_GREYSCALE_U8
+    grey = images.decode_pixels(raw.shot.image)
+    small, large = (client.get_image([build_image_request("frontleft_fisheye_image",
+                                                          quality_percent=q)])[0]
+                    for q in (20, 95))
+    assert len(small.shot.image.data) < len(large.shot.image.data)
+    assert np.abs(images.decode_pixels(large.shot.image).astype(int) - grey).mean() < 4
+    rgb, = client.get_image([build_image_request(
+        "frontleft_fisheye_image", image_format=Image.FORMAT_RAW,
+        pixel_format=Image.PIXEL_FORMAT_RGB_U8)])
+    pixels = images.decode_pixels(rgb.shot.image)
+    assert pixels.shape == (480, 640, 3)
+    assert np.array_equal(pixels[..., 0], grey[..., 0])  # grey sensor: equal channels
+    with pytest.raises(UnknownImageSourceError):
+        client.get_image([build_image_request("no_such_camera")])
+    with pytest.raises(UnsupportedImageFormatRequestedError):
+        client.get_image([build_image_request("back_depth", image_format=Image.FORMAT_JPEG)])
+    with pytest.raises(UnsupportedPixelFormatRequestedError):
+        client.get_image([build_image_request("back_fisheye_image",
+                                              pixel_format=Image.PIXEL_FORMAT_DEPTH_U16)])
+    simplejpeg.decode_jpeg(large.shot.image.data)  # a valid JPEG
+
+
+def test_colour_cameras(certs_dir):
+    with running_sim(certs_dir, color_cameras=True) as sim:
+        robot = connect(sim)
+        client = robot.ensure_client(ImageClient.default_service_name)
+        shot = client.get_image([build_image_request("left_fisheye_image")])[0].shot
+        robot.time_sync.stop()
+    pixels = images.decode_pixels(shot.image)
+    assert shot.image.pixel_format == Image.PIXEL_FORMAT_RGB_U8 and pixels.shape[2] == 3
+    assert np.abs(pixels[..., 0].astype(int) - pixels[..., 2]).max() > 50  # really colour
+
+
+def _floor_z(response) -> np.ndarray:
+    """Heights in odom of the depth image's points (through its own frame tree snapshot)."""
+    source = response.source
+    depth = images.decode_pixels(response.shot.image)
+    xyz = images.PinholeRays.of_source(source).points(depth, source.depth_scale)
+    odom_tform_sensor = get_a_tform_b(response.shot.transforms_snapshot, "odom",
+                                      response.shot.frame_name_image_sensor)
+    rotation = odom_tform_sensor.rotation.to_matrix()
+    return xyz @ rotation.T + [odom_tform_sensor.x, odom_tform_sensor.y, odom_tform_sensor.z]
+
+
+def test_depth_and_registered_depth_agree_with_the_scene(robot):
+    client = robot.ensure_client(ImageClient.default_service_name)
+    for camera in ("frontleft", "left"):
+        for name in (f"{camera}_depth", f"{camera}_depth_in_visual_frame"):
+            response, = client.get_image([build_image_request(name,
+                                                              image_format=Image.FORMAT_RAW)])
+            assert response.shot.image.pixel_format == Image.PIXEL_FORMAT_DEPTH_U16
+            points = _floor_z(response)
+            assert len(points) > 1000
+            assert points[:, 2].min() > -0.01  # nothing below the floor
+            assert np.mean(np.abs(points[:, 2]) < 0.01) > 0.3  # much of the view is floor
+
+
+@pytest.mark.parametrize("encoding", [PC.ENCODING_XYZ_4SC, PC.ENCODING_XYZ_5SC])
+def test_lidar_encodings_agree_with_32f(robot, sim, encoding):
+    robot.sync_with_directory()  # payload services register after the standard ones
+    client: PointCloudClient = robot.ensure_client("velodyne-point-cloud")
+    assert [s.name for s in client.list_point_cloud_sources()] == ["velodyne-point-cloud"]
+    reference = point_cloud.decode_xyz(
+        client.get_point_cloud_from_sources(["velodyne-point-cloud"])[0].point_cloud)
+    sim.sensors.lidar_encoding = encoding
+    cloud = client.get_point_cloud_from_sources(["velodyne-point-cloud"])[0].point_cloud
+    assert cloud.encoding == encoding and cloud.source.frame_name_sensor == "sensor"
+    packed = point_cloud.decode_xyz(cloud)
+    params = DEFAULT_PARAMETERS[encoding]
+    resolution = np.array(params.max_xyz) / (params.remapping_constant * params.scale_factor)
+    assert packed.shape == reference.shape and len(packed) > 10000
+    assert np.all(np.abs(packed - reference) <= resolution / 2 + 1e-4)
