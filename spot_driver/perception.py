@@ -119,26 +119,27 @@ class CameraStream(Stream):
 
     def _visual(self, shot: image_pb2.ImageCapture, source: str, stamp: int, frame: str) -> None:
         image = shot.image
+        data = image.data  # one copy out of the protobuf
         compressed = self._outputs.get("compressed")
         raw = self._outputs.get("image")
         if image.format == Image.FORMAT_JPEG and compressed is not None and compressed.wanted():
             compressed.publish(sensor_cdr.compressed_image_cdr(
-                stamp, frame, images.compressed_format(image.pixel_format), image.data))
+                stamp, frame, images.compressed_format(image.pixel_format), data))
         if raw is not None and raw.wanted():
             layout = images.pixel_layout(image.pixel_format)
             if image.format == Image.FORMAT_RAW:
-                data = images.raw_bytes(image)
+                pixels = images.raw_bytes(image, data)
             else:
-                data = memoryview(images.decode_pixels(image)).cast("B")
+                pixels = memoryview(images.decode_pixels(image, data)).cast("B")
             raw.publish(sensor_cdr.image_cdr(stamp, frame, image.rows, image.cols,
-                                             layout.encoding, images.row_step(image), data))
+                                             layout.encoding, images.row_step(image), pixels))
         self._publish_info("info", source, stamp, frame)
 
     def _depth(self, shot: image_pb2.ImageCapture, source: str, stamp: int, frame: str) -> None:
         image = shot.image
-        data = images.raw_bytes(image)
         if image.pixel_format != Image.PIXEL_FORMAT_DEPTH_U16:
             raise images.ImageDecodeError("depth image is not DEPTH_U16")
+        data = images.raw_bytes(image)
         output = self._outputs.get("depth")
         if output is not None and output.wanted():
             output.publish(sensor_cdr.image_cdr(stamp, frame, image.rows, image.cols, "16UC1",
@@ -146,7 +147,7 @@ class CameraStream(Stream):
         self._publish_info("depth_info", source, stamp, frame)
         points = self._outputs.get("points")
         if points is not None and points.wanted():
-            depth = images.decode_pixels(image)
+            depth = images.decode_pixels(image, data)
             xyz = self._rays.points(depth, self._sources[source].depth_scale or 1000.0)
             points.publish(sensor_cdr.point_cloud2_cdr(stamp, frame, xyz))
 

@@ -51,31 +51,36 @@ def row_step(image: Image) -> int:
     return image.cols * layout.channels * layout.dtype.itemsize
 
 
-def raw_bytes(image: Image) -> bytes:
-    """The RAW pixel bytes of ``image``, checked against its size and pixel format."""
+def raw_bytes(image: Image, data: bytes | None = None) -> bytes:
+    """The RAW pixel bytes of ``image``, checked against its size and pixel format.
+
+    Reading a protobuf bytes field copies it; pass ``data`` if you already hold it.
+    """
     if image.format != Image.FORMAT_RAW:
         raise ImageDecodeError(f"expected a RAW image, got {Image.Format.Name(image.format)}")
+    data = image.data if data is None else data
     expected = row_step(image) * image.rows
-    if len(image.data) != expected:
-        raise ImageDecodeError(f"RAW {image.cols}x{image.rows} image has {len(image.data)} bytes, "
+    if len(data) != expected:
+        raise ImageDecodeError(f"RAW {image.cols}x{image.rows} image has {len(data)} bytes, "
                                f"expected {expected} (truncated or corrupt)")
-    return image.data
+    return data
 
 
-def decode_pixels(image: Image) -> np.ndarray:
-    """(rows, cols, channels) pixels of a RAW or JPEG image."""
+def decode_pixels(image: Image, data: bytes | None = None) -> np.ndarray:
+    """(rows, cols, channels) pixels of a RAW or JPEG image (``data``: its bytes, if held)."""
     layout = pixel_layout(image.pixel_format)
+    data = image.data if data is None else data
     if image.format == Image.FORMAT_RAW:
-        data = np.frombuffer(raw_bytes(image), dtype=layout.dtype)
-        return data.reshape(image.rows, image.cols, layout.channels)
+        pixels = np.frombuffer(raw_bytes(image, data), dtype=layout.dtype)
+        return pixels.reshape(image.rows, image.cols, layout.channels)
     if image.format == Image.FORMAT_JPEG:
         space = _JPEG_SPACES.get(layout.channels) if layout.dtype.itemsize == 1 else None
         if space is None:
             raise ImageDecodeError(f"JPEG cannot hold {layout.encoding} pixels")
         try:
-            pixels = simplejpeg.decode_jpeg(image.data, colorspace=space)
+            pixels = simplejpeg.decode_jpeg(data, colorspace=space)
         except ValueError as exc:
-            raise ImageDecodeError(f"corrupt JPEG ({len(image.data)} bytes): {exc}") from None
+            raise ImageDecodeError(f"corrupt JPEG ({len(data)} bytes): {exc}") from None
         if pixels.shape[:2] != (image.rows, image.cols):
             raise ImageDecodeError(f"JPEG is {pixels.shape[1]}x{pixels.shape[0]}, header says "
                                    f"{image.cols}x{image.rows}")

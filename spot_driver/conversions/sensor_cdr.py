@@ -6,6 +6,7 @@ joined on once, giving the bytes ``Publisher.publish`` accepts as an already ser
 message (little-endian XCDR1, as rmw_fastrtps writes it).
 """
 
+import functools
 import struct
 
 import numpy as np
@@ -47,24 +48,46 @@ class _Writer:
 def image_cdr(stamp_nsec: int, frame_id: str, height: int, width: int, encoding: str,
               step: int, data) -> bytes:
     """sensor_msgs/Image with ``data`` (any bytes-like object of height * step bytes)."""
+    head = bytearray(_image_head(frame_id, height, width, encoding, step,
+                                 memoryview(data).nbytes))
+    _put_stamp(head, stamp_nsec)
+    return b"".join((head, data))
+
+
+def compressed_image_cdr(stamp_nsec: int, frame_id: str, fmt: str, data) -> bytes:
+    """sensor_msgs/CompressedImage with ``data`` (the JPEG bytes)."""
+    head = bytearray(_compressed_head(frame_id, fmt, len(data)))
+    _put_stamp(head, stamp_nsec)
+    return b"".join((head, data))
+
+
+# The fields before the payload repeat from frame to frame of a stream: built once, restamped.
+@functools.lru_cache(maxsize=256)
+def _image_head(frame_id: str, height: int, width: int, encoding: str, step: int,
+                nbytes: int) -> bytes:
     w = _Writer()
-    w.header(stamp_nsec, frame_id)
+    w.header(0, frame_id)
     w.u32(height)
     w.u32(width)
     w.string(encoding)
     w.u8(0)  # is_bigendian
     w.u32(step)
-    w.u32(memoryview(data).nbytes)
-    return b"".join((w.buf, data))
+    w.u32(nbytes)
+    return bytes(w.buf)
 
 
-def compressed_image_cdr(stamp_nsec: int, frame_id: str, fmt: str, data) -> bytes:
-    """sensor_msgs/CompressedImage with ``data`` (the JPEG bytes)."""
+@functools.lru_cache(maxsize=256)
+def _compressed_head(frame_id: str, fmt: str, nbytes: int) -> bytes:
     w = _Writer()
-    w.header(stamp_nsec, frame_id)
+    w.header(0, frame_id)
     w.string(fmt)
-    w.u32(len(data))
-    return b"".join((w.buf, data))
+    w.u32(nbytes)
+    return bytes(w.buf)
+
+
+def _put_stamp(buf: bytearray, stamp_nsec: int) -> None:
+    stamp_nsec = max(int(stamp_nsec), 0)
+    _STAMP.pack_into(buf, 4, stamp_nsec // NSEC, stamp_nsec % NSEC)
 
 
 def point_cloud2_cdr(stamp_nsec: int, frame_id: str, xyz: np.ndarray) -> bytes:
@@ -91,6 +114,5 @@ def point_cloud2_cdr(stamp_nsec: int, frame_id: str, xyz: np.ndarray) -> bytes:
 def restamp(template: bytes, stamp_nsec: int) -> bytes:
     """A serialized message whose header comes first, with its stamp replaced."""
     buf = bytearray(template)
-    stamp_nsec = max(int(stamp_nsec), 0)
-    _STAMP.pack_into(buf, 4, stamp_nsec // NSEC, stamp_nsec % NSEC)
+    _put_stamp(buf, stamp_nsec)
     return bytes(buf)
