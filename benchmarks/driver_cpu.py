@@ -19,6 +19,8 @@ from spot_sim import SimConfig, SimulatedSpot
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results" / "driver_cpu.json"
 WARMUP_S, WINDOW_S = 4.0, 10.0
+# Extra driver arguments, e.g. BENCH_EXTRA_ARGS='-p cameras:=[""] -p lidar_source:=""'.
+EXTRA_ARGS = os.environ.get("BENCH_EXTRA_ARGS", "").split()
 
 
 def main() -> dict:
@@ -30,7 +32,7 @@ def main() -> dict:
             [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file",
              str(REPO / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
              "-p", f"port:={sim.port}", "-p", f"certificate:={sim.ca_cert}",
-             "-p", "robot_state_rate:=50.0", "--log-level", "warn"],
+             "-p", "robot_state_rate:=50.0", *EXTRA_ARGS, "--log-level", "warn"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(WARMUP_S)

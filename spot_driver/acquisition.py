@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _LOG = logging.getLogger(__name__)
+IDLE_RECHECK_S = 0.25  # how often a stream nobody consumes is asked again
 
 
 @dataclass
@@ -110,23 +111,26 @@ class Scheduler:
                 continue
             heapq.heappop(due)
             stream = self.streams[index]
-            self._tick(stream)
-            following = when + stream.period
-            if following < time.monotonic() - stream.period:  # fell behind: do not burst
-                following = time.monotonic() + stream.period
+            if self._tick(stream):
+                following = when + stream.period
+                if following < time.monotonic() - stream.period:  # fell behind: do not burst
+                    following = time.monotonic() + stream.period
+            else:  # nobody consumes it: look again a little later
+                following = time.monotonic() + max(stream.period, IDLE_RECHECK_S)
             heapq.heappush(due, (following, index))
 
-    def _tick(self, stream: Stream) -> None:
+    def _tick(self, stream: Stream) -> bool:
+        """Request one sample if the stream is wanted; False when it is not."""
         try:
             if not stream.wanted():
-                return
+                return False
         except Exception as exc:  # a consumer check must not kill the scheduler
             _LOG.debug("%s: wanted() failed: %s", stream.name, exc)
-            return
+            return False
         with self._lock:
             if stream.in_flight >= stream.max_in_flight:
                 stream.stats.skipped += 1
-                return
+                return True
             stream.in_flight += 1
         stream.stats.requested += 1
         try:
@@ -134,8 +138,9 @@ class Scheduler:
         except Exception as exc:
             self._finished(stream)
             self._fail(stream, exc)
-            return
+            return True
         future.add_done_callback(lambda done: self._submit(stream, done))
+        return True
 
     def _submit(self, stream: Stream, future: Any) -> None:
         try:
