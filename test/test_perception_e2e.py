@@ -39,7 +39,7 @@ def world(tmp_path_factory):
         ros.subscribe("/lidar/points", PointCloud2, reliable=False)
         ros.subscribe("/tf", TFMessage)
         ros.subscribe("/tf_static", TFMessage, latched=True)
-        params = {"cameras": "[frontleft,back,left,nosuch,hand]",
+        params = {"cameras": "[frontleft,back,left,nosuch,hand]", "rates.back": "7.5",
                   "publish_depth_registered": "true", "publish_depth_points": "true"}
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD, params)
@@ -86,6 +86,7 @@ def test_every_camera_topic_has_the_right_encoding_size_frame_and_info(world):
         assert ros.latest(f"/depth_registered/{camera}/camera_info").header.frame_id == \
             f"{camera}_fisheye"
     assert _rate(ros, "/camera/frontleft/image") >= 12.0
+    assert 6.0 <= _rate(ros, "/camera/back/image") <= 9.0  # its own rate: rates.back 7.5 Hz
     assert _rate(ros, "/lidar/points") >= 8.0
 
 
@@ -182,3 +183,28 @@ def test_a_corrupt_or_slow_camera_does_not_stall_the_others(world):
         sim.sensors.delays.clear()
     assert ros.wait_for(lambda: _rate(ros, "/camera/left/image", 1.0) >= 12.0, timeout=10)
     assert driver.process.poll() is None
+
+
+def test_gripper_camera_in_colour_on_a_robot_with_an_arm(tmp_path):
+    with running_sim(tmp_path / "certs", has_arm=True) as sim:
+        ros = RosClient("hand_camera_client")
+        topics = {"/camera/hand/image": Image, "/camera/hand/camera_info": CameraInfo,
+                  "/depth/hand/image": Image}
+        for topic, msg_type in topics.items():
+            ros.subscribe(topic, msg_type, reliable=False)
+        driver = DriverProcess(sim, tmp_path / "driver.log", USERNAME, PASSWORD,
+                               {"cameras": "[hand]", "image_color": "rgb",
+                                "lidar_source": '""'})
+        try:
+            assert ros.wait_for(lambda: all(ros.latest(t) for t in topics), timeout=20), \
+                driver.output()
+            image = ros.latest("/camera/hand/image")
+            assert (image.encoding, image.width, image.height) == ("rgb8", 640, 480)
+            assert image.header.frame_id == "hand_color_image_sensor"
+            assert ros.latest("/camera/hand/camera_info").header.frame_id == \
+                "hand_color_image_sensor"
+            depth = ros.latest("/depth/hand/image")
+            assert (depth.encoding, depth.header.frame_id) == ("16UC1", "hand_depth_sensor")
+        finally:
+            ros.close()
+            driver.stop()
