@@ -52,21 +52,30 @@ class Scene:
         surface id (N,) int16 (``NOTHING`` where nothing is hit). ``t`` is in units of each
         direction's length, so directions with unit z in a camera frame give z-depth.
         """
-        d = np.asarray(directions, dtype=np.float32)
+        # Work on one contiguous array per axis: numpy is slow on (N, 3) arrays.
+        d = np.ascontiguousarray(np.asarray(directions, dtype=np.float32).T)
         o = np.asarray(origin, dtype=np.float32)
-        d = np.where(np.abs(d) < 1e-9, np.float32(1e-9), d)
+        d[np.abs(d) < 1e-9] = np.float32(1e-9)
         inv = np.float32(1.0) / d
-        best = np.full(len(d), np.inf, dtype=np.float32)
-        surface = np.full(len(d), NOTHING, dtype=np.int16)
-        t_floor = -o[2] * inv[:, 2]
+        n = d.shape[1]
+        best = np.full(n, np.inf, dtype=np.float32)
+        surface = np.full(n, NOTHING, dtype=np.int16)
+        t_floor = -o[2] * inv[2]
         hit = (t_floor > 0) & (t_floor < max_t)
         best[hit] = t_floor[hit]
         surface[hit] = FLOOR
+        near = np.empty(n, np.float32)
+        far = np.empty(n, np.float32)
+        t1 = np.empty(n, np.float32)
+        t2 = np.empty(n, np.float32)
         for index, box in enumerate(self.boxes, start=1):
-            t1 = (np.asarray(box.lo, np.float32) - o) * inv
-            t2 = (np.asarray(box.hi, np.float32) - o) * inv
-            near = np.minimum(t1, t2).max(axis=1)
-            far = np.maximum(t1, t2).min(axis=1)
+            near.fill(-np.inf)
+            far.fill(np.inf)
+            for axis in range(3):
+                np.multiply(inv[axis], np.float32(box.lo[axis] - o[axis]), out=t1)
+                np.multiply(inv[axis], np.float32(box.hi[axis] - o[axis]), out=t2)
+                np.maximum(near, np.minimum(t1, t2), out=near)
+                np.minimum(far, np.maximum(t1, t2), out=far)
             hit = (near <= far) & (near > 0) & (near < best)
             best[hit] = near[hit]
             surface[hit] = index

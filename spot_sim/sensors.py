@@ -148,6 +148,7 @@ class Sensors:
         self.faults: dict[str, str] = {}
         self.delays: dict[str, float] = {}
         self._rays: dict[Pinhole, np.ndarray] = {}
+        self._noises: dict[int, np.ndarray] = {}
         self._casts = _Lru(32)
         self._images = _Lru(64)
         self._lidar = _Lru(4)
@@ -184,10 +185,13 @@ class Sensors:
         return self._cached(self._images, (source.name, pixel_format, key),
                             lambda: self._render(source, odom_tform_sensor, pixel_format, key))
 
-    @staticmethod
-    def _noise(size: int) -> np.ndarray:
+    def _noise(self, size: int) -> np.ndarray:
         """Fixed per-pixel sensor noise (+/-6 grey levels): realistic JPEG sizes."""
-        return np.random.default_rng(size).integers(-6, 7, size, dtype=np.int16)
+        noise = self._noises.get(size)
+        if noise is None:
+            noise = self._noises[size] = np.random.default_rng(size).integers(
+                -6, 7, size, dtype=np.int16)
+        return noise
 
     def _render(self, source, pose, pixel_format, key) -> np.ndarray:
         t, surface, points = self._cast(source.model, pose, key)
