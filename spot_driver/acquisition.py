@@ -10,10 +10,9 @@ import heapq
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 _LOG = logging.getLogger(__name__)
@@ -29,16 +28,12 @@ class StreamStats:
     skipped: int = 0  # ticks missed because max_in_flight requests were outstanding
     errors: int = 0
     last_error: str = ""
-    delivered_times: deque = field(default_factory=lambda: deque(maxlen=1024))
 
-    def mark_delivered(self) -> None:
-        self.delivered += 1
-        self.delivered_times.append(time.monotonic())
 
-    def achieved_rate(self, window: float = 5.0, now: float | None = None) -> float:
-        """Deliveries per second over the last ``window`` seconds."""
-        now = time.monotonic() if now is None else now
-        return sum(1 for t in self.delivered_times if now - t <= window) / window
+def check_rate(name: str, rate_hz: float) -> None:
+    """Raise ValueError unless ``rate_hz`` is a usable stream rate, (0, 100] Hz."""
+    if not 0 < rate_hz <= 100:
+        raise ValueError(f"{name}: rate must be in (0, 100] Hz, not {rate_hz}")
 
 
 class Stream:
@@ -48,8 +43,7 @@ class Stream:
 
     def __init__(self, rate_hz: float, max_in_flight: int = 2,
                  report: Callable[[str], None] | None = None) -> None:
-        if not 0 < rate_hz <= 100:
-            raise ValueError(f"{self.name}: rate must be in (0, 100] Hz, got {rate_hz}")
+        check_rate(self.name, rate_hz)
         self.rate = rate_hz
         self.period = 1.0 / rate_hz
         self.max_in_flight = max(1, int(max_in_flight))

@@ -54,9 +54,9 @@ class CameraStream(Stream):
         self._skew, self._prefix = skew_nsec, frame_prefix
         self._outputs = outputs
         self._sources = sources
-        self._kind = {names.visual: "visual", names.depth: "depth",
-                      names.registered: "registered"}
-        self._last_stamp = dict.fromkeys(self._kind.values(), -1)
+        self._handlers = {names.visual: self._visual, names.depth: self._depth,
+                          names.registered: self._registered}
+        self._last_stamp = dict.fromkeys(self._handlers, -1)
         self._info_templates: dict[str, bytes] = {}
         self._rays = (images.PinholeRays.of_source(sources[names.depth])
                       if "points" in outputs else None)
@@ -89,20 +89,21 @@ class CameraStream(Stream):
         problems = []
         published = False
         for response in responses:
-            kind = self._kind.get(response.source.name)
+            name = response.source.name
+            handler = self._handlers.get(name)
             shot = response.shot
             stamp = timestamp_to_nsec(shot.acquisition_time) - self._skew()
-            if kind is None or stamp <= self._last_stamp[kind]:
+            if handler is None or stamp <= self._last_stamp[name]:
                 continue  # an older frame overtaken by a newer one: drop it
-            self._last_stamp[kind] = stamp
+            self._last_stamp[name] = stamp
             frame = self._prefix + shot.frame_name_image_sensor
             try:
-                getattr(self, f"_{kind}")(shot, response.source.name, stamp, frame)
+                handler(shot, name, stamp, frame)
                 published = True
             except (images.ImageDecodeError, ValueError) as exc:
                 problems.append(f"{response.source.name}: {exc}")
         if published:
-            self.stats.mark_delivered()
+            self.stats.delivered += 1
         if problems:
             raise images.ImageDecodeError("; ".join(problems))
 
@@ -190,5 +191,5 @@ class LidarStream(Stream):
         xyz = xyz[np.isfinite(xyz).all(axis=1)]  # published as a dense cloud
         frame = self._prefix + cloud.source.frame_name_sensor
         self._output.publish(sensor_cdr.point_cloud2_cdr(stamp, frame, xyz))
-        self.stats.mark_delivered()
+        self.stats.delivered += 1
 

@@ -201,13 +201,14 @@ class Sensors:
             return np.rint(depth).astype(np.uint16).reshape(shape)
         grey = self.scene.shade(surface, points, t)
         grey = np.clip(grey.astype(np.int16) + self._noise(len(grey)), 0, 255).astype(np.uint8)
-        if source.native_format == Image.PIXEL_FORMAT_GREYSCALE_U8:
+        grey_sensor = source.native_format == Image.PIXEL_FORMAT_GREYSCALE_U8
+        if pixel_format == Image.PIXEL_FORMAT_GREYSCALE_U8 and grey_sensor:
+            return grey.reshape(shape)
+        if grey_sensor:
             rgb = np.repeat(grey[:, None], 3, axis=1)
         else:
             rgb = self.scene.colorize(surface, grey)
         if pixel_format == Image.PIXEL_FORMAT_GREYSCALE_U8:
-            if source.native_format == Image.PIXEL_FORMAT_GREYSCALE_U8:
-                return grey.reshape(shape)
             luma = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
             return np.rint(luma).astype(np.uint8).reshape(shape)
         if pixel_format == Image.PIXEL_FORMAT_RGBA_U8:

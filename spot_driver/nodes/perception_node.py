@@ -11,7 +11,7 @@ from sensor_msgs.msg import CameraInfo, CompressedImage, PointCloud2
 from sensor_msgs.msg import Image as ImageMsg
 
 from spot_driver import qos
-from spot_driver.acquisition import Scheduler, Stream
+from spot_driver.acquisition import Scheduler, Stream, check_rate
 from spot_driver.cameras import BODY_CAMERAS, UnknownCameraError, camera_sources
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import describe
@@ -111,8 +111,10 @@ class PerceptionNode(Node):
         except UnknownCameraError as exc:
             log.error(f"parameter cameras: {exc}")
             return None
-        if not 0 < settings.rate <= 100:
-            log.error(f"camera {camera}: rate must be in (0, 100] Hz, not {settings.rate}")
+        try:
+            check_rate(f"camera {camera}", settings.rate)
+        except ValueError as exc:
+            log.error(str(exc))
             return None
         if names.visual not in sources:
             log.error(f"camera {camera}: the robot has no image source {names.visual!r} "
@@ -152,8 +154,10 @@ class PerceptionNode(Node):
             log.error(f"lidar: service {source!r} has no source {source!r} (it offers "
                       f"{', '.join(available) or 'none'})")
             return None
-        if not 0 < rate <= 100:
-            log.error(f"lidar: lidar_rate must be in (0, 100] Hz, not {rate}")
+        try:
+            check_rate("lidar (lidar_rate)", rate)
+        except ValueError as exc:
+            log.error(str(exc))
             return None
         return LidarStream(source, client, self._output(PointCloud2, "lidar/points"), rate,
                            lambda: self._connection.skew_nsec, self.prefix, self._report,
