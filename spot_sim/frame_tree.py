@@ -1,9 +1,10 @@
 """The robot's kinematic frame tree (FrameTreeSnapshot), rooted at ``body`` as on Spot."""
 
+import numpy as np
 from bosdyn.api import geometry_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_sim import kinematics
+from spot_sim import arm_kinematics, kinematics
 from spot_sim.mobility import Se2
 
 
@@ -22,10 +23,13 @@ def body_pose(planar: Se2, height: float, rotation: Quat) -> SE3Pose:
 
 
 def build_snapshot(odom_tform_body: SE3Pose, vision_tform_body: SE3Pose, has_arm: bool,
-                   body_tform_hand: SE3Pose | None = None,
+                   arm_frames: list[np.ndarray] | None = None,
                    has_lidar: bool = False) -> geometry_pb2.FrameTreeSnapshot:
     """The frame tree the robot reports: body, odom, vision, flat_body, gpe, head, cameras,
-    the lidar ``sensor`` frame and, with an arm, the hand and its cameras."""
+    the lidar ``sensor`` frame and, with an arm, its links, the hand and the hand cameras.
+
+    ``arm_frames`` are body_T_link for the arm links then the hand (stowed when omitted).
+    """
     snapshot = geometry_pb2.FrameTreeSnapshot()
     _add(snapshot, "body", "", None)
     _add(snapshot, "odom", "body", odom_tform_body.inverse())
@@ -43,7 +47,12 @@ def build_snapshot(odom_tform_body: SE3Pose, vision_tform_body: SE3Pose, has_arm
     if has_lidar:
         _add(snapshot, "sensor", "body", kinematics.LIDAR_IN_BODY)
     if has_arm:
-        _add(snapshot, "hand", "body", body_tform_hand or kinematics.HAND_STOWED_IN_BODY)
+        if arm_frames is None:
+            arm_frames = arm_kinematics.link_poses(arm_kinematics.STOW)
+        parent, parent_pose = "body", np.eye(4)
+        for name, pose in zip((*arm_kinematics.LINKS, "hand"), arm_frames, strict=True):
+            _add(snapshot, name, parent, SE3Pose.from_matrix(np.linalg.solve(parent_pose, pose)))
+            parent, parent_pose = name, pose
         for name, hand_tform_sensor in kinematics.HAND_CAMERAS.items():
             _add(snapshot, name, "hand", hand_tform_sensor)
     return snapshot

@@ -20,7 +20,6 @@ SIT_HEIGHT = 0.18  # m
 MIN_HEIGHT_OFFSET = -0.15  # m, body height offset range the robot accepts
 MAX_HEIGHT_OFFSET = 0.15
 
-ARM_STOWED = (0.0, -3.1, 3.1, 0.0, 0.0, 0.0, -0.01)
 
 
 def leg_angles_for_height(height: float) -> tuple[float, float]:
@@ -83,4 +82,3 @@ HAND_CAMERAS = {
 }
 # The lidar payload (EAP) sensor frame on top of the body, x forward as mounted.
 LIDAR_IN_BODY = SE3Pose(-0.1, 0.0, 0.2, Quat())
-HAND_STOWED_IN_BODY = SE3Pose(0.55, 0.0, 0.26, Quat())

@@ -18,7 +18,8 @@ from bosdyn.api import basic_command_pb2, geometry_pb2, power_pb2, robot_state_p
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from bosdyn.client.math_helpers import Quat
 
-from spot_sim import kinematics, mobility
+from spot_sim import arm_kinematics, kinematics, manipulation, mobility
+from spot_sim.arm import Arm
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE, EstopManager
@@ -48,6 +49,14 @@ class Command:
     done: bool = False
     done_ns: int | None = None
     details: dict = field(default_factory=dict)
+
+
+class CommandRejectedError(Exception):
+    """A command the robot refuses, with the response status and a message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -107,7 +116,8 @@ class SimRobot:
         self.battery_percent = self.config.battery_start_percent
         self.behavior_faults: dict[int, robot_state_pb2.BehaviorFault] = {}
         self.system_faults: list[robot_state_pb2.SystemFault] = []
-        self.arm_joints = np.array(kinematics.ARM_STOWED) if self.config.has_arm else None
+        self.arm = Arm() if self.config.has_arm else None
+        self.manipulations: dict[int, manipulation.Manipulation] = {}
         self.distance_travelled = 0.0
         self.last_step_ns = self.clock.now_nsec()
 
@@ -169,8 +179,11 @@ class SimRobot:
             height = self.body_height
             odom_tform_body = body_pose(self.odom_body, height, self.body_rotation)
             vision_tform_body = body_pose(self.vision_body(), height, self.body_rotation)
+            arm_frames = None
+            if self.arm is not None:
+                arm_frames = arm_kinematics.link_poses(self.arm.q)
             return build_snapshot(odom_tform_body, vision_tform_body, self.config.has_arm,
-                                  has_lidar=self.config.has_lidar)
+                                  arm_frames=arm_frames, has_lidar=self.config.has_lidar)
 
     def active_fault(self) -> bool:
         return bool(self.behavior_faults)
@@ -211,6 +224,13 @@ class SimRobot:
         if self.mobility_command is not None and not self.mobility_command.done:
             self._finish(self.mobility_command, Feedback.STATUS_COMMAND_OVERRIDDEN, now_ns)
         self.mobility_command = None
+        self._halt_arm()
+
+    def _halt_arm(self) -> None:
+        if self.arm is not None:
+            self.arm.halt()
+        for task in self.manipulations.values():
+            task.abort()
 
     def _update_power_commands(self) -> None:
         for command in self.power_commands.values():
@@ -235,6 +255,15 @@ class SimRobot:
         self.mobility_command = command
         self._begin(command, now)
         return command
+
+    def record_command(self, kind: str) -> Command:
+        """Register an accepted command without a mobility part (arm and gripper only)."""
+        command = Command(next(self._ids), kind, self.clock.now_nsec(), done=True)
+        self.commands[command.id] = command
+        return command
+
+    def next_id(self) -> int:
+        return next(self._ids)
 
     def _finish(self, command: Command, status: int | None, now_ns: int) -> None:
         if status is not None:
@@ -311,6 +340,7 @@ class SimRobot:
             self._start_posture(False, now, 0.3)
             if self.mobility_command is not None and not self.mobility_command.done:
                 self._finish(self.mobility_command, Feedback.STATUS_COMMAND_OVERRIDDEN, now)
+            self._halt_arm()
             return fault_id
 
     def clear_behavior_fault(self, fault_id: int) -> bool:
@@ -331,6 +361,10 @@ class SimRobot:
             self._step_command(now)
             self._step_motion(dt)
             self._step_posture(now, dt)
+            if self.arm is not None:
+                for task in list(self.manipulations.values()):
+                    task.step(self, now)
+                self.arm.step(now, dt)
             self._step_battery(dt)
             self._update_power_commands()
 

@@ -19,6 +19,7 @@ from spot_sim.services import (
     identity,
     image,
     lease,
+    manipulation,
     point_cloud,
     power,
     robot_command,
@@ -62,6 +63,9 @@ class SimulatedSpot:
             (robot_command.spec(), robot_command.RobotCommandServicer(self.robot, self.time_sync)),
             (image.spec(), image.ImageServicer(self.robot, self.sensors)),
         ]
+        if self.config.has_arm:
+            self._servicers.append((manipulation.spec(), manipulation.ManipulationServicer(
+                self.robot, self.sensors.scene)))
         if self.config.has_lidar:
             self._servicers.append(
                 (point_cloud.spec(), point_cloud.PointCloudServicer(self.robot, self.sensors)))

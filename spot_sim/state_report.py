@@ -1,5 +1,6 @@
 """Build the RobotState proto the robot-state service returns, from the simulated robot."""
 
+import numpy as np
 from bosdyn.api import geometry_pb2, robot_state_pb2
 
 from spot_sim import kinematics, mobility
@@ -21,6 +22,8 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
         _power_state(robot, state.power_state, stamp)
         _battery(robot, state.battery_states.add(), stamp)
         _estop_states(robot, state, stamp)
+        if robot.arm is not None:
+            _manipulator_state(robot, state.manipulator_state)
         comms = state.comms_states.add()
         comms.timestamp.CopyFrom(stamp)
         comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
@@ -45,15 +48,49 @@ def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
         joint.position.value = float(position)
         joint.velocity.value = float(velocity)
         joint.load.value = _leg_load(name, robot)
-    if robot.arm_joints is not None:
-        for name, position in zip(kinematics.ARM_JOINTS, robot.arm_joints, strict=True):
+    if robot.arm is not None:
+        arm = zip(kinematics.ARM_JOINTS, robot.arm.joints, robot.arm.velocities, strict=True)
+        for name, position, velocity in arm:
             joint = kin.joint_states.add(name=name)
             joint.position.value = float(position)
-            joint.velocity.value = 0.0
+            joint.velocity.value = float(velocity)
             joint.load.value = 0.0
     kin.transforms_snapshot.CopyFrom(robot.transforms_snapshot())
     _body_velocity(robot.body_velocity, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
     _body_velocity(robot.body_velocity, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
+
+
+ITEM_WEIGHT_N = 0.5 * 9.81  # what a grasped item pulls on the hand
+
+
+def _manipulator_state(robot: SimRobot, out: RS.ManipulatorState) -> None:
+    arm = robot.arm
+    out.gripper_open_percentage = arm.open_percentage
+    out.is_gripper_holding_item = arm.holding
+    out.stow_state = out.STOWSTATE_STOWED if arm.stowed else out.STOWSTATE_DEPLOYED
+    if arm.holding:
+        out.carry_state = (out.CARRY_STATE_CARRIABLE_AND_STOWABLE if arm.carry_stowable
+                           else out.CARRY_STATE_CARRIABLE)
+    else:
+        out.carry_state = out.CARRY_STATE_NOT_CARRIABLE
+    yaw = robot.odom_body.yaw
+    c, s = np.cos(yaw), np.sin(yaw)
+    odom_r_body = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    hand = arm.hand()
+    if arm.holding:
+        weight_in_hand = hand[:3, :3].T @ odom_r_body.T @ np.array([0.0, 0.0, -ITEM_WEIGHT_N])
+        f = out.estimated_end_effector_force_in_hand
+        f.x, f.y, f.z = (float(v) for v in weight_in_hand)
+    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, yaw),
+                                (out.velocity_of_hand_in_vision, robot.vision_body().yaw)):
+        c, s = np.cos(world_yaw), np.sin(world_yaw)
+        r = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        body = robot.body_velocity
+        base = r @ np.array([body.x, body.y, 0.0])
+        linear = r @ arm.hand_velocity[:3] + base
+        angular = r @ arm.hand_velocity[3:] + np.array([0.0, 0.0, body.yaw])
+        velocity.linear.x, velocity.linear.y, velocity.linear.z = (float(v) for v in linear)
+        velocity.angular.x, velocity.angular.y, velocity.angular.z = (float(v) for v in angular)
 
 
 def _body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3Velocity) -> None:

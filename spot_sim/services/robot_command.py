@@ -1,4 +1,5 @@
-"""robot-command: stand, sit, stop, self-right, velocity, SE2 trajectories, and feedback."""
+"""robot-command: stand, sit, stop, self-right, velocity, SE2 trajectories, arm and gripper
+commands, and their feedback."""
 
 import math
 
@@ -9,9 +10,9 @@ from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from spot_sim import mobility
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mobility import Se2
-from spot_sim.robot import FULL_BODY_KINDS, Command, MotorPower, SimRobot
+from spot_sim.robot import FULL_BODY_KINDS, Command, CommandRejectedError, MotorPower, SimRobot
 from spot_sim.rpc import unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import ServiceSpec, arm_command
 from spot_sim.services.time_sync import TimeSyncServicer
 
 Response = robot_command_pb2.RobotCommandResponse
@@ -25,14 +26,6 @@ _MOBILITY = {"se2_trajectory_request": "trajectory", "se2_velocity_request": "ve
 _NEEDS_POWER = {"trajectory", "velocity", "sit", "stand", "stop", "stop_fb", "freeze",
                 "selfright", "battery_change_pose"}
 _ALLOWED_IN_FAULT = {"selfright", "safe_power_off", "stop_fb", "stop", "freeze"}
-
-
-class CommandRejectedError(Exception):
-    """A command the robot refuses, with the response status and a message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceServicer):
@@ -56,15 +49,47 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         response.robot_command_id = command.id
 
     def _accept(self, request) -> Command:
-        kind, body = _classify(request.command)
+        """Check every part of the command, then start them all (nothing starts if any part
+        is refused)."""
         robot = self.robot
-        if kind is None:
-            raise CommandRejectedError(Response.STATUS_UNSUPPORTED, body)
-        if robot.active_fault() and kind not in _ALLOWED_IN_FAULT:
+        command = request.command
+        sync = command.synchronized_command if command.HasField("synchronized_command") \
+            else None
+        arm_request = sync.arm_command if sync is not None and sync.HasField("arm_command") \
+            else None
+        gripper_request = sync.gripper_command if sync is not None and \
+            sync.HasField("gripper_command") else None
+        manipulator = arm_request is not None or gripper_request is not None
+        if manipulator and robot.arm is None:
+            raise CommandRejectedError(Response.STATUS_UNSUPPORTED, "this robot has no arm")
+        kind, body = None, None
+        if not manipulator or sync.HasField("mobility_command"):
+            kind, body = _classify(command)
+            if kind is None:
+                raise CommandRejectedError(Response.STATUS_UNSUPPORTED, body)
+        if robot.active_fault() and (manipulator or kind not in _ALLOWED_IN_FAULT):
             raise CommandRejectedError(Response.STATUS_BEHAVIOR_FAULT,
-                                  "the robot has an active behavior fault")
-        if kind in _NEEDS_POWER and not robot.powered:
+                                       "the robot has an active behavior fault")
+        if (manipulator or kind in _NEEDS_POWER) and not robot.powered:
             raise CommandRejectedError(Response.STATUS_NOT_POWERED_ON, "motor power is off")
+        now = self.clock.now_nsec()
+        arm_task = gripper_task = None
+        if arm_request is not None:
+            arm_task = arm_command.arm_task(robot, 0, arm_request, now)
+        if gripper_request is not None:
+            gripper_task = arm_command.gripper_task(robot, 0, gripper_request, now)
+        record = self._accept_mobility(request, kind, body) if kind is not None else \
+            robot.record_command("manipulator")
+        if arm_task is not None:
+            arm_task.command_id = record.id
+            robot.arm.start(arm_task)
+        if gripper_task is not None:
+            gripper_task.command_id = record.id
+            robot.arm.start_gripper(gripper_task)
+        return record
+
+    def _accept_mobility(self, request, kind: str, body) -> Command:
+        robot = self.robot
         end_ns = None
         if kind in ("velocity", "trajectory"):
             end_ns = self._end_time(request, body)
@@ -73,7 +98,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             mobility_params = spot_command_pb2.MobilityParams()
             if not params.Unpack(mobility_params):
                 raise CommandRejectedError(Response.STATUS_INVALID_REQUEST,
-                                      "mobility params are not bosdyn.api.spot.MobilityParams")
+                                           "mobility params are not bosdyn.api.spot.MobilityParams")
         else:
             mobility_params = None
         extra = {}
@@ -162,8 +187,6 @@ def _classify(command: robot_command_pb2.RobotCommand):
         return None, f"full body command {field!r} is not supported"
     if which == "synchronized_command":
         sync = command.synchronized_command
-        if sync.HasField("arm_command") or sync.HasField("gripper_command"):
-            return None, "this robot has no arm"
         field = sync.mobility_command.WhichOneof("command")
         if field in _MOBILITY:
             return _MOBILITY[field], getattr(sync.mobility_command, field)
@@ -174,6 +197,17 @@ def _classify(command: robot_command_pb2.RobotCommand):
 def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
     """RobotCommandFeedback for one command, from its record and the robot's state."""
     now = robot.clock.now_nsec()
+    arm = robot.arm
+    if arm is not None:
+        sync = feedback.synchronized_feedback
+        if command.id in arm.tasks:
+            arm_command.fill_arm_feedback(arm, arm.tasks[command.id], now,
+                                          sync.arm_command_feedback)
+        if command.id in arm.gripper_tasks:
+            arm_command.fill_gripper_feedback(arm, arm.gripper_tasks[command.id], now,
+                                              sync.gripper_command_feedback)
+    if command.kind == "manipulator":
+        return
     still_active = robot.mobility_command is command
     status = command.status
     if command.kind in FULL_BODY_KINDS:

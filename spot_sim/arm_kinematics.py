@@ -1,0 +1,123 @@
+"""Kinematics of the simulated Spot arm: joint limits, forward kinematics and inverse kinematics.
+
+The arm is a chain of six revolute joints (``arm0.sh0`` .. ``arm0.wr1``) from the body to the
+``hand`` frame, plus the gripper joint ``arm0.f1x``. Link offsets approximate the published
+Spot arm geometry; poses are 4x4 homogeneous matrices in the body frame.
+"""
+
+import math
+
+import numpy as np
+from transforms3d.axangles import mat2axangle
+
+# Joint limits (rad) as documented for the Spot arm, in ARM_JOINTS order without f1x.
+JOINT_LIMITS = np.array([
+    [-5 * math.pi / 6, math.pi],  # sh0: shoulder yaw
+    [-math.pi, math.pi / 6],  # sh1: shoulder pitch
+    [0.0, math.pi],  # el0: elbow pitch
+    [-8 * math.pi / 9, 8 * math.pi / 9],  # el1: forearm roll
+    [-7 * math.pi / 12, 7 * math.pi / 12],  # wr0: wrist pitch
+    [-11 * math.pi / 12, 11 * math.pi / 12],  # wr1: wrist roll
+])
+GRIPPER_LIMITS = (-1.5708, 0.0)  # f1x (rad): fully open .. closed
+MAX_JOINT_SPEED = 2.5  # rad/s the planner allows for joint moves
+STOW = np.array([0.0, -3.1, 3.1, 0.0, 0.0, 0.0])
+READY = np.array([0.0, -0.9, 1.8, 0.0, -0.9, 0.0])
+CARRY = np.array([0.0, -2.4, 2.6, 0.0, 0.9, 0.0])
+
+LINKS = ("arm0.link_sh0", "arm0.link_sh1", "arm0.link_el0", "arm0.link_el1", "arm0.link_wr0",
+         "arm0.link_wr1")
+# Joint origin in the parent link (m) and rotation axis, for each joint in chain order.
+_ORIGINS = np.array([
+    [0.292, 0.0, 0.188],
+    [0.0, 0.0, 0.0],
+    [0.3385, 0.0, 0.0],
+    [0.4033, 0.0, 0.075],
+    [0.0, 0.0, 0.0],
+    [0.11745, 0.0, 0.0],
+])
+_AXES = "zyyxyx"
+WRIST_TO_HAND = np.array([0.19557, 0.0, 0.0])  # hand frame in arm0.link_wr1
+
+
+def _rotation(axis: str, angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    if axis == "x":
+        return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    if axis == "y":
+        return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def translation(xyz) -> np.ndarray:
+    out = np.eye(4)
+    out[:3, 3] = xyz
+    return out
+
+
+def link_poses(q: np.ndarray) -> list[np.ndarray]:
+    """body_T_link for the six arm links, then body_T_hand (seven 4x4 matrices)."""
+    poses = []
+    current = np.eye(4)
+    for origin, axis, angle in zip(_ORIGINS, _AXES, q[:6], strict=True):
+        step = np.eye(4)
+        step[:3, :3] = _rotation(axis, float(angle))
+        step[:3, 3] = origin
+        current = current @ step
+        poses.append(current)
+    poses.append(current @ translation(WRIST_TO_HAND))
+    return poses
+
+
+def hand_pose(q: np.ndarray) -> np.ndarray:
+    """body_T_hand for joint angles ``q``."""
+    return link_poses(q)[-1]
+
+
+def jacobian(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(6, 6) geometric Jacobian of the hand (linear; angular) in the body frame, and the hand
+    pose."""
+    poses = link_poses(q)
+    hand = poses[-1][:3, 3]
+    columns = []
+    for pose, axis in zip(poses[:6], _AXES, strict=True):
+        a = pose[:3, "xyz".index(axis)]
+        columns.append(np.concatenate([np.cross(a, hand - pose[:3, 3]), a]))
+    return np.stack(columns, axis=1), poses[-1]
+
+
+def pose_error(current: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """(6,) position error and rotation vector taking ``current`` to ``target`` (body frame)."""
+    axis, angle = mat2axangle(target[:3, :3] @ current[:3, :3].T, unit_thresh=1e-5)
+    return np.concatenate([target[:3, 3] - current[:3, 3], np.asarray(axis) * angle])
+
+
+def within_limits(q: np.ndarray, margin: float = 1e-6) -> bool:
+    q = np.asarray(q)[:6]
+    return bool(np.all(q >= JOINT_LIMITS[:, 0] - margin) and
+                np.all(q <= JOINT_LIMITS[:, 1] + margin))
+
+
+def solve_ik(target: np.ndarray, seed: np.ndarray, position_tol: float = 1e-3,
+             angle_tol: float = 0.5 * math.pi / 180,
+             iterations: int = 150) -> tuple[np.ndarray, bool]:
+    """Joint angles putting the hand at ``target`` (body_T_hand), within joint limits.
+
+    Damped least squares from ``seed`` and a few standard postures; returns the best solution
+    found and whether it is within the tolerances (False: the pose is unreachable).
+    """
+    best, best_cost = np.array(seed[:6], dtype=float), math.inf
+    for start in (seed[:6], READY, CARRY, np.array([0.0, -0.3, 1.2, 0.0, 0.6, 0.0])):
+        q = np.clip(np.array(start, dtype=float), JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1])
+        for _ in range(iterations):
+            jac, pose = jacobian(q)
+            error = pose_error(pose, target)
+            if np.linalg.norm(error[:3]) < position_tol and np.linalg.norm(error[3:]) < angle_tol:
+                return q, True
+            step = jac.T @ np.linalg.solve(jac @ jac.T + 1e-4 * np.eye(6), error)
+            q = np.clip(q + np.clip(step, -0.3, 0.3), JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1])
+        error = pose_error(hand_pose(q), target)
+        cost = np.linalg.norm(error[:3]) + 0.2 * np.linalg.norm(error[3:])
+        if cost < best_cost:
+            best, best_cost = q, cost
+    return best, False

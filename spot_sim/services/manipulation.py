@@ -1,0 +1,117 @@
+"""manipulation-api: pick or walk to an object seen in a camera image, and grasp overrides."""
+
+import math
+
+import numpy as np
+from bosdyn.api import header_pb2, manipulation_api_pb2, manipulation_api_service_pb2_grpc
+from bosdyn.api import robot_state_pb2
+from bosdyn.client.frame_helpers import get_a_tform_b
+
+from spot_sim.manipulation import PICK_STANDOFF, WALK_OFFSET, Manipulation
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import set_error, unary
+from spot_sim.scene import NOTHING, Scene
+from spot_sim.services import ServiceSpec
+
+_INVALID = header_pb2.CommonError.CODE_INVALID_REQUEST
+MAX_RAY_M = 6.0
+Carry = robot_state_pb2.ManipulatorState
+
+
+class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServiceServicer):
+    def __init__(self, robot: SimRobot, scene: Scene) -> None:
+        self.robot, self.clock, self.scene = robot, robot.clock, scene
+
+    @unary(manipulation_api_pb2.ManipulationApiResponse)
+    def ManipulationApi(self, request, response, context):
+        robot = self.robot
+        which = request.WhichOneof("manipulation_cmd")
+        if which not in ("pick_object_in_image", "walk_to_object_in_image"):
+            set_error(response, _INVALID, f"manipulation command {which!r} is not supported")
+            return
+        body = getattr(request, which)
+        try:
+            target = self._target(body)
+        except ValueError as exc:
+            set_error(response, _INVALID, str(exc))
+            return
+        use = robot.leases.use(request.lease)
+        response.lease_use_result.CopyFrom(use)
+        if use.status != use.STATUS_OK:
+            return
+        with robot.lock:
+            if robot.arm is None and which == "pick_object_in_image":
+                set_error(response, _INVALID, "this robot has no arm")
+                return
+            if not robot.powered:
+                set_error(response, _INVALID, "motor power is off")
+                return
+            if which == "pick_object_in_image":
+                standoff = PICK_STANDOFF
+            else:
+                standoff = body.offset_distance.value if body.HasField("offset_distance") \
+                    else WALK_OFFSET
+            for task in robot.manipulations.values():
+                task.abort()
+            task = Manipulation(robot.next_id(), which == "pick_object_in_image", target,
+                                standoff)
+            robot.manipulations[task.id] = task
+            response.manipulation_cmd_id = task.id
+
+    def _target(self, body) -> np.ndarray | None:
+        """The object's position in odom: the pixel's ray cast into the scene (None: no hit)."""
+        model = body.camera_model
+        fx, fy = model.intrinsics.focal_length.x, model.intrinsics.focal_length.y
+        cx, cy = model.intrinsics.principal_point.x, model.intrinsics.principal_point.y
+        u, v = body.pixel_xy.x, body.pixel_xy.y
+        if not all(math.isfinite(x) for x in (fx, fy, cx, cy, u, v)) or fx <= 0 or fy <= 0:
+            raise ValueError("camera model and pixel must be finite with positive focal lengths")
+        if u < 0 or v < 0 or u > 2 * cx + 1 or v > 2 * cy + 1:
+            raise ValueError(f"pixel ({u}, {v}) is outside the image")
+        frame = body.frame_name_image_sensor
+        if frame not in body.transforms_snapshot_for_camera.child_to_parent_edge_map:
+            raise ValueError(f"frame {frame!r} is not in transforms_snapshot_for_camera")
+        odom_t_sensor = get_a_tform_b(body.transforms_snapshot_for_camera, "odom", frame)
+        if odom_t_sensor is None:
+            raise ValueError(f"frame {frame!r} is not connected to odom")
+        matrix = odom_t_sensor.to_matrix()
+        direction = matrix[:3, :3] @ np.array([(u - cx) / fx, (v - cy) / fy, 1.0])
+        origin = matrix[:3, 3]
+        t, surface = self.scene.raycast(origin, direction[None], MAX_RAY_M)
+        if surface[0] == NOTHING:
+            return None
+        return origin + direction * float(t[0])
+
+    @unary(manipulation_api_pb2.ManipulationApiFeedbackResponse)
+    def ManipulationApiFeedback(self, request, response, context):
+        with self.robot.lock:
+            task = self.robot.manipulations.get(request.manipulation_cmd_id)
+            if task is None:
+                set_error(response, _INVALID,
+                          f"unknown manipulation command id {request.manipulation_cmd_id}")
+                return
+            response.manipulation_cmd_id = task.id
+            response.current_state = task.state
+        response.transforms_snapshot_manipulation_data.CopyFrom(self.robot.transforms_snapshot())
+
+    @unary(manipulation_api_pb2.ApiGraspOverrideResponse)
+    def OverrideGrasp(self, request, response, context):
+        arm = self.robot.arm
+        if arm is None:
+            set_error(response, _INVALID, "this robot has no arm")
+            return
+        with self.robot.lock:
+            if request.HasField("api_grasp_override"):
+                override = request.api_grasp_override.override_request
+                if override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_HOLDING:
+                    arm.holding = True
+                elif override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_NOT_HOLDING:
+                    arm.holding = False
+            if request.HasField("carry_state_override"):
+                state = request.carry_state_override.override_request
+                arm.carry_stowable = state == Carry.CARRY_STATE_CARRIABLE_AND_STOWABLE
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec("manipulation", "bosdyn.api.ManipulationApiService", "api.spot.robot",
+                       manipulation_api_service_pb2_grpc.add_ManipulationApiServiceServicer_to_server)

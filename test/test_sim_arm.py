@@ -1,0 +1,190 @@
+"""The simulated Spot's arm, gripper and manipulation API, driven by the official SDK only."""
+
+import math
+import time
+
+import pytest
+from bosdyn.api import arm_command_pb2, gripper_command_pb2, manipulation_api_pb2
+from bosdyn.api import robot_command_pb2
+from bosdyn.client import frame_helpers
+from bosdyn.client.image import ImageClient
+from bosdyn.client.manipulation_api_client import ManipulationApiClient
+from bosdyn.client.math_helpers import Quat, SE3Pose
+from bosdyn.client.power import power_on_motors
+from bosdyn.client.robot_command import (
+    InvalidRequestError,
+    NotPoweredOnError,
+    RobotCommandBuilder,
+    UnsupportedError,
+    blocking_stand,
+)
+
+from conftest import connect, running_sim
+from test_sim_motion import commander, operated, state_of, wait_for
+
+ArmFb = arm_command_pb2
+State = manipulation_api_pb2.ManipulationFeedbackState
+ARM = ("arm0.sh0", "arm0.sh1", "arm0.el0", "arm0.el1", "arm0.wr0", "arm0.wr1")
+
+
+@pytest.fixture
+def arm_sim(certs_dir):
+    with running_sim(certs_dir, has_arm=True) as sim:
+        yield sim
+
+
+@pytest.fixture
+def arm_robot(arm_sim):
+    robot = connect(arm_sim)
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=5)
+        yield robot
+    robot.time_sync.stop()
+
+
+def joints(robot) -> dict[str, float]:
+    return {j.name: j.position.value for j in state_of(robot).kinematic_state.joint_states}
+
+
+def arm_feedback(robot, command_id):
+    feedback = commander(robot).robot_command_feedback(command_id).feedback
+    return feedback.synchronized_feedback.arm_command_feedback
+
+
+def test_joint_move_interpolates_to_the_target(arm_robot):
+    target = [0.3, -1.2, 1.9, 0.2, -0.5, 0.4]
+    command = RobotCommandBuilder.arm_joint_move_helper([target], [1.5])
+    command_id = commander(arm_robot).robot_command(command)
+    time.sleep(0.7)
+    midway = joints(arm_robot)
+    assert 0.0 < midway["arm0.sh0"] < 0.3, "the move is interpolated over time"
+    assert arm_feedback(arm_robot, command_id).arm_joint_move_feedback.status == \
+        ArmFb.ArmJointMoveCommand.Feedback.STATUS_IN_PROGRESS
+    assert wait_for(lambda: arm_feedback(arm_robot, command_id).arm_joint_move_feedback.status
+                    == ArmFb.ArmJointMoveCommand.Feedback.STATUS_COMPLETE, timeout=4)
+    reached = joints(arm_robot)
+    assert [reached[n] for n in ARM] == pytest.approx(target, abs=1e-6)
+    assert state_of(arm_robot).manipulator_state.stow_state == 2  # deployed
+
+
+def test_joint_move_outside_limits_is_refused(arm_robot):
+    before = joints(arm_robot)
+    command = RobotCommandBuilder.arm_joint_move_helper([[0, -1, -0.5, 0, 0, 0]], [1.0])
+    with pytest.raises(InvalidRequestError) as error:
+        commander(arm_robot).robot_command(command)
+    assert "arm0.el0" in error.value.response.message
+    assert joints(arm_robot) == pytest.approx(before, abs=1e-9)
+
+
+def test_cartesian_pose_in_odom_puts_the_hand_there(arm_robot):
+    snapshot = state_of(arm_robot).kinematic_state.transforms_snapshot
+    odom_t_body = frame_helpers.get_a_tform_b(snapshot, "odom", "body")
+    goal = odom_t_body * SE3Pose(0.75, 0.1, 0.3, Quat.from_pitch(0.4))
+    command = RobotCommandBuilder.arm_pose_command(
+        goal.x, goal.y, goal.z, goal.rot.w, goal.rot.x, goal.rot.y, goal.rot.z, "odom", 1.5)
+    command_id = commander(arm_robot).robot_command(command)
+    Fb = ArmFb.ArmCartesianCommand.Feedback
+    assert wait_for(lambda: arm_feedback(arm_robot, command_id).arm_cartesian_feedback.status
+                    == Fb.STATUS_TRAJECTORY_COMPLETE, timeout=5)
+    snapshot = state_of(arm_robot).kinematic_state.transforms_snapshot
+    hand = frame_helpers.get_a_tform_b(snapshot, "odom", "hand")
+    assert math.dist((hand.x, hand.y, hand.z), (goal.x, goal.y, goal.z)) < 0.005
+    assert abs((hand.rot.inverse() * goal.rot).to_axis_angle()[0]) < math.radians(1)
+    for link in ("arm0.link_sh0", "arm0.link_el0", "arm0.link_wr1"):
+        assert link in snapshot.child_to_parent_edge_map
+
+
+def test_unreachable_pose_stalls(arm_robot):
+    command = RobotCommandBuilder.arm_pose_command(3.0, 0, 0.3, 1, 0, 0, 0, "body", 1.0)
+    command_id = commander(arm_robot).robot_command(command)
+    Fb = ArmFb.ArmCartesianCommand.Feedback
+    assert wait_for(lambda: arm_feedback(arm_robot, command_id).arm_cartesian_feedback.status
+                    == Fb.STATUS_TRAJECTORY_STALLED, timeout=5)
+
+
+def test_gripper_open_close_and_named_positions(arm_robot):
+    client = commander(arm_robot)
+    Named = ArmFb.NamedArmPositionsCommand.Feedback
+    command_id = client.robot_command(RobotCommandBuilder.arm_ready_command())
+    assert wait_for(lambda: arm_feedback(arm_robot, command_id).named_arm_position_feedback
+                    .status == Named.STATUS_COMPLETE, timeout=6)
+    command_id = client.robot_command(RobotCommandBuilder.claw_gripper_open_command())
+    Claw = gripper_command_pb2.ClawGripperCommand.Feedback
+
+    def claw_status():
+        feedback = client.robot_command_feedback(command_id).feedback
+        return feedback.synchronized_feedback.gripper_command_feedback.claw_gripper_feedback.status
+
+    assert wait_for(lambda: claw_status() == Claw.STATUS_AT_GOAL, timeout=3)
+    assert state_of(arm_robot).manipulator_state.gripper_open_percentage == pytest.approx(100)
+    command_id = client.robot_command(RobotCommandBuilder.claw_gripper_close_command())
+    assert wait_for(lambda: claw_status() == Claw.STATUS_AT_GOAL, timeout=3)
+    assert state_of(arm_robot).manipulator_state.gripper_open_percentage == pytest.approx(0)
+
+
+def test_arm_stop_freezes_a_move(arm_robot):
+    client = commander(arm_robot)
+    client.robot_command(RobotCommandBuilder.arm_joint_move_helper(
+        [[1.0, -1.2, 1.9, 0.0, 0.0, 0.0]], [2.0]))
+    time.sleep(0.5)
+    stop = robot_command_pb2.RobotCommand()
+    stop.synchronized_command.arm_command.arm_stop_command.SetInParent()
+    client.robot_command(stop)
+    stopped = joints(arm_robot)
+    time.sleep(0.4)
+    assert joints(arm_robot)["arm0.sh0"] == pytest.approx(stopped["arm0.sh0"], abs=1e-3)
+    assert 0.05 < stopped["arm0.sh0"] < 0.9
+
+
+def test_robot_without_an_arm_refuses_arm_commands(certs_dir):
+    with running_sim(certs_dir) as sim:
+        robot = connect(sim)
+        with operated(robot):
+            with pytest.raises(UnsupportedError) as error:
+                commander(robot).robot_command(RobotCommandBuilder.arm_ready_command())
+            assert "no arm" in error.value.response.message
+        robot.time_sync.stop()
+
+
+def test_pick_object_in_image_walks_reaches_and_grasps(arm_robot):
+    blocking_stand(commander(arm_robot), timeout_sec=5)
+    image = arm_robot.ensure_client(ImageClient.default_service_name).get_image_from_sources(
+        ["frontleft_fisheye_image"])[0]
+    pick = manipulation_api_pb2.PickObjectInImage(
+        pixel_xy={"x": 320, "y": 420},
+        transforms_snapshot_for_camera=image.shot.transforms_snapshot,
+        frame_name_image_sensor=image.shot.frame_name_image_sensor,
+        camera_model=image.source.pinhole)
+    client = arm_robot.ensure_client(ManipulationApiClient.default_service_name)
+    response = client.manipulation_api_command(
+        manipulation_api_pb2.ManipulationApiRequest(pick_object_in_image=pick))
+    seen = []
+    deadline = time.monotonic() + 25
+    while time.monotonic() < deadline:
+        state = client.manipulation_api_feedback_command(
+            manipulation_api_pb2.ManipulationApiFeedbackRequest(
+                manipulation_cmd_id=response.manipulation_cmd_id)).current_state
+        if not seen or seen[-1] != state:
+            seen.append(state)
+        if state in (State.MANIP_STATE_GRASP_SUCCEEDED, State.MANIP_STATE_GRASP_FAILED,
+                     State.MANIP_STATE_GRASP_PLANNING_NO_SOLUTION):
+            break
+        time.sleep(0.05)
+    names = [State.Name(s) for s in seen]
+    assert names[-1] == "MANIP_STATE_GRASP_SUCCEEDED", names
+    assert "MANIP_STATE_MOVING_TO_GRASP" in names and "MANIP_STATE_GRASPING_OBJECT" in names
+    manipulator = state_of(arm_robot).manipulator_state
+    assert manipulator.is_gripper_holding_item
+    assert manipulator.estimated_end_effector_force_in_hand.z != 0 or \
+        manipulator.estimated_end_effector_force_in_hand.x != 0
+    client.grasp_override_command(manipulation_api_pb2.ApiGraspOverrideRequest(
+        api_grasp_override={"override_request": 2}))
+    assert not state_of(arm_robot).manipulator_state.is_gripper_holding_item
+
+
+def test_arm_commands_need_motor_power(arm_sim):
+    robot = connect(arm_sim)
+    with operated(robot):
+        with pytest.raises(NotPoweredOnError):
+            commander(robot).robot_command(RobotCommandBuilder.arm_ready_command())
+    robot.time_sync.stop()
