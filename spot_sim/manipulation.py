@@ -15,8 +15,7 @@ from transforms3d.euler import euler2mat
 
 from spot_sim import arm_kinematics as ak
 from spot_sim import mobility
-from spot_sim.arm import GripperTask, JointTrajectory, plan
-from spot_sim.arm import ArmTask
+from spot_sim.arm import ArmTask, GripperTask, JointTrajectory, plan
 from spot_sim.mobility import Se2
 
 State = manipulation_api_pb2.ManipulationFeedbackState
@@ -114,7 +113,7 @@ class Manipulation:
             return
         snapshot = robot.transforms_snapshot()
         body_t_odom = get_a_tform_b(snapshot, "body", "odom").to_matrix()
-        target = body_t_odom @ np.append(self.target + [0.0, 0.0, GRASP_HEIGHT], 1.0)
+        target = body_t_odom @ np.append(self.target + np.array([0.0, 0.0, GRASP_HEIGHT]), 1.0)
         yaw = math.atan2(target[1] - ak.link_poses(robot.arm.q)[0][1, 3], target[0])
         for pitch in _GRASP_PITCHES:
             goal = np.eye(4)

@@ -4,8 +4,7 @@ import math
 import time
 
 import pytest
-from bosdyn.api import arm_command_pb2, gripper_command_pb2, manipulation_api_pb2
-from bosdyn.api import robot_command_pb2
+from bosdyn.api import arm_command_pb2, gripper_command_pb2, manipulation_api_pb2, robot_command_pb2
 from bosdyn.client import frame_helpers
 from bosdyn.client.image import ImageClient
 from bosdyn.client.manipulation_api_client import ManipulationApiClient
@@ -18,9 +17,9 @@ from bosdyn.client.robot_command import (
     UnsupportedError,
     blocking_stand,
 )
+from test_sim_motion import commander, operated, state_of, wait_for
 
 from conftest import connect, running_sim
-from test_sim_motion import commander, operated, state_of, wait_for
 
 ArmFb = arm_command_pb2
 State = manipulation_api_pb2.ManipulationFeedbackState

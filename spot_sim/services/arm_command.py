@@ -3,9 +3,8 @@
 import math
 
 import numpy as np
-from bosdyn.api import arm_command_pb2, geometry_pb2, gripper_command_pb2
+from bosdyn.api import arm_command_pb2, geometry_pb2, gripper_command_pb2, robot_command_pb2
 from bosdyn.api import basic_command_pb2 as basic
-from bosdyn.api import robot_command_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 

@@ -3,8 +3,12 @@
 import math
 
 import numpy as np
-from bosdyn.api import header_pb2, manipulation_api_pb2, manipulation_api_service_pb2_grpc
-from bosdyn.api import robot_state_pb2
+from bosdyn.api import (
+    header_pb2,
+    manipulation_api_pb2,
+    manipulation_api_service_pb2_grpc,
+    robot_state_pb2,
+)
 from bosdyn.client.frame_helpers import get_a_tform_b
 
 from spot_sim.manipulation import PICK_STANDOFF, WALK_OFFSET, Manipulation
