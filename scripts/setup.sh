@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Turn a fresh Debian 12 machine with Python 3.11 into a working environment:
 #   Debian build tools when missing, .venv with the pinned wheels of requirements.lock,
-#   the ROS wheel fix-ups, and a colcon build of spot_msgs, (compat) tf2_msgs and spot_driver.
+#   the ROS wheel fix-ups, and a colcon build of spot_msgs, (compat) tf2_msgs and control_msgs, and spot_driver.
 # Idempotent: each step is skipped when its inputs have not changed since it last succeeded.
 set -euo pipefail
 shopt -s nullglob
@@ -55,7 +55,7 @@ if ! stamp_ok pip "$pip_hash"; then
 fi
 
 # --- colcon build ------------------------------------------------------------------------
-# tf2_msgs is built from compat/ only where the environment does not already provide it.
+# tf2_msgs and control_msgs are built from compat/ only where the environment lacks them.
 has_ament_package() {
   local IFS=:
   for prefix in $VENV ${AMENT_PREFIX_PATH:-}; do
@@ -64,10 +64,12 @@ has_ament_package() {
   return 1
 }
 paths=(spot_msgs .)
-if ! has_ament_package tf2_msgs; then paths=(compat/tf2_msgs "${paths[@]}"); fi
+for compat in tf2_msgs control_msgs; do
+  if ! has_ament_package "$compat"; then paths=("compat/$compat" "${paths[@]}"); fi
+done
 
 build_hash="$(hash_of requirements.lock package.xml setup.py setup.cfg spot_msgs/CMakeLists.txt \
-  spot_msgs/package.xml spot_msgs/msg/* spot_msgs/srv/* spot_msgs/action/* compat/*/msg/* \
+  spot_msgs/package.xml spot_msgs/msg/* spot_msgs/srv/* spot_msgs/action/* compat/*/msg/* compat/*/action/* \
   compat/*/CMakeLists.txt compat/*/package.xml launch/* config/*)-${paths[*]}"
 if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then
   log "building ${paths[*]} with colcon"
@@ -77,7 +79,7 @@ if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then
     export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
     colcon --log-base log build --symlink-install --build-base build --install-base install \
       --paths "${paths[@]}" \
-      --event-handlers console_cohesion- status- \
+      --event-handlers console_cohesion- status- --cmake-force-configure \
       --cmake-args -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="$VENV/bin/python" \
       > .work/colcon-build.log 2>&1 || { tail -50 .work/colcon-build.log; exit 1; }
   )

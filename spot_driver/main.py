@@ -15,6 +15,7 @@ from spot_driver.commander import Commander
 from spot_driver.connection import RobotConnection, RobotConnectionError
 from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import describe
+from spot_driver.nodes.arm_node import ArmNode
 from spot_driver.nodes.command_node import CommandNode
 from spot_driver.nodes.driver_node import DriverNode
 from spot_driver.nodes.perception_node import PerceptionNode
@@ -74,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         cache = RobotStateCache()
         commands = CommandNode(connection, cache, namespace)
         nodes = [driver, StateNode(connection, cache, namespace), commands,
-                 PerceptionNode(connection, namespace)]
+                 ArmNode(connection, cache, namespace), PerceptionNode(connection, namespace)]
         _startup_actions(driver, commands.commander, connection)
-        executor = MultiThreadedExecutor(num_threads=6)
+        executor = MultiThreadedExecutor(num_threads=8)
         for node in nodes:
             executor.add_node(node)
         try:

@@ -10,6 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import rclpy
+from bosdyn.client.math_helpers import Quat, SE3Pose
 from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -118,3 +119,23 @@ class RosClient:
     def close(self) -> None:
         self._executor.shutdown()
         self.node.destroy_node()
+
+
+def tf_pose(transform) -> SE3Pose:
+    t, q = transform.translation, transform.rotation
+    return SE3Pose(t.x, t.y, t.z, Quat(q.w, q.x, q.y, q.z))
+
+
+def odom_tform(ros: RosClient, frame: str) -> SE3Pose:
+    """odom_T_frame composed from the driver's /tf and /tf_static (subscribed by ``ros``), as
+    tf2 would."""
+    parents = {}
+    for msg in ros.received("/tf_static") + ros.received("/tf")[-20:]:
+        for t in msg.transforms:
+            parents[t.child_frame_id] = (t.header.frame_id, tf_pose(t.transform))
+    pose = SE3Pose(0, 0, 0, Quat())
+    while frame != "odom":
+        parent, parent_tform_frame = parents[frame]
+        pose = parent_tform_frame * pose
+        frame = parent
+    return pose

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 import simplejpeg
 from bosdyn.api import point_cloud_pb2
-from bosdyn.client.math_helpers import Quat, SE3Pose
-from ros_harness import DriverProcess, RosClient
+from ros_harness import DriverProcess, RosClient, odom_tform
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image, PointCloud2
 from tf2_msgs.msg import TFMessage
 
@@ -100,31 +99,12 @@ def test_stamps_are_acquisition_times_on_the_local_clock(world):
     assert -0.05 < age < 1.0
 
 
-def _pose(transform) -> SE3Pose:
-    t, q = transform.translation, transform.rotation
-    return SE3Pose(t.x, t.y, t.z, Quat(q.w, q.x, q.y, q.z))
-
-
-def _odom_tform(ros, frame: str) -> SE3Pose:
-    """odom_T_frame composed from the driver's /tf and /tf_static, as tf2 would."""
-    parents = {}
-    for msg in ros.received("/tf_static") + ros.received("/tf")[-20:]:
-        for t in msg.transforms:
-            parents[t.child_frame_id] = (t.header.frame_id, _pose(t.transform))
-    pose = SE3Pose(0, 0, 0, Quat())
-    while frame != "odom":
-        parent, parent_tform_frame = parents[frame]
-        pose = parent_tform_frame * pose
-        frame = parent
-    return pose
-
-
 def test_depth_points_land_on_the_simulated_floor(world):
     _sim, _driver, ros = world
     cloud = ros.latest("/depth/frontleft/points")
     assert cloud.header.frame_id == "frontleft" and cloud.point_step == 12
     xyz = np.frombuffer(bytes(cloud.data), dtype=np.float32).reshape(-1, 3)
-    odom_tform_camera = _odom_tform(ros, cloud.header.frame_id)
+    odom_tform_camera = odom_tform(ros, cloud.header.frame_id)
     z = xyz @ odom_tform_camera.rotation.to_matrix()[2] + odom_tform_camera.z
     assert len(z) > 10000
     assert z.min() > -0.02  # nothing below the floor

@@ -3,6 +3,7 @@
 import math
 
 from bosdyn.api import lease_pb2, robot_state_pb2
+from geometry_msgs.msg import Twist, Vector3, Vector3Stamped
 from std_msgs.msg import Header
 
 from spot_driver.conversions.time import duration_msg, robot_stamp_to_msg
@@ -19,6 +20,7 @@ from spot_msgs.msg import (
     LeaseArray,
     LeaseOwner,
     LeaseResource,
+    ManipulatorState,
     PowerState,
     SystemFault,
     SystemFaultState,
@@ -88,6 +90,34 @@ def wifi_state(state: robot_state_pb2.RobotState, header: Header) -> WiFiState:
             msg.essid = comms.wifi_state.essid
             break
     return msg
+
+
+def _twist(velocity) -> Twist:
+    out = Twist()
+    out.linear.x, out.linear.y, out.linear.z = (velocity.linear.x, velocity.linear.y,
+                                                velocity.linear.z)
+    out.angular.x, out.angular.y, out.angular.z = (velocity.angular.x, velocity.angular.y,
+                                                   velocity.angular.z)
+    return out
+
+
+def manipulator_state(state: robot_state_pb2.RobotState, header: Header) -> ManipulatorState:
+    """The arm and gripper section; the force is in the hand frame."""
+    m = state.manipulator_state
+    force = m.estimated_end_effector_force_in_hand
+    return ManipulatorState(
+        header=header, gripper_open_percentage=m.gripper_open_percentage,
+        is_gripper_holding_item=m.is_gripper_holding_item,
+        estimated_end_effector_force_in_hand=Vector3(x=force.x, y=force.y, z=force.z),
+        stow_state=m.stow_state, carry_state=m.carry_state,
+        velocity_of_hand_in_odom=_twist(m.velocity_of_hand_in_odom),
+        velocity_of_hand_in_vision=_twist(m.velocity_of_hand_in_vision))
+
+
+def end_effector_force(state: robot_state_pb2.RobotState, header: Header) -> Vector3Stamped:
+    """Estimated force on the end effector, in ``header.frame_id`` (the hand frame)."""
+    force = state.manipulator_state.estimated_end_effector_force_in_hand
+    return Vector3Stamped(header=header, vector=Vector3(x=force.x, y=force.y, z=force.z))
 
 
 def foot_states(state: robot_state_pb2.RobotState, header: Header) -> FootStateArray:

@@ -1,5 +1,6 @@
 """Publishes what the robot reports: joint states, TF, odometry and status topics."""
 
+from geometry_msgs.msg import Vector3Stamped
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
@@ -20,6 +21,7 @@ from spot_msgs.msg import (
     EStopStateArray,
     FootStateArray,
     LeaseArray,
+    ManipulatorState,
     PowerState,
     SystemFaultState,
     TimeSyncState,
@@ -68,6 +70,10 @@ class StateNode(Node):
             "time_sync": self.create_publisher(TimeSyncState, "status/time_sync", qos.STREAM),
         }
         self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
+        self._manipulator_pub = self.create_publisher(ManipulatorState, "status/manipulation",
+                                                      qos.STREAM)
+        self._force_pub = self.create_publisher(Vector3Stamped, "status/end_effector_force",
+                                                qos.STREAM)
 
         self.create_timer(1.0 / self.rate, self._poll,
                           callback_group=MutuallyExclusiveCallbackGroup())
@@ -116,6 +122,10 @@ class StateNode(Node):
         pubs["feet"].publish(status.foot_states(state, header))
         pubs["system_faults"].publish(status.system_faults(state, header, skew))
         pubs["behavior_faults"].publish(status.behavior_faults(state, header, skew))
+        if state.HasField("manipulator_state"):
+            self._manipulator_pub.publish(status.manipulator_state(state, header))
+            self._force_pub.publish(status.end_effector_force(
+                state, Header(stamp=stamp, frame_id=self.prefix + "hand")))
         synced, skew_ns, rtt_ns = self._connection.time_sync()
         pubs["time_sync"].publish(TimeSyncState(
             header=Header(stamp=self.get_clock().now().to_msg()), synchronized=synced,

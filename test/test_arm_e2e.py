@@ -1,0 +1,231 @@
+"""End to end: ROS action clients -> driver process -> gRPC -> simulated Spot with an arm."""
+
+import math
+import time
+
+import numpy as np
+import pytest
+from bosdyn.client.math_helpers import Quat, SE3Pose
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTolerance
+from geometry_msgs.msg import Vector3Stamped
+from ros_harness import DriverProcess, RosClient, odom_tform
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
+from spot_msgs.msg import ManipulatorState
+
+ARM = ["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "arm_wr1"]
+FJT = "/arm_controller/follow_joint_trajectory"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
+        ros = RosClient("arm_test_client")
+        ros.subscribe("/joint_states", JointState)
+        ros.subscribe("/tf", TFMessage)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        ros.subscribe("/status/manipulation", ManipulatorState, reliable=False)
+        ros.subscribe("/status/end_effector_force", Vector3Stamped, reliable=False)
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
+                               USERNAME, PASSWORD)
+        assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, timeout=20)
+        for name in ("claim", "power_on", "stand"):
+            response = ros.call(Trigger, f"/{name}")
+            assert response.success, response.message
+        yield sim, driver, ros
+        ros.close()
+        driver.stop()
+
+
+def arm_joints(ros) -> np.ndarray:
+    msg = ros.latest("/joint_states")
+    positions = dict(zip(msg.name, msg.position, strict=True))
+    return np.array([positions[name] for name in ARM])
+
+
+def run(ros, action_type, name: str, goal, timeout: float = 30.0, feedback=None):
+    client = ros.action_client(action_type, name)
+    handle = ros.wait_future(client.send_goal_async(
+        goal, feedback_callback=(feedback.append if feedback is not None else None)))
+    assert handle.accepted
+    return ros.wait_future(handle.get_result_async(), timeout=timeout).result
+
+
+def fjt_goal(names, times, positions) -> FollowJointTrajectory.Goal:
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = list(names)
+    for t, p in zip(times, positions, strict=True):
+        point = JointTrajectoryPoint(positions=[float(v) for v in p])
+        point.time_from_start.sec = int(t)
+        point.time_from_start.nanosec = int(round((t - int(t)) * 1e9))
+        goal.trajectory.points.append(point)
+    return goal
+
+
+def test_arm_state_is_published(world):
+    _sim, _, ros = world
+    names = ros.latest("/joint_states").name
+    assert set(ARM) | {"arm_f1x"} <= set(names)
+    assert ros.wait_for(lambda: ros.latest("/status/manipulation") is not None)
+    assert ros.latest("/status/manipulation").stow_state in (1, 2)
+    force = ros.latest("/status/end_effector_force")
+    assert force is not None and force.header.frame_id == "hand"
+
+
+def test_joint_move_reaches_the_target(world):
+    _sim, _, ros = world
+    target = [0.2, -1.0, 1.6, 0.1, -0.4, 0.3]
+    robot_names = [name.replace("arm_", "arm0.") for name in ARM]  # accepted too
+    goal = ArmJointMove.Goal(joint_names=list(reversed(robot_names)),
+                             positions=list(reversed(target)))
+    goal.duration.sec = 1
+    feedback = []
+    result = run(ros, ArmJointMove, "/arm/joint_move", goal, feedback=feedback)
+    assert result.success, result.message
+    assert result.status == "STATUS_COMPLETE"
+    assert feedback and feedback[0].feedback.status
+    assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=1e-3), timeout=1.0)
+
+
+def test_cartesian_goal_puts_the_hand_there_in_odom(world):
+    _sim, _, ros = world
+    odom_body = odom_tform(ros, "body")
+    goal_pose = odom_body * SE3Pose(0.8, -0.1, 0.35, Quat.from_yaw(0.3) * Quat.from_pitch(0.3))
+    goal = ArmPose.Goal()
+    goal.pose.header.frame_id = "odom"
+    p, q = goal.pose.pose.position, goal.pose.pose.orientation
+    p.x, p.y, p.z = goal_pose.x, goal_pose.y, goal_pose.z
+    q.w, q.x, q.y, q.z = goal_pose.rot.w, goal_pose.rot.x, goal_pose.rot.y, goal_pose.rot.z
+    goal.duration.sec = 1
+    result = run(ros, ArmPose, "/arm/pose", goal)
+    assert result.success, result.message
+    time.sleep(0.3)  # newer /tf
+    hand = odom_tform(ros, "hand")
+    assert math.dist((hand.x, hand.y, hand.z), (goal_pose.x, goal_pose.y, goal_pose.z)) < 0.01
+    angle = abs((hand.rot.inverse() * goal_pose.rot).to_axis_angle()[0])
+    assert min(angle, 2 * math.pi - angle) < math.radians(2)
+
+
+def test_unreachable_and_unknown_frame_poses_fail_clearly(world):
+    sim, _, ros = world
+    goal = ArmPose.Goal()
+    goal.pose.header.frame_id = "body"
+    goal.pose.pose.position.x = 3.0
+    goal.pose.pose.orientation.w = 1.0
+    result = run(ros, ArmPose, "/arm/pose", goal)
+    assert not result.success and "reach" in result.message
+    before = len(sim.robot.commands)
+    goal.pose.header.frame_id = "no_such_frame"
+    result = run(ros, ArmPose, "/arm/pose", goal)
+    assert not result.success and "unknown frame 'no_such_frame'" in result.message
+    assert len(sim.robot.commands) == before
+
+
+def test_gripper_open_and_close_change_the_open_percentage(world):
+    _sim, _, ros = world
+    result = run(ros, Gripper, "/gripper", Gripper.Goal(command=Gripper.Goal.OPEN))
+    assert result.success, result.message
+    assert ros.wait_for(lambda: ros.latest("/status/manipulation").gripper_open_percentage > 99)
+    assert result.open_percentage > 99
+    response = ros.call(Trigger, "/gripper/close")
+    assert response.success, response.message
+    assert ros.wait_for(lambda: ros.latest("/status/manipulation").gripper_open_percentage < 1,
+                        timeout=3)
+    result = run(ros, Gripper, "/gripper", Gripper.Goal(command=Gripper.Goal.ANGLE, angle=0.5))
+    assert not result.success and "gripper angle" in result.message
+
+
+def test_follow_joint_trajectory_with_five_points_succeeds(world):
+    _sim, _, ros = world
+    start = arm_joints(ros)
+    end = np.array([0.5, -1.2, 1.9, 0.0, -0.5, 0.2])
+    times = [0.0, 0.5, 1.0, 1.5, 2.0]
+    positions = [start + (end - start) * t / 2.0 for t in times]
+    feedback = []
+    result = run(ros, FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions),
+                 feedback=feedback)
+    assert result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.error_string
+    assert np.allclose(arm_joints(ros), end, atol=0.02)
+    assert feedback and list(feedback[-1].feedback.joint_names) == ARM
+
+
+def test_long_trajectory_is_sent_in_pieces(world):
+    sim, _, ros = world
+    start = arm_joints(ros)
+    times = np.linspace(0.0, 3.0, 601)
+    positions = [start + np.array([0.6 * math.sin(math.pi * t / 3.0), 0, 0, 0, 0, 0])
+                 for t in times]
+    before = len(sim.robot.commands)
+    result = run(ros, FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions))
+    assert result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.error_string
+    assert len(sim.robot.commands) - before == 3  # 601 points in pieces of at most 250
+
+
+def test_bad_trajectories_are_refused_and_nothing_is_sent(world):
+    sim, _, ros = world
+    here = arm_joints(ros)
+    before = len(sim.robot.commands)
+    cases = [
+        (fjt_goal(["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "elbow"],
+                  [1.0], [here]), FollowJointTrajectory.Result.INVALID_JOINTS, "elbow"),
+        (fjt_goal(ARM[:5], [1.0], [here[:5]]), FollowJointTrajectory.Result.INVALID_JOINTS,
+         "missing"),
+        (fjt_goal(ARM, [1.0, 1.0], [here, here]), FollowJointTrajectory.Result.INVALID_GOAL,
+         "later"),
+        (fjt_goal(ARM, [1.0], [[math.nan, *here[1:]]]),
+         FollowJointTrajectory.Result.INVALID_GOAL, "finite"),
+        (fjt_goal(ARM, [1.0], [[0, 0, -1.0, 0, 0, 0]]),
+         FollowJointTrajectory.Result.INVALID_GOAL, "arm_el0"),
+        (fjt_goal(ARM, [1.0], [here[:5]]), FollowJointTrajectory.Result.INVALID_GOAL,
+         "positions"),
+    ]
+    tolerance_goal = fjt_goal(ARM, [1.0], [here])
+    tolerance_goal.goal_tolerance.append(JointTolerance(name="nope", position=0.1))
+    cases.append((tolerance_goal, FollowJointTrajectory.Result.INVALID_JOINTS, "nope"))
+    for goal, code, text in cases:
+        result = run(ros, FollowJointTrajectory, FJT, goal)
+        assert result.error_code == code, (text, result.error_string)
+        assert text in result.error_string
+    assert len(sim.robot.commands) == before
+
+
+def test_cancel_mid_move_stops_the_arm(world):
+    _sim, _, ros = world
+    start = arm_joints(ros)
+    end = start + np.array([1.2, 0, 0, 0, 0, 0])
+    client = ros.action_client(FollowJointTrajectory, FJT)
+    handle = ros.wait_future(client.send_goal_async(fjt_goal(ARM, [0.0, 4.0], [start, end])))
+    assert ros.wait_for(lambda: arm_joints(ros)[0] > start[0] + 0.15, timeout=5)
+    ros.wait_future(handle.cancel_goal_async())
+    ros.wait_future(handle.get_result_async())
+    time.sleep(0.2)
+    stopped = arm_joints(ros)[0]
+    time.sleep(0.6)
+    assert arm_joints(ros)[0] == pytest.approx(stopped, abs=1e-3)
+    assert stopped < end[0] - 0.3
+
+
+def test_posture_and_pick_object_in_image(world):
+    _sim, _, ros = world
+    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.STOW))
+    assert result.success, result.message
+    assert ros.wait_for(lambda: ros.latest("/status/manipulation").stow_state == 1)
+    feedback = []
+    goal = PickObjectInImage.Goal(camera="frontleft")
+    goal.pixel.x, goal.pixel.y = 320.0, 420.0
+    result = run(ros, PickObjectInImage, "/manipulation/pick_object_in_image", goal,
+                 timeout=60, feedback=feedback)
+    assert result.success, result.message
+    assert result.final_state == "MANIP_STATE_GRASP_SUCCEEDED"
+    states = [f.feedback.state for f in feedback]
+    assert "MANIP_STATE_MOVING_TO_GRASP" in states
+    assert ros.wait_for(lambda: ros.latest("/status/manipulation").is_gripper_holding_item)
+    bad = PickObjectInImage.Goal(camera="nose")
+    result = run(ros, PickObjectInImage, "/manipulation/pick_object_in_image", bad)
+    assert not result.success and "unknown camera 'nose'" in result.message
