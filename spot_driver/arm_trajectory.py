@@ -110,8 +110,8 @@ def check_positions(positions: np.ndarray, where: str = "") -> None:
         value = float(positions[j])
         if not low[j] - 1e-9 <= value <= high[j] + 1e-9:
             raise TrajectoryError(
-                INVALID_GOAL, f"{URDF_ARM_JOINTS[j]} = {value:.3f} rad{where} is outside its limits "
-                f"[{low[j]:.3f}, {high[j]:.3f}]")
+                INVALID_GOAL, f"{URDF_ARM_JOINTS[j]} = {value:.3f} rad{where} is outside its "
+                f"limits [{low[j]:.3f}, {high[j]:.3f}]")
 
 
 def arm_trajectory(names: Sequence[str], times: Sequence[float],

@@ -63,7 +63,7 @@ def fjt_goal(names, times, positions) -> FollowJointTrajectory.Goal:
     for t, p in zip(times, positions, strict=True):
         point = JointTrajectoryPoint(positions=[float(v) for v in p])
         point.time_from_start.sec = int(t)
-        point.time_from_start.nanosec = int(round((t - int(t)) * 1e9))
+        point.time_from_start.nanosec = round((t - int(t)) * 1e9)
         goal.trajectory.points.append(point)
     return goal
 

@@ -7,15 +7,17 @@ import time
 import pytest
 import rclpy.duration
 from bosdyn.client.lease import LeaseClient
+from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import Pose, Twist, TwistStamped
 from nav_msgs.msg import Odometry
 from ros_harness import DriverProcess, RosClient
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
+from trajectory_msgs.msg import JointTrajectoryPoint
 
 from conftest import PASSWORD, USERNAME, connect, running_sim
-from spot_msgs.action import Trajectory
+from spot_msgs.action import ArmJointMove, Gripper, Trajectory
 from spot_msgs.msg import (
     BatteryStateArray,
     BehaviorFaultState,
@@ -255,6 +257,32 @@ def test_trajectory_in_unknown_frame_is_refused(world):
     result = ros.wait_future(handle.get_result_async()).result
     assert not result.success and "unknown frame 'no_such_frame'" in result.message
     assert len(sim.robot.commands) == commands_before
+
+
+def test_arm_goals_on_a_robot_without_an_arm_fail_clearly(world):
+    sim, driver, ros = world
+    assert trigger(ros, "claim").success
+    before = len(sim.robot.commands)
+    for action_type, name, goal in (
+            (ArmJointMove, "/arm/joint_move", ArmJointMove.Goal(positions=[0.0] * 6)),
+            (Gripper, "/gripper", Gripper.Goal(command=Gripper.Goal.OPEN))):
+        client = ros.action_client(action_type, name)
+        handle = ros.wait_future(client.send_goal_async(goal))
+        result = ros.wait_future(handle.get_result_async()).result
+        assert not result.success and "this robot has no arm" in result.message
+    client = ros.action_client(FollowJointTrajectory, "/arm_controller/follow_joint_trajectory")
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = [f"arm_{j}" for j in ("sh0", "sh1", "el0", "el1", "wr0",
+                                                        "wr1")]
+    goal.trajectory.points.append(JointTrajectoryPoint(positions=[0.0, -1.0, 1.5, 0, 0, 0]))
+    goal.trajectory.points[0].time_from_start.sec = 1
+    handle = ros.wait_future(client.send_goal_async(goal))
+    result = ros.wait_future(handle.get_result_async()).result
+    assert result.error_code == FollowJointTrajectory.Result.INVALID_GOAL
+    assert "this robot has no arm" in result.error_string
+    assert trigger(ros, "gripper/open").message == "this robot has no arm"
+    assert len(sim.robot.commands) == before
+    assert driver.process.poll() is None
 
 
 def test_typed_services_validate_and_apply(world):

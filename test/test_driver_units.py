@@ -1,5 +1,6 @@
 """Pure pieces of the driver, without ROS graph or robot: conversions and business rules."""
 
+import itertools
 import math
 import os
 import stat
@@ -12,6 +13,7 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from spot_driver import arm_trajectory as at
 from spot_driver.conversions import frames
 from spot_driver.conversions.joint_states import joint_state_msg, urdf_joint_name
 from spot_driver.conversions.odometry import odometry_msg
@@ -174,3 +176,52 @@ def test_sim_planar_helpers_are_consistent():
     moved = mobility.integrate(Se2(0, 0, 0), Se2(1.0, 0.0, math.pi / 2), 1.0)
     assert (moved.x, moved.y, moved.yaw) == pytest.approx((2 / math.pi, 2 / math.pi,
                                                            math.pi / 2))
+
+
+# ---------------------------------------------------------------------- arm trajectories
+ARM_URDF = ["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "arm_wr1"]
+
+
+def test_joint_order_accepts_urdf_robot_and_prefixed_names_in_any_order():
+    assert at.joint_order(list(reversed(ARM_URDF))) == [5, 4, 3, 2, 1, 0]
+    assert at.joint_order([n.replace("arm_", "arm0.") for n in ARM_URDF]) == list(range(6))
+    assert at.joint_order(["spot1/" + n for n in ARM_URDF], "spot1/") == list(range(6))
+    for names, text in ((ARM_URDF[:5], "missing"), ([*ARM_URDF[:5], "x"], "unknown"),
+                        ([*ARM_URDF, "arm_sh0"], "repeat"), ([*ARM_URDF, "arm_f1x"], "gripper")):
+        with pytest.raises(at.TrajectoryError, match=text) as error:
+            at.joint_order(names)
+        assert error.value.code == at.INVALID_JOINTS
+
+
+@given(st.integers(1, 2000), st.integers(2, 300))
+def test_segments_cover_every_point_and_share_their_boundaries(count, size):
+    pieces = at.segments(count, size)
+    assert pieces[0][0] == 0 and pieces[-1][1] == count
+    assert all(0 < end - start <= size for start, end in pieces)
+    for (_, end), (start, _) in itertools.pairwise(pieces):
+        assert start == end - 1  # the next piece starts at the last point of this one
+
+
+def test_tolerances_defaults_overrides_and_removal():
+    tol = at.Tolerances.from_goal([("arm_el0", 0.1)], [("arm_sh0", -1), ("arm0.wr1", 0.5)],
+                                  0.0, 0.02, 1.0)
+    assert tol.path[2] == 0.1 and math.isinf(tol.path[0])
+    assert math.isinf(tol.goal[0]) and tol.goal[5] == 0.5 and tol.goal[1] == 0.02
+    assert tol.goal_time == 1.0
+    error = np.zeros(6)
+    assert at.violation(error, tol.goal) is None
+    error[1] = 0.03
+    assert "arm_sh1" in at.violation(error, tol.goal)
+    with pytest.raises(at.TrajectoryError):
+        at.Tolerances.from_goal([], [("arm_sh0", math.nan)], 0.0, 0.02, 1.0)
+
+
+def test_trajectory_validation_and_interpolation():
+    traj = at.arm_trajectory(ARM_URDF, [0.0, 1.0], [[0, -1, 1, 0, 0, 0], [1, -1, 1, 0, 0, 0]],
+                             [[], []])
+    assert traj.desired(0.5)[0] == pytest.approx(0.5)
+    assert traj.velocities is None
+    with pytest.raises(at.TrajectoryError, match="velocities"):
+        at.arm_trajectory(ARM_URDF, [0.0, 1.0], [[0, -1, 1, 0, 0, 0]] * 2, [[0] * 6, []])
+    with pytest.raises(at.TrajectoryError, match="negative"):
+        at.arm_trajectory(ARM_URDF, [-1.0], [[0, -1, 1, 0, 0, 0]], [[]])
