@@ -73,24 +73,24 @@ def _manipulator_state(robot: SimRobot, out: RS.ManipulatorState) -> None:
                            else out.CARRY_STATE_CARRIABLE)
     else:
         out.carry_state = out.CARRY_STATE_NOT_CARRIABLE
-    yaw = robot.odom_body.yaw
-    c, s = np.cos(yaw), np.sin(yaw)
-    odom_r_body = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
     hand = arm.hand()
     if arm.holding:
-        weight_in_hand = hand[:3, :3].T @ odom_r_body.T @ np.array([0.0, 0.0, -ITEM_WEIGHT_N])
+        weight = _yaw_rotation(robot.odom_body.yaw).T @ np.array([0.0, 0.0, -ITEM_WEIGHT_N])
         f = out.estimated_end_effector_force_in_hand
-        f.x, f.y, f.z = (float(v) for v in weight_in_hand)
-    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, yaw),
+        f.x, f.y, f.z = (float(v) for v in hand[:3, :3].T @ weight)
+    body = robot.body_velocity
+    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, robot.odom_body.yaw),
                                 (out.velocity_of_hand_in_vision, robot.vision_body().yaw)):
-        c, s = np.cos(world_yaw), np.sin(world_yaw)
-        r = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-        body = robot.body_velocity
-        base = r @ np.array([body.x, body.y, 0.0])
-        linear = r @ arm.hand_velocity[:3] + base
-        angular = r @ arm.hand_velocity[3:] + np.array([0.0, 0.0, body.yaw])
+        world_r_body = _yaw_rotation(world_yaw)
+        linear = world_r_body @ (arm.hand_velocity[:3] + np.array([body.x, body.y, 0.0]))
+        angular = world_r_body @ arm.hand_velocity[3:] + np.array([0.0, 0.0, body.yaw])
         velocity.linear.x, velocity.linear.y, velocity.linear.z = (float(v) for v in linear)
         velocity.angular.x, velocity.angular.y, velocity.angular.z = (float(v) for v in angular)
+
+
+def _yaw_rotation(yaw: float) -> np.ndarray:
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def _body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3Velocity) -> None:
