@@ -187,3 +187,32 @@ def test_arm_commands_need_motor_power(arm_sim):
         with pytest.raises(NotPoweredOnError):
             commander(robot).robot_command(RobotCommandBuilder.arm_ready_command())
     robot.time_sync.stop()
+
+
+def test_gaze_and_cartesian_velocity(arm_robot):
+    client = commander(arm_robot)
+    client.robot_command(RobotCommandBuilder.arm_ready_command())
+    time.sleep(2.2)
+    command_id = client.robot_command(RobotCommandBuilder.arm_gaze_command(2.0, 0.5, 0.0, "body"))
+    Gaze = ArmFb.GazeCommand.Feedback
+    assert wait_for(lambda: arm_feedback(arm_robot, command_id).arm_gaze_feedback.status
+                    == Gaze.STATUS_TRAJECTORY_COMPLETE, timeout=4)
+    snapshot = state_of(arm_robot).kinematic_state.transforms_snapshot
+    hand = frame_helpers.get_a_tform_b(snapshot, "body", "hand")
+    x_axis = hand.rot.transform_point(1.0, 0.0, 0.0)
+    to_target = (2.0 - hand.x, 0.5 - hand.y, 0.0 - hand.z)
+    cosine = sum(a * b for a, b in zip(x_axis, to_target, strict=True)) / math.dist(
+        (0, 0, 0), to_target)
+    assert cosine > math.cos(math.radians(2)), "the hand looks at the target"
+
+    start = frame_helpers.get_a_tform_b(snapshot, "body", "hand")
+    velocity = robot_command_pb2.RobotCommand()
+    cartesian = velocity.synchronized_command.arm_command.arm_velocity_command.cartesian_velocity
+    cartesian.frame_name = "body"
+    cartesian.velocity_in_frame_name.z = 0.1
+    client.robot_command(velocity, end_time_secs=time.time() + 1.0)
+    time.sleep(1.5)
+    end = frame_helpers.get_a_tform_b(state_of(arm_robot).kinematic_state.transforms_snapshot,
+                                      "body", "hand")
+    assert end.z - start.z == pytest.approx(0.1, abs=0.02), "1 s at 0.1 m/s, then it stops"
+    assert math.dist((end.x, end.y), (start.x, start.y)) < 0.01
