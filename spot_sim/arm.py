@@ -1,6 +1,5 @@
 """The simulated arm and gripper: joint trajectories over time, commands and their progress."""
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -165,7 +164,7 @@ class Arm:
                 abs(self.gripper - ITEM_ANGLE) < 1e-3)
 
     def step(self, now_ns: int, dt: float) -> None:
-        before_q, before_hand = self.q.copy(), self.hand()
+        before_q = self.q.copy()
         task = self.task
         if task is not None and not task.done:
             if task.trajectory is not None:
@@ -182,12 +181,16 @@ class Arm:
                     self.q = np.clip(self.q + rate * dt, ak.JOINT_LIMITS[:, 0],
                                      ak.JOINT_LIMITS[:, 1])
         self._step_gripper(now_ns, dt)
-        if dt > 0:
-            self.qd = (self.q - before_q) / dt
-            after = self.hand()
-            linear = (after[:3, 3] - before_hand[:3, 3]) / dt
-            rotation = ak.pose_error(before_hand, after)[3:] / dt
-            self.hand_velocity = np.concatenate([linear, rotation])
+        if dt <= 0:
+            return
+        self.qd = (self.q - before_q) / dt
+        if not self.qd.any():  # an arm at rest: no kinematics to run
+            self.hand_velocity = np.zeros(6)
+            return
+        before, after = ak.hand_pose(before_q), self.hand()
+        linear = (after[:3, 3] - before[:3, 3]) / dt
+        rotation = ak.pose_error(before, after)[3:] / dt
+        self.hand_velocity = np.concatenate([linear, rotation])
 
     def _step_gripper(self, now_ns: int, dt: float) -> None:
         task = self.gripper_task
@@ -207,7 +210,3 @@ class Arm:
 
 def named_target(position: str) -> np.ndarray:
     return {"stow": ak.STOW, "ready": ak.READY, "carry": ak.CARRY}[position]
-
-
-def finite(*values) -> bool:
-    return all(math.isfinite(v) for v in values)

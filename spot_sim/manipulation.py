@@ -114,7 +114,7 @@ class Manipulation:
         snapshot = robot.transforms_snapshot()
         body_t_odom = get_a_tform_b(snapshot, "body", "odom").to_matrix()
         target = body_t_odom @ np.append(self.target + np.array([0.0, 0.0, GRASP_HEIGHT]), 1.0)
-        yaw = math.atan2(target[1] - ak.link_poses(robot.arm.q)[0][1, 3], target[0])
+        yaw = math.atan2(target[1], target[0])  # the hand faces away from the body
         for pitch in _GRASP_PITCHES:
             goal = np.eye(4)
             goal[:3, :3] = euler2mat(0.0, pitch, yaw, "sxyz")

@@ -413,7 +413,7 @@ def test_stamped_cmd_vel_moves_the_robot_and_stale_stamps_are_dropped(tmp_path):
                 time.sleep(0.02)
             time.sleep(0.3)
             assert len(sim.robot.commands) == before
-            assert "stamp is" in driver.output()
+            assert ros.wait_for(lambda: "stamp is" in driver.output(), timeout=2.0)
             fresh = TwistStamped()
             fresh.twist.linear.x = 0.5
             for _ in range(20):
@@ -421,7 +421,7 @@ def test_stamped_cmd_vel_moves_the_robot_and_stale_stamps_are_dropped(tmp_path):
                 publisher.publish(fresh)
                 time.sleep(0.05)
             assert ros.wait_for(lambda: ros.latest("/odometry").pose.pose.position.x > 0.2,
-                                timeout=2.0)
+                                timeout=3.0)
         finally:
             ros.close()
             driver.stop()

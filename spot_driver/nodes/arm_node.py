@@ -139,6 +139,8 @@ class ArmNode(Node):
             result.success, result.message = False, "canceled; arm stopped"
             goal_handle.canceled()
             return result
+        except TrajectoryError as exc:
+            result.success, result.message = False, str(exc)
         except Exception as exc:
             result.success, result.message = False, describe(exc)
         if result.success:
@@ -182,7 +184,7 @@ class ArmNode(Node):
             ok, status = self._follow(goal_handle, command_id, judge, seconds + 15.0)
             return ok, "reached the joint target" if ok else f"joint move failed: {status}", status
 
-        return self._finish(goal_handle, ArmJointMove.Result(), self._guard(run))
+        return self._finish(goal_handle, ArmJointMove.Result(), run)
 
     def _pose(self, goal_handle):
         request = goal_handle.request
@@ -222,7 +224,7 @@ class ArmNode(Node):
                 if status == "STATUS_TRAJECTORY_STALLED" else f"arm pose failed: {status}")
             return ok, message, status
 
-        return self._finish(goal_handle, ArmPose.Result(), self._guard(run))
+        return self._finish(goal_handle, ArmPose.Result(), run)
 
     def _posture(self, goal_handle):
         request = goal_handle.request
@@ -255,7 +257,7 @@ class ArmNode(Node):
                                "override the carry state"), status
             return False, f"arm {name} failed: {status}", status
 
-        return self._finish(goal_handle, ArmPosture.Result(), self._guard(run))
+        return self._finish(goal_handle, ArmPosture.Result(), run)
 
     def _gripper(self, goal_handle):
         request = goal_handle.request
@@ -295,7 +297,7 @@ class ArmNode(Node):
                 status, f"gripper failed: {status}")
             return ok, message, status
 
-        return self._finish(goal_handle, result, self._guard(run))
+        return self._finish(goal_handle, result, run)
 
     def _open_percentage(self) -> float:
         state = self._cache.latest()
@@ -335,17 +337,7 @@ class ArmNode(Node):
                     raise CommandError(f"timed out in {feedback.state}")
                 time.sleep(POLL_S)
 
-        return self._finish(goal_handle, result, self._guard(run))
-
-    def _guard(self, run: Callable[[], tuple[bool, str, str]]) -> Callable:
-        """Turn driver-side refusals into results: TrajectoryError and CommandError alike."""
-        def guarded():
-            try:
-                return run()
-            except TrajectoryError as exc:
-                raise CommandError(str(exc)) from None
-
-        return guarded
+        return self._finish(goal_handle, result, run)
 
     # ------------------------------------------------------------------ MoveIt
     def _follow_joint_trajectory(self, goal_handle):
