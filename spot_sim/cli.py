@@ -35,6 +35,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="robot clock minus host clock, seconds")
     parser.add_argument("--no-estop-required", action="store_true",
                         help="allow motor power without a registered e-stop endpoint")
+    parser.add_argument("--docked", type=int, default=0, metavar="DOCK_ID",
+                        help="start sitting on this dock (520: the dock near the origin)")
     parser.add_argument("--log-level", default="WARNING")
     return parser.parse_args(argv)
 
@@ -47,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     config = SimConfig(username=args.username, password=password, has_arm=args.arm,
                        clock_offset_sec=args.clock_offset,
                        estop_required=not args.no_estop_required,
-                       color_cameras=args.color_cameras, has_lidar=not args.no_lidar)
+                       color_cameras=args.color_cameras, has_lidar=not args.no_lidar,
+                       start_docked_id=args.docked)
     sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port)
     sim.sensors.lidar_encoding = LIDAR_ENCODINGS[args.lidar_encoding]
     port = sim.start()

@@ -18,10 +18,11 @@ from bosdyn.api import basic_command_pb2, geometry_pb2, power_pb2, robot_state_p
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from bosdyn.client.math_helpers import Quat
 
-from spot_sim import arm_kinematics, kinematics, manipulation, mobility
+from spot_sim import arm_kinematics, kinematics, manipulation, mobility, world
 from spot_sim.arm import Arm
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
+from spot_sim.docking import Docking
 from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE, EstopManager
 from spot_sim.frame_tree import body_pose, build_snapshot
 from spot_sim.lease_manager import LeaseManager
@@ -94,6 +95,9 @@ class SimRobot:
         self._stop_event = threading.Event()
         self._thread: threading.Thread | None = None
         self._reset_state()
+        self.docking = Docking(world.DEFAULT_DOCKS, config.start_docked_id)
+        if config.start_docked_id:
+            self.odom_body = self.docking.docks[config.start_docked_id].pose
 
     def _reset_state(self) -> None:
         sit = kinematics.leg_joint_positions(kinematics.SIT_HEIGHT)
@@ -139,6 +143,7 @@ class SimRobot:
             self.estop.forget_all()
             odom, vision = self.odom_body, self.vision_odom
             self._reset_state()
+            self.docking.cancel("robot rebooted")
             self.odom_body, self.vision_odom = odom, vision
 
     def _run(self) -> None:
@@ -359,6 +364,7 @@ class SimRobot:
             self.last_step_ns = now
             self._step_power(now)
             self._step_command(now)
+            self.docking.step(self, now)
             self._step_motion(dt)
             self._step_posture(now, dt)
             if self.arm is not None:
@@ -447,7 +453,9 @@ class SimRobot:
     def _step_battery(self, dt: float) -> None:
         runtime = (self.config.battery_runtime_motors_on_sec if self.powered
                    else self.config.battery_runtime_idle_sec)
-        self.battery_percent = max(0.0, self.battery_percent - 100.0 * dt / runtime)
+        charge = 100.0 * dt / self.config.battery_charge_sec if self.docking.charging else 0.0
+        self.battery_percent = min(100.0, max(0.0, self.battery_percent - 100.0 * dt / runtime
+                                              + charge))
 
     def battery_runtime_sec(self) -> float:
         runtime = (self.config.battery_runtime_motors_on_sec if self.powered

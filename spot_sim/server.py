@@ -15,16 +15,19 @@ from spot_sim.robot import SimRobot
 from spot_sim.rpc import AuthInterceptor, TokenIssuer
 from spot_sim.sensors import Sensors
 from spot_sim.services import (
+    docking,
     estop,
     identity,
     image,
     lease,
     manipulation,
+    mission,
     point_cloud,
     power,
     robot_command,
     robot_state,
     time_sync,
+    world_object,
 )
 
 _LOG = logging.getLogger(__name__)
@@ -52,6 +55,11 @@ class SimulatedSpot:
         self.port = 0
         self.time_sync = time_sync.TimeSyncServicer(self.clock)
         self.sensors = Sensors(self.config.has_arm, self.config.color_cameras)
+        command = robot_command.RobotCommandServicer(self.robot, self.time_sync)
+        power_servicer = power.PowerServicer(self.robot)
+        docking_servicer = docking.DockingServicer(self.robot)
+        self.mission = mission.MissionServicer(self.robot, mission.RobotServices(
+            self.robot, command, power_servicer, docking_servicer))
         self._servicers = [
             (identity.specs()[0], identity.RobotIdServicer(self.config, self.clock)),
             (identity.specs()[1], identity.AuthServicer(self.config, self.clock, self.tokens)),
@@ -59,9 +67,12 @@ class SimulatedSpot:
             (robot_state.spec(), robot_state.RobotStateServicer(self.robot)),
             (lease.spec(), lease.LeaseServicer(self.robot, self.tokens)),
             (estop.spec(), estop.EstopServicer(self.robot)),
-            (power.spec(), power.PowerServicer(self.robot)),
-            (robot_command.spec(), robot_command.RobotCommandServicer(self.robot, self.time_sync)),
+            (power.spec(), power_servicer),
+            (robot_command.spec(), command),
             (image.spec(), image.ImageServicer(self.robot, self.sensors)),
+            (docking.spec(), docking_servicer),
+            (world_object.spec(), world_object.WorldObjectServicer(self.robot)),
+            (mission.spec(), self.mission),
         ]
         if self.config.has_arm:
             self._servicers.append((manipulation.spec(), manipulation.ManipulationServicer(
@@ -95,6 +106,7 @@ class SimulatedSpot:
         if self.port == 0:
             raise OSError(f"could not bind {LOOPBACK}:{self._requested_port}")
         self.robot.start()
+        self.mission.runner.start()
         server.start()
         self._server = server
         _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)
@@ -104,6 +116,7 @@ class SimulatedSpot:
         if self._server is not None:
             self._server.stop(grace).wait(grace + 1.0)
             self._server = None
+        self.mission.runner.stop()
         self.robot.stop()
 
     def wait(self) -> None:

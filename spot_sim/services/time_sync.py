@@ -13,6 +13,7 @@ from spot_sim.services import ServiceSpec
 
 SAMPLES_NEEDED = 5
 _KEEP = 20
+ROBOT_CLOCK = "robot"  # services on the robot itself (the mission service) use robot time
 
 
 class TimeSyncServicer(time_sync_service_pb2_grpc.TimeSyncServiceServicer):
@@ -24,6 +25,8 @@ class TimeSyncServicer(time_sync_service_pb2_grpc.TimeSyncServiceServicer):
         self._samples: dict[str, deque] = {}
 
     def known(self, clock_identifier: str) -> bool:
+        if clock_identifier == ROBOT_CLOCK:
+            return True
         with self._lock:
             return len(self._samples.get(clock_identifier, ())) >= SAMPLES_NEEDED
 

@@ -1,0 +1,66 @@
+"""docking: dock, undock, docking feedback, configuration and state."""
+
+from bosdyn.api.docking import docking_pb2, docking_service_pb2_grpc
+from bosdyn.api.header_pb2 import CommonError
+
+from spot_sim import world
+from spot_sim.clock import timestamp_to_nsec
+from spot_sim.docking import DockingRejectedError
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import set_error, unary
+from spot_sim.services import ServiceSpec
+
+Response = docking_pb2.DockingCommandResponse
+
+
+class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
+    def __init__(self, robot: SimRobot) -> None:
+        self.robot, self.clock = robot, robot.clock
+
+    @unary(docking_pb2.DockingCommandResponse)
+    def DockingCommand(self, request, response, context):
+        if not request.HasField("end_time"):
+            set_error(response, CommonError.CODE_INVALID_REQUEST, "end_time is required")
+            return
+        use = self.robot.leases.use(request.lease)
+        response.lease_use_result.CopyFrom(use)
+        if use.status != use.STATUS_OK:
+            response.status = Response.STATUS_ERROR_LEASE
+            return
+        robot = self.robot
+        with robot.lock:
+            try:
+                task = robot.docking.command(robot, robot.next_id(), request.docking_station_id,
+                                             request.prep_pose_behavior,
+                                             timestamp_to_nsec(request.end_time))
+            except DockingRejectedError as rejected:
+                response.status = rejected.status
+                return
+        response.status = Response.STATUS_OK
+        response.docking_command_id = task.id
+
+    @unary(docking_pb2.DockingCommandFeedbackResponse)
+    def DockingCommandFeedback(self, request, response, context):
+        robot = self.robot
+        with robot.lock:
+            if request.HasField("update_docking_params"):
+                params = request.update_docking_params
+                if params.HasField("end_time"):
+                    robot.docking.update_end_time(request.docking_command_id,
+                                                  timestamp_to_nsec(params.end_time))
+            response.status = robot.docking.feedback(request.docking_command_id)
+
+    @unary(docking_pb2.GetDockingConfigResponse)
+    def GetDockingConfig(self, request, response, context):
+        for start, end, kind in world.DOCK_ID_RANGES:
+            response.dock_configs.add(id_start=start, id_end=end, type=kind)
+
+    @unary(docking_pb2.GetDockingStateResponse)
+    def GetDockingState(self, request, response, context):
+        with self.robot.lock:
+            response.dock_state.CopyFrom(self.robot.docking.state())
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec("docking", "bosdyn.api.docking.DockingService", "api.spot.robot",
+                       docking_service_pb2_grpc.add_DockingServiceServicer_to_server)

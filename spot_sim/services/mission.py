@@ -1,0 +1,199 @@
+"""robot-mission: load, play, pause, stop and restart behavior-tree missions; their state,
+questions and answers; chunked variants of load and of the info/mission reads."""
+
+from bosdyn.api import lease_pb2, power_pb2, robot_command_pb2
+from bosdyn.api.docking import docking_pb2
+from bosdyn.api.header_pb2 import CommonError
+from bosdyn.api.mission import mission_pb2, mission_service_pb2_grpc
+from bosdyn.client import data_chunk
+
+from spot_sim.mission.runner import MissionRunner
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import set_error, unary
+from spot_sim.services import ServiceSpec
+from spot_sim.services.time_sync import ROBOT_CLOCK
+
+CHUNK_BYTES = 1_000_000
+
+
+class RobotServices:
+    """What mission nodes call on the robot: the robot's own servicers, in process, so a
+    mission's commands pass exactly the checks a client's do."""
+
+    def __init__(self, robot: SimRobot, robot_command, power, docking) -> None:
+        self._robot, self._command, self._power, self._docking = \
+            robot, robot_command, power, docking
+
+    def robot_command(self, request):
+        return self._command.RobotCommand(request, None)
+
+    def robot_command_feedback(self, command_id: int):
+        return self._command.RobotCommandFeedback(
+            robot_command_pb2.RobotCommandFeedbackRequest(robot_command_id=command_id), None)
+
+    def stop_if_active(self, command_id: int, lease) -> None:
+        """Stop the body if ``command_id`` is still the robot's mobility command."""
+        with self._robot.lock:
+            active = self._robot.mobility_command
+            if active is None or active.id != command_id or active.done:
+                return
+        request = robot_command_pb2.RobotCommandRequest(lease=lease)
+        request.command.synchronized_command.mobility_command.stop_request.SetInParent()
+        self.robot_command(request)
+
+    def power(self, request, lease):
+        request = power_pb2.PowerCommandRequest(request=request.request, lease=lease)
+        return self._power.PowerCommand(request, None)
+
+    def power_feedback(self, command_id: int) -> int:
+        return self._power.PowerCommandFeedback(
+            power_pb2.PowerCommandFeedbackRequest(power_command_id=command_id), None).status
+
+    def docking_command(self, dock_id: int, behavior: int, end_ns: int, lease):
+        request = docking_pb2.DockingCommandRequest(
+            lease=lease, docking_station_id=dock_id, prep_pose_behavior=behavior,
+            clock_identifier=ROBOT_CLOCK, end_time=self._robot.clock.timestamp(end_ns))
+        return self._docking.DockingCommand(request, None)
+
+    def docking_feedback(self, command_id: int, end_ns: int) -> int:
+        request = docking_pb2.DockingCommandFeedbackRequest(docking_command_id=command_id)
+        request.update_docking_params.end_time.CopyFrom(self._robot.clock.timestamp(end_ns))
+        return self._docking.DockingCommandFeedback(request, None).status
+
+    def cancel_docking(self, command_id: int, lease) -> None:
+        """Stop a docking plan mid-way: the body stops where it is."""
+        with self._robot.lock:
+            task = self._robot.docking.tasks.get(command_id)
+            if task is None or task.done:
+                return
+        request = robot_command_pb2.RobotCommandRequest(lease=lease)
+        request.command.synchronized_command.mobility_command.stop_request.SetInParent()
+        self.robot_command(request)
+
+    def docking_state(self):
+        with self._robot.lock:
+            return self._robot.docking.state()
+
+    def retain_lease(self, lease: lease_pb2.Lease) -> lease_pb2.LeaseUseResult:
+        return self._robot.leases.use(lease, allow_super=True)
+
+
+class MissionServicer(mission_service_pb2_grpc.MissionServiceServicer):
+    def __init__(self, robot: SimRobot, services: RobotServices) -> None:
+        self.robot, self.clock = robot, robot.clock
+        self.runner = MissionRunner(robot.clock, services, ROBOT_CLOCK)
+        self.calls: dict[str, int] = {}  # RPC name -> count, for tests and diagnostics
+
+    def _count(self, name: str) -> None:
+        self.calls[name] = self.calls.get(name, 0) + 1
+
+    def _check_leases(self, leases, response) -> bool:
+        ok = True
+        for lease in leases:
+            use = self.robot.leases.use(lease, allow_super=True)
+            response.lease_use_results.append(use)
+            if use.status != use.STATUS_OK:
+                ok = False
+                set_error(response, CommonError.CODE_INVALID_REQUEST,
+                          f"lease for {lease.resource!r} is not valid: "
+                          f"{use.Status.Name(use.status)}")
+        return ok
+
+    @unary(mission_pb2.LoadMissionResponse)
+    def LoadMission(self, request, response, context):
+        self._count("LoadMission")
+        if not self._check_leases(request.leases, response):
+            return
+        compiled = self.runner.load(request.root, request.leases)
+        response.failed_nodes.extend(compiled.failed)
+        if compiled.failed:
+            response.status = response.STATUS_VALIDATE_ERROR
+            return
+        response.status = response.STATUS_OK
+        response.mission_info.CopyFrom(self.runner.info())
+
+    def _load_from_chunks(self, request_iterator, context):
+        request = mission_pb2.LoadMissionRequest()
+        data_chunk.parse_from_chunks(request_iterator, request)
+        return self.LoadMission(request, context)
+
+    def LoadMissionAsChunks(self, request_iterator, context):
+        self._count("LoadMissionAsChunks")
+        return self._load_from_chunks(request_iterator, context)
+
+    def LoadMissionAsChunks2(self, request_iterator, context):
+        self._count("LoadMissionAsChunks2")
+        yield from data_chunk.chunk_message(self._load_from_chunks(request_iterator, context),
+                                            CHUNK_BYTES)
+
+    @unary(mission_pb2.PlayMissionResponse)
+    def PlayMission(self, request, response, context):
+        self._count("PlayMission")
+        if not self._check_leases(request.leases, response):
+            return
+        settings = request.settings if request.HasField("settings") else None
+        pause_ns = request.pause_time.seconds * 1_000_000_000 + request.pause_time.nanos
+        played = self.runner.play(pause_ns, request.leases, settings)
+        response.status = response.STATUS_OK if played else response.STATUS_NO_MISSION
+
+    @unary(mission_pb2.RestartMissionResponse)
+    def RestartMission(self, request, response, context):
+        self._count("RestartMission")
+        if not self._check_leases(request.leases, response):
+            return
+        settings = request.settings if request.HasField("settings") else None
+        pause_ns = request.pause_time.seconds * 1_000_000_000 + request.pause_time.nanos
+        played = self.runner.play(pause_ns, request.leases, settings, restart=True)
+        response.status = response.STATUS_OK if played else response.STATUS_NO_MISSION
+
+    @unary(mission_pb2.PauseMissionResponse)
+    def PauseMission(self, request, response, context):
+        self._count("PauseMission")
+        response.status = (response.STATUS_OK if self.runner.pause()
+                           else response.STATUS_NO_MISSION_PLAYING)
+
+    @unary(mission_pb2.StopMissionResponse)
+    def StopMission(self, request, response, context):
+        self._count("StopMission")
+        response.status = (response.STATUS_OK if self.runner.stop_mission()
+                           else response.STATUS_NO_MISSION_PLAYING)
+
+    @unary(mission_pb2.GetStateResponse)
+    def GetState(self, request, response, context):
+        upper = (request.history_upper_tick_bound.value
+                 if request.HasField("history_upper_tick_bound") else None)
+        which = request.WhichOneof("lower_bound")
+        lower = request.history_lower_tick_bound if which == "history_lower_tick_bound" else None
+        past = request.history_past_ticks if which == "history_past_ticks" else None
+        response.state.CopyFrom(self.runner.state(upper, lower, past))
+
+    @unary(mission_pb2.GetInfoResponse)
+    def GetInfo(self, request, response, context):
+        info = self.runner.info()
+        if info is not None:
+            response.mission_info.CopyFrom(info)
+
+    def GetInfoAsChunks(self, request, context):
+        yield from data_chunk.chunk_message(self.GetInfo(request, context), CHUNK_BYTES)
+
+    @unary(mission_pb2.GetMissionResponse)
+    def GetMission(self, request, response, context):
+        runner = self.runner
+        if runner.root_proto is not None:
+            response.root.CopyFrom(runner.root_proto)
+            response.id = runner.mission_id
+
+    def GetMissionAsChunks(self, request, context):
+        yield from data_chunk.chunk_message(self.GetMission(request, context), CHUNK_BYTES)
+
+    @unary(mission_pb2.AnswerQuestionResponse)
+    def AnswerQuestion(self, request, response, context):
+        if request.WhichOneof("answer") != "code":
+            response.status = response.STATUS_INCOMPATIBLE_ANSWER
+            return
+        response.status = self.runner.answer(request.question_id, request.code)
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec("robot-mission", "bosdyn.api.mission.MissionService", "api.spot.robot",
+                       mission_service_pb2_grpc.add_MissionServiceServicer_to_server)
