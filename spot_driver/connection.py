@@ -15,6 +15,7 @@ from bosdyn.client.lease import LeaseClient, LeaseKeepAlive
 from bosdyn.client.power import PowerClient
 from bosdyn.client.robot_command import RobotCommandClient
 from bosdyn.client.robot_state import RobotStateClient
+from bosdyn.mission.client import MissionClient
 
 from spot_driver.credentials import Credentials
 from spot_driver.errors import CommandError
@@ -52,7 +53,8 @@ class RobotConnection:
     def connect(self) -> None:
         """Authenticate, establish time sync and create the service clients."""
         config = self.config
-        sdk = bosdyn.client.create_standard_sdk(config.client_name)
+        sdk = bosdyn.client.create_standard_sdk(config.client_name,
+                                                service_clients=[MissionClient])
         if config.certificate:
             path = Path(config.certificate).expanduser()
             if not path.is_file():

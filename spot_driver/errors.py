@@ -9,6 +9,7 @@ from bosdyn.client.lease import (
     NoSuchLease,
     ResourceAlreadyClaimedError,
 )
+from bosdyn.mission import client as sdk_mission
 
 
 class CommandError(Exception):
@@ -39,6 +40,11 @@ _PLAIN = (
     (sdk_command.DockedError, "robot is docked; undock first"),
     ((sdk_command.CommandTimedOutError, sdk_errors.TimedOutError),
      "timed out waiting for the robot"),
+    (sdk_mission.NoMissionError, "no mission is loaded"),
+    (sdk_mission.NoMissionPlayingError, "no mission is playing"),
+    (sdk_mission.InvalidQuestionId, "no open question with that id"),
+    (sdk_mission.InvalidAnswerCode, "that code is not an answer to the question"),
+    (sdk_mission.QuestionAlreadyAnswered, "the question is already answered"),
 )
 
 

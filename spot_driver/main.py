@@ -17,7 +17,9 @@ from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import describe
 from spot_driver.nodes.arm_node import ArmNode
 from spot_driver.nodes.command_node import CommandNode
+from spot_driver.nodes.docking_node import DockingNode
 from spot_driver.nodes.driver_node import DriverNode
+from spot_driver.nodes.mission_node import MissionNode
 from spot_driver.nodes.perception_node import PerceptionNode
 from spot_driver.nodes.state_node import StateNode
 from spot_driver.state_cache import RobotStateCache
@@ -75,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         cache = RobotStateCache()
         commands = CommandNode(connection, cache, namespace)
         nodes = [driver, StateNode(connection, cache, namespace), commands,
-                 ArmNode(connection, cache, namespace), PerceptionNode(connection, namespace)]
+                 ArmNode(connection, cache, namespace), PerceptionNode(connection, namespace),
+                 DockingNode(connection, cache, namespace), MissionNode(connection, namespace)]
         _startup_actions(driver, commands.commander, connection)
         executor = MultiThreadedExecutor(num_threads=8)
         for node in nodes:

@@ -110,7 +110,8 @@ def _leg_load(name: str, robot: SimRobot) -> float:
 def _power_state(robot: SimRobot, power: RS.PowerState, stamp) -> None:
     power.timestamp.CopyFrom(stamp)
     power.motor_power_state = robot.motor_power
-    power.shore_power_state = RS.PowerState.STATE_OFF_SHORE_POWER
+    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if robot.docking.charging
+                               else RS.PowerState.STATE_OFF_SHORE_POWER)
     power.robot_power_state = RS.PowerState.ROBOT_POWER_STATE_ON
     power.payload_ports_power_state = RS.PowerState.PAYLOAD_PORTS_POWER_STATE_ON
     power.wifi_radio_power_state = RS.PowerState.WIFI_RADIO_POWER_STATE_ON
@@ -125,9 +126,12 @@ def _battery(robot: SimRobot, battery: RS.BatteryState, stamp) -> None:
     battery.estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
     battery.voltage.value = _EMPTY_VOLTAGE + (_NOMINAL_VOLTAGE - _EMPTY_VOLTAGE) * (
         robot.battery_percent / 100.0)
-    battery.current.value = -8.0 if robot.powered else -1.5  # negative: discharging
+    charging = robot.docking.charging
+    # Negative current: discharging.
+    battery.current.value = (10.0 if charging else 0.0) + (-8.0 if robot.powered else -1.5)
     battery.temperatures.extend([30.0 + 0.05 * (100 - robot.battery_percent)] * 4)
-    battery.status = RS.BatteryState.STATUS_DISCHARGING
+    battery.status = (RS.BatteryState.STATUS_CHARGING if charging
+                      else RS.BatteryState.STATUS_DISCHARGING)
 
 
 def _estop_states(robot: SimRobot, state: RS.RobotState, stamp) -> None:

@@ -1,0 +1,95 @@
+"""Docking and undocking through the robot's docking service, with the checks that keep a bad
+request from reaching the robot."""
+
+import time
+
+from bosdyn.api import robot_state_pb2
+from bosdyn.api.docking import docking_pb2
+from bosdyn.client import exceptions as sdk_errors
+from bosdyn.client.docking import DockingClient
+from bosdyn.client.robot_command import RobotCommandBuilder
+
+from spot_driver.connection import RobotConnection
+from spot_driver.errors import CommandError
+from spot_driver.state_cache import RobotStateCache
+
+Feedback = docking_pb2.DockingCommandFeedbackResponse
+Response = docking_pb2.DockingCommandResponse
+IN_PROGRESS = Feedback.STATUS_IN_PROGRESS
+_REFUSALS = {
+    Response.STATUS_ERROR_DOCK_NOT_FOUND: "dock {dock_id} not found: it is not in view of "
+                                          "the robot",
+    Response.STATUS_ERROR_NOT_DOCKED: "the robot is not docked",
+    Response.STATUS_ERROR_GRIPPER_HOLDING_ITEM: "the gripper is holding an item",
+    Response.STATUS_ERROR_NOT_AVAILABLE: "docking is not available now (motors off, a "
+                                         "behavior fault, or docked at another dock)",
+}
+
+
+def feedback_name(status: int) -> str:
+    return Feedback.Status.Name(status)
+
+
+class DockingCommander:
+    """Starts docking commands and reads their feedback and the docking state."""
+
+    def __init__(self, connection: RobotConnection, cache: RobotStateCache) -> None:
+        self._connection, self._cache = connection, cache
+        self._client: DockingClient | None = None
+        self._ranges: list[docking_pb2.ConfigRange] | None = None
+
+    @property
+    def client(self) -> DockingClient:
+        if self._client is None:
+            self._client = self._connection.robot.ensure_client(
+                DockingClient.default_service_name)
+        return self._client
+
+    def dock_ranges(self) -> list[docking_pb2.ConfigRange]:
+        if self._ranges is None:
+            self._ranges = list(self.client.get_docking_config())
+        return self._ranges
+
+    def state(self) -> docking_pb2.DockState:
+        return self.client.get_docking_state()
+
+    def _check_robot_ready(self) -> None:
+        state = self._cache.latest()
+        if state is None:
+            return  # no state yet: the robot's own checks decide
+        if any(e.state == robot_state_pb2.EStopState.STATE_ESTOPPED for e in state.estop_states):
+            raise CommandError("robot is e-stopped; release the e-stop first")
+        if state.power_state.motor_power_state != robot_state_pb2.PowerState.STATE_ON:
+            raise CommandError("robot is not powered on; call 'power_on' first")
+
+    def start(self, dock_id: int, behavior: int, timeout: float) -> int:
+        """Send a docking command (``PREP_POSE_UNDOCK`` to undock); its command id."""
+        self._connection.require_lease()
+        if not (timeout > 0 and timeout < 3600):
+            raise CommandError(f"docking timeout must be in (0, 3600) s, not {timeout}")
+        if behavior not in docking_pb2.PrepPoseBehavior.values():
+            raise CommandError(f"unknown prep pose behavior {behavior}")
+        if behavior != docking_pb2.PREP_POSE_UNDOCK:
+            ranges = self.dock_ranges()
+            if not any(r.id_start <= dock_id <= r.id_end for r in ranges):
+                known = ", ".join(f"{r.id_start}-{r.id_end}" for r in ranges) or "none"
+                raise CommandError(f"unknown dock id {dock_id}: this robot's docks have "
+                                   f"ids {known}")
+        self._check_robot_ready()
+        robot = self._connection.robot
+        end_time = robot.time_sync.robot_timestamp_from_local_secs(time.time() + timeout)
+        try:
+            return self.client.docking_command(
+                dock_id, robot.time_sync.endpoint.clock_identifier, end_time, behavior)
+        except sdk_errors.ResponseError as exc:
+            status = getattr(exc.response, "status", None)
+            if status in _REFUSALS:
+                raise CommandError(_REFUSALS[status].format(dock_id=dock_id)) from None
+            raise
+
+    def feedback(self, command_id: int) -> int:
+        return self.client.docking_command_feedback_full(command_id).status
+
+    def stop(self) -> None:
+        """Stop the body where it is: ends a docking command mid-way."""
+        self._connection.command_client.robot_command(RobotCommandBuilder.stop_command())

@@ -1,0 +1,156 @@
+"""Missions: reading mission files and driving the robot's mission service.
+
+A played mission runs only until the pause time the driver gives it; ``MissionSession.play``
+is called again while a goal is active to move that time forward, so if the driver dies the
+robot pauses the mission within ``pause_window`` seconds.
+"""
+
+import math
+import time
+from pathlib import Path
+
+from bosdyn.api.mission import mission_pb2, nodes_pb2
+from bosdyn.mission.client import MissionClient, ValidationError
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError
+
+from spot_driver.connection import RobotConnection
+from spot_driver.errors import CommandError
+
+State = mission_pb2.State
+FINISHED = {State.STATUS_SUCCESS, State.STATUS_FAILURE, State.STATUS_ERROR,
+            State.STATUS_STOPPED}
+MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+class MissionLoadError(CommandError):
+    """The robot refused the mission at load; ``failed_nodes`` says which nodes and why."""
+
+    def __init__(self, message: str, failed_nodes: list[str]) -> None:
+        super().__init__(message)
+        self.failed_nodes = failed_nodes
+
+
+def read_mission_file(path: str) -> nodes_pb2.Node:
+    """A mission's root node from a binary or text-format ``bosdyn.api.mission.Node`` file."""
+    if not path:
+        raise CommandError("no mission file given")
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise CommandError(f"mission file {str(file)!r} not found")
+    if file.suffix == ".walk":
+        raise CommandError("Autowalk (.walk) mission files are not supported yet; give a "
+                           "bosdyn.api.mission.Node file")
+    if file.stat().st_size > MAX_FILE_BYTES:
+        raise CommandError(f"mission file {str(file)!r} is larger than {MAX_FILE_BYTES} bytes")
+    data = file.read_bytes()
+    root = nodes_pb2.Node()
+    try:
+        text_format.Parse(data.decode("utf-8"), root)
+    except (UnicodeDecodeError, text_format.ParseError):
+        root.Clear()
+        try:
+            root.ParseFromString(data)
+        except DecodeError:
+            raise CommandError(f"mission file {str(file)!r} is neither a binary nor a "
+                               "text-format bosdyn.api.mission.Node") from None
+    if root.WhichOneof("type") is None:
+        raise CommandError(f"mission file {str(file)!r} holds no mission node")
+    return root
+
+
+def play_settings(max_linear: float, max_angular: float, disable_exploration: bool,
+                  disable_alternate_routes: bool, ground_clutter_mode: int
+                  ) -> mission_pb2.PlaySettings:
+    """PlaySettings from a mission goal's fields; zero velocities mean no extra limit."""
+    for name, value in (("max_linear_velocity", max_linear),
+                        ("max_angular_velocity", max_angular)):
+        if not math.isfinite(value) or value < 0:
+            raise CommandError(f"{name} must be a finite, non-negative number, not {value}")
+    if ground_clutter_mode not in (0, 1, 2):
+        raise CommandError(f"unknown ground_clutter_mode {ground_clutter_mode}")
+    settings = mission_pb2.PlaySettings(disable_directed_exploration=disable_exploration,
+                                        disable_alternate_route_finding=disable_alternate_routes,
+                                        ground_clutter_mode=ground_clutter_mode)
+    if max_linear or max_angular:
+        limit = settings.velocity_limit.max_vel
+        limit.linear.x = limit.linear.y = max_linear or 1e3
+        limit.angular = max_angular or 1e3
+        settings.velocity_limit.min_vel.linear.x = settings.velocity_limit.min_vel.linear.y = \
+            -(max_linear or 1e3)
+        settings.velocity_limit.min_vel.angular = -(max_angular or 1e3)
+    return settings
+
+
+def failed_node_text(node: mission_pb2.FailedNode) -> str:
+    return f"{node.name} ({node.impl_typename}): {node.error}"
+
+
+class MissionSession:
+    """The driver's use of the robot's mission service."""
+
+    def __init__(self, connection: RobotConnection, pause_window: float = 3.0,
+                 chunk_bytes: int = 2 * 1024 * 1024) -> None:
+        self._connection = connection
+        self.pause_window, self.chunk_bytes = pause_window, chunk_bytes
+        self._client: MissionClient | None = None
+
+    @property
+    def client(self) -> MissionClient:
+        if self._client is None:
+            self._client = self._connection.robot.ensure_client(
+                MissionClient.default_service_name)
+        return self._client
+
+    def _leases(self) -> list:
+        self._connection.require_lease()
+        return [self._connection.robot.lease_wallet.get_lease()]
+
+    def load(self, root: nodes_pb2.Node) -> mission_pb2.MissionInfo:
+        """Load ``root`` (through the chunked RPC when it is large)."""
+        leases = self._leases()
+        try:
+            if root.ByteSize() > self.chunk_bytes:
+                response = self.client.load_mission_as_chunks2(root, leases=leases)
+            else:
+                response = self.client.load_mission(root, leases=leases)
+        except ValidationError as exc:
+            failed = [failed_node_text(n) for n in exc.failed_nodes]
+            raise MissionLoadError("the robot refused the mission: " + "; ".join(failed),
+                                   failed) from None
+        return response.mission_info
+
+    def play(self, settings: mission_pb2.PlaySettings | None) -> None:
+        """Play (or resume) the loaded mission until now + ``pause_window``."""
+        self.client.play_mission(time.time() + self.pause_window, leases=self._leases(),
+                                 settings=settings)
+
+    def restart(self, settings: mission_pb2.PlaySettings | None) -> None:
+        self.client.restart_mission(time.time() + self.pause_window, leases=self._leases(),
+                                    settings=settings)
+
+    def pause(self) -> None:
+        self.client.pause_mission()
+
+    def stop(self) -> None:
+        self.client.stop_mission()
+
+    def state(self) -> mission_pb2.State:
+        return self.client.get_state(past_ticks=0)
+
+    def info(self) -> mission_pb2.MissionInfo | None:
+        return self.client.get_info()
+
+    def answer(self, question_id: int, code: int) -> None:
+        state = self.state()
+        if question_id not in {q.id for q in state.questions}:
+            answered = {a.question.id for a in state.answered_questions}
+            if question_id in answered:
+                raise CommandError(f"question {question_id} is already answered")
+            raise CommandError(f"no open question with id {question_id}")
+        question = next(q for q in state.questions if q.id == question_id)
+        codes = [o.answer_code for o in question.options]
+        if code not in codes:
+            raise CommandError(f"{code} is not an answer to question {question_id}; "
+                               f"the options are {codes}")
+        self.client.answer_question(question_id, code)

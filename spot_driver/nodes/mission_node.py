@@ -1,0 +1,201 @@
+"""The ``mission`` action, mission control services and ``status/mission``."""
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bosdyn.api.mission import mission_pb2
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+from std_srvs.srv import Trigger
+
+from spot_driver import qos
+from spot_driver.connection import RobotConnection
+from spot_driver.conversions import autonomy
+from spot_driver.errors import CommandError, describe
+from spot_driver.mission import (
+    FINISHED,
+    MissionLoadError,
+    MissionSession,
+    play_settings,
+    read_mission_file,
+)
+from spot_msgs.action import Mission
+from spot_msgs.msg import MissionStatus
+from spot_msgs.srv import AnswerQuestion
+
+State = mission_pb2.State
+POLL_S = 0.1
+
+
+@dataclass
+class _ActiveGoal:
+    settings: mission_pb2.PlaySettings
+    paused_by_user: bool = False
+
+
+class MissionNode(Node):
+    """Loads and plays missions; renews their pause time while the goal is active."""
+
+    def __init__(self, connection: RobotConnection, namespace: str = "") -> None:
+        super().__init__("spot_mission", namespace=namespace)
+        pause_window = self.declare_parameter("mission_pause_window", 3.0).value
+        chunk_bytes = self.declare_parameter("mission_chunk_bytes", 2 * 1024 * 1024).value
+        status_rate = self.declare_parameter("mission_status_rate", 2.0).value
+        self.session = MissionSession(connection, pause_window, chunk_bytes)
+        self._lock = threading.Lock()
+        self._active: _ActiveGoal | None = None
+        self._names: tuple[int, dict[int, str]] = (-1, {})
+        self._status_pub = self.create_publisher(MissionStatus, "status/mission", qos.STREAM)
+        group = ReentrantCallbackGroup()
+        ActionServer(self, Mission, "mission", execute_callback=self._execute,
+                     goal_callback=self._accept_goal,
+                     cancel_callback=lambda goal: CancelResponse.ACCEPT, callback_group=group)
+        for name, action in (("mission/pause", self._pause), ("mission/resume", self._resume),
+                             ("mission/stop", self._stop), ("mission/restart", self._restart)):
+            self.create_service(Trigger, name, self._trigger(name, action), callback_group=group)
+        self.create_service(AnswerQuestion, "mission/answer_question", self._answer,
+                            callback_group=group)
+        if status_rate > 0:
+            self.create_timer(1.0 / status_rate, self._publish_status,
+                              callback_group=MutuallyExclusiveCallbackGroup())
+
+    # ------------------------------------------------------------------ status
+    def _node_names(self, mission_id: int) -> dict[int, str]:
+        if self._names[0] != mission_id:
+            self._names = (mission_id, autonomy.node_names(self.session.info()))
+        return self._names[1]
+
+    def _status(self) -> MissionStatus:
+        state = self.session.state()
+        return autonomy.mission_status(state, self._node_names(state.mission_id),
+                                       self.get_clock().now().to_msg())
+
+    def _publish_status(self) -> None:
+        try:
+            self._status_pub.publish(self._status())
+        except Exception as exc:
+            self.get_logger().warning(f"mission state: {describe(exc)}",
+                                      throttle_duration_sec=10.0)
+
+    # ------------------------------------------------------------------ services
+    def _trigger(self, name: str, action: Callable[[], str]):
+        def callback(request, response):
+            try:
+                response.success, response.message = True, action()
+            except Exception as exc:
+                response.success, response.message = False, describe(exc)
+                self.get_logger().warning(f"{name}: {response.message}")
+            return response
+
+        return callback
+
+    def _active_goal(self) -> _ActiveGoal:
+        with self._lock:
+            if self._active is None:
+                raise CommandError("no mission goal is active; send a 'mission' goal")
+            return self._active
+
+    def _pause(self) -> str:
+        with self._lock:
+            if self._active is not None:
+                self._active.paused_by_user = True  # stop renewing: stays paused
+        self.session.pause()
+        return "mission paused"
+
+    def _resume(self) -> str:
+        active = self._active_goal()
+        self.session.play(active.settings)
+        active.paused_by_user = False
+        return "mission resumed"
+
+    def _stop(self) -> str:
+        self.session.stop()
+        return "mission stopped"
+
+    def _restart(self) -> str:
+        active = self._active_goal()
+        self.session.restart(active.settings)
+        active.paused_by_user = False
+        return "mission restarted"
+
+    def _answer(self, request, response):
+        try:
+            self.session.answer(request.question_id, request.code)
+            response.success = True
+            response.message = f"answered question {request.question_id} with {request.code}"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+            self.get_logger().warning(f"mission/answer_question: {response.message}")
+        return response
+
+    # ------------------------------------------------------------------ action
+    def _accept_goal(self, goal) -> GoalResponse:
+        with self._lock:
+            if self._active is not None:
+                self.get_logger().warning("mission goal rejected: another mission is active")
+                return GoalResponse.REJECT
+            self._active = _ActiveGoal(mission_pb2.PlaySettings())  # reserved until executed
+        return GoalResponse.ACCEPT
+
+    def _execute(self, goal_handle):
+        goal, result = goal_handle.request, Mission.Result()
+        try:
+            return self._run(goal_handle, goal, result)
+        finally:
+            with self._lock:
+                self._active = None
+
+    def _run(self, goal_handle, goal, result):
+        try:
+            settings = play_settings(goal.max_linear_velocity, goal.max_angular_velocity,
+                                     goal.disable_directed_exploration,
+                                     goal.disable_alternate_route_finding,
+                                     goal.ground_clutter_mode)
+            root = read_mission_file(goal.mission_file)
+            info = self.session.load(root)
+        except Exception as exc:
+            result.message = describe(exc)
+            if isinstance(exc, MissionLoadError):
+                result.failed_nodes = exc.failed_nodes
+            self.get_logger().warning(f"mission: {result.message}")
+            goal_handle.abort()
+            return result
+        self._names = (info.id, autonomy.node_names(info))
+        active = self._active
+        active.settings = settings
+        renew_every = self.session.pause_window / 3.0
+        try:
+            self.session.play(settings)
+            renewed = time.monotonic()
+            while True:
+                if goal_handle.is_cancel_requested:
+                    self.session.stop()
+                    result.status, result.message = "STATUS_STOPPED", "canceled: mission stopped"
+                    goal_handle.canceled()
+                    return result
+                if not active.paused_by_user and time.monotonic() - renewed >= renew_every:
+                    self.session.play(settings)
+                    renewed = time.monotonic()
+                status = self._status()
+                goal_handle.publish_feedback(Mission.Feedback(
+                    status=status.status_name, running_nodes=status.running_nodes,
+                    questions=status.questions))
+                if status.status in FINISHED:
+                    break
+                time.sleep(POLL_S)
+        except Exception as exc:
+            result.message = describe(exc)
+            self.get_logger().warning(f"mission: {result.message}")
+            goal_handle.abort()
+            return result
+        result.status = status.status_name
+        result.success = status.status == State.STATUS_SUCCESS
+        result.message = status.error or f"mission ended with {status.status_name}"
+        if result.success:
+            goal_handle.succeed()
+        else:
+            goal_handle.abort()
+        return result
