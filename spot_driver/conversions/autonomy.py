@@ -3,7 +3,7 @@
 from bosdyn.api import world_object_pb2
 from bosdyn.api.docking import docking_pb2
 from bosdyn.api.mission import mission_pb2, util_pb2
-from bosdyn.client.frame_helpers import get_a_tform_b
+from bosdyn.client.frame_helpers import ValidateFrameTreeError, get_a_tform_b
 from geometry_msgs.msg import PoseStamped, TransformStamped
 
 from spot_driver.conversions.time import robot_stamp_to_msg
@@ -43,7 +43,10 @@ def world_objects(objects, root: str, skew_nsec: int, prefix: str = ""
         kind, frame, fiducial_id = _object_frame(obj)
         if not frame:
             continue
-        pose = get_a_tform_b(obj.transforms_snapshot, root, frame)
+        try:
+            pose = get_a_tform_b(obj.transforms_snapshot, root, frame)
+        except ValidateFrameTreeError:
+            pose = None  # an empty or malformed snapshot
         if pose is None:
             continue
         stamp = robot_stamp_to_msg(obj.acquisition_time, skew_nsec)
