@@ -131,20 +131,19 @@ class Repeat(Node):
         self.starts = 0
 
     def update(self, ctx):
+        """One start per tick at most, so a huge ``max_starts`` cannot stall the tick."""
         counter = self.spec.start_counter_state_name
-        while self.spec.max_starts <= 0 or self.starts < self.spec.max_starts:
-            if counter:
-                self.scope[counter] = self.starts
-            with ctx.blackboard.scope(self.scope):
-                result = self.child.tick(ctx)
-            if result == RUNNING or result == ERROR:
-                return result
-            if result == FAILURE and self.spec.respect_child_failure:
-                return FAILURE
-            self.starts += 1
-            if self.spec.max_starts <= 0:
-                return RUNNING  # forever: one start per tick at most
-        return SUCCESS
+        if counter:
+            self.scope[counter] = self.starts
+        with ctx.blackboard.scope(self.scope):
+            result = self.child.tick(ctx)
+        if result == RUNNING or result == ERROR:
+            return result
+        if result == FAILURE and self.spec.respect_child_failure:
+            return FAILURE
+        self.starts += 1
+        done = 0 < self.spec.max_starts <= self.starts
+        return SUCCESS if done else RUNNING
 
 
 class Retry(Node):
@@ -159,16 +158,16 @@ class Retry(Node):
         self.attempts = 0
 
     def update(self, ctx):
+        """One attempt per tick at most."""
         counter = self.spec.attempt_counter_state_name
-        while self.attempts < self.spec.max_attempts:
-            if counter:
-                self.scope[counter] = self.attempts
-            with ctx.blackboard.scope(self.scope):
-                result = self.child.tick(ctx)
-            if result != FAILURE:
-                return result
-            self.attempts += 1
-        return FAILURE
+        if counter:
+            self.scope[counter] = self.attempts
+        with ctx.blackboard.scope(self.scope):
+            result = self.child.tick(ctx)
+        if result != FAILURE:
+            return result
+        self.attempts += 1
+        return FAILURE if self.attempts >= self.spec.max_attempts else RUNNING
 
 
 class ForDuration(Node):

@@ -6,6 +6,7 @@ While playing, the tree is ticked every ``TICK_SEC``; each tick's node results a
 history for ``GetState``.
 """
 
+import logging
 import threading
 from collections import deque
 
@@ -15,6 +16,7 @@ from bosdyn.api.mission import mission_pb2, nodes_pb2
 from spot_sim.mission.blackboard import Blackboard
 from spot_sim.mission.nodes import ERROR, FAILURE, RUNNING, SUCCESS, Compiled, Node, compile_tree
 
+_LOG = logging.getLogger(__name__)
 State = mission_pb2.State
 TICK_SEC = 0.05
 HISTORY_TICKS = 2000
@@ -70,7 +72,12 @@ class MissionRunner:
             now = self.clock.now_nsec()
             with self._lock:
                 if self.status == State.STATUS_RUNNING:
-                    self._step(now, now - last)
+                    try:
+                        self._step(now, now - last)
+                    except Exception as exc:  # a bug in a node must not stop the service
+                        _LOG.exception("mission tick failed")
+                        self._halt()
+                        self.status, self.error = State.STATUS_ERROR, f"internal error: {exc}"
             last = now
 
     # ------------------------------------------------------------------ commands
