@@ -34,8 +34,8 @@ class DockingNode(Node):
         self._connection = connection
         self.docking = DockingCommander(connection, cache)
         self.timeout = self.declare_parameter("docking_timeout", 60.0).value
-        state_rate = self.declare_parameter("docking_state_rate", 2.0).value
-        objects_rate = self.declare_parameter("world_objects_rate", 2.0).value
+        state_rate = self.declare_parameter("docking_state_rate", 1.0).value
+        objects_rate = self.declare_parameter("world_objects_rate", 1.0).value
         self.root = self.declare_parameter("tf_root", "odom").value
         self.prefix = self.declare_parameter("frame_prefix", "").value
         self._state_pub = self.create_publisher(DockState, "status/docking", qos.LATCHED)
@@ -44,12 +44,13 @@ class DockingNode(Node):
         self._last_state: docking_pb2.DockState | None = None
         self._state_lock = threading.Lock()
         group = ReentrantCallbackGroup()
-        for action_type, name, execute in ((Dock, "dock", self._dock),
-                                           (Undock, "undock", self._undock)):
+        self._servers = [
             ActionServer(self, action_type, name, execute_callback=execute,
                          goal_callback=lambda goal: GoalResponse.ACCEPT,
                          cancel_callback=lambda goal: CancelResponse.ACCEPT,
                          callback_group=group)
+            for action_type, name, execute in ((Dock, "dock", self._dock),
+                                               (Undock, "undock", self._undock))]
         if state_rate > 0:
             self.create_timer(1.0 / state_rate, self._publish_state,
                               callback_group=MutuallyExclusiveCallbackGroup())
@@ -81,8 +82,8 @@ class DockingNode(Node):
             return
         array, transforms = autonomy.world_objects(objects, self.root,
                                                    self._connection.skew_nsec, self.prefix)
-        array.header.stamp = array.header.stamp if array.objects else \
-            self.get_clock().now().to_msg()
+        if not array.objects:
+            array.header.stamp = self.get_clock().now().to_msg()
         self._objects_pub.publish(array)
         if transforms:
             self._tf_pub.publish(TFMessage(transforms=transforms))

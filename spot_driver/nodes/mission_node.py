@@ -43,16 +43,17 @@ class MissionNode(Node):
         super().__init__("spot_mission", namespace=namespace)
         pause_window = self.declare_parameter("mission_pause_window", 3.0).value
         chunk_bytes = self.declare_parameter("mission_chunk_bytes", 2 * 1024 * 1024).value
-        status_rate = self.declare_parameter("mission_status_rate", 2.0).value
+        status_rate = self.declare_parameter("mission_status_rate", 1.0).value
         self.session = MissionSession(connection, pause_window, chunk_bytes)
         self._lock = threading.Lock()
         self._active: _ActiveGoal | None = None
         self._names: tuple[int, dict[int, str]] = (-1, {})
         self._status_pub = self.create_publisher(MissionStatus, "status/mission", qos.STREAM)
         group = ReentrantCallbackGroup()
-        ActionServer(self, Mission, "mission", execute_callback=self._execute,
-                     goal_callback=self._accept_goal,
-                     cancel_callback=lambda goal: CancelResponse.ACCEPT, callback_group=group)
+        self._server = ActionServer(self, Mission, "mission", execute_callback=self._execute,
+                                    goal_callback=self._accept_goal,
+                                    cancel_callback=lambda goal: CancelResponse.ACCEPT,
+                                    callback_group=group)
         for name, action in (("mission/pause", self._pause), ("mission/resume", self._resume),
                              ("mission/stop", self._stop), ("mission/restart", self._restart)):
             self.create_service(Trigger, name, self._trigger(name, action), callback_group=group)
