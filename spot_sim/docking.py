@@ -12,7 +12,7 @@ ends more than ``ALIGN_TOLERANCE`` off the dock ends STATUS_MISALIGNED.
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bosdyn.api.docking import docking_pb2
 
@@ -52,7 +52,6 @@ class DockingTask:
     motion: object = None  # the robot Command driving the current step
     status: int = Feedback.STATUS_IN_PROGRESS
     error: str = ""
-    history: list[int] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -163,7 +162,7 @@ class Docking:
         if task.motion is None:
             if task.undocking and task.step == 0:
                 self.docked_id, self.status = 0, DockState.DOCK_STATUS_UNDOCKING
-            task.motion = self._start(robot, task, name, now_ns)
+            task.motion = self._start(robot, task, name)
         if not self._finished(robot, task, name, now_ns):
             return
         task.step += 1
@@ -180,7 +179,7 @@ class Docking:
             self._end(task, Feedback.STATUS_DOCKED)
 
     @staticmethod
-    def _start(robot, task: DockingTask, name: str, now_ns: int):
+    def _start(robot, task: DockingTask, name: str):
         if name == "stand":
             return robot.new_command("stand")
         if name == "sit":

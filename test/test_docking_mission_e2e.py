@@ -247,6 +247,11 @@ def test_pause_resume_stop_services(world, tmp_path):
     assert runner.status == State.STATUS_PAUSED
     assert ros.call(Trigger, "/mission/resume").success
     assert runner.status == State.STATUS_RUNNING
+    time.sleep(0.3)
+    ticks = runner.tick_counter
+    restarted = ros.call(Trigger, "/mission/restart")
+    assert restarted.success, restarted.message
+    assert runner.status == State.STATUS_RUNNING and runner.tick_counter < ticks
     assert ros.call(Trigger, "/mission/stop").success
     result = ros.wait_future(result_future, timeout=10).result
     assert not result.success and result.status == "STATUS_STOPPED"

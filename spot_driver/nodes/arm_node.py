@@ -20,6 +20,7 @@ from spot_driver.arm import NO_ARM, ArmCommander, arm_status_name
 from spot_driver.arm_trajectory import ARM_JOINTS, TrajectoryError
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError, describe
+from spot_driver.nodes.triggers import trigger_callback
 from spot_driver.state_cache import RobotStateCache
 from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
 from spot_msgs.srv import OverrideGrasp
@@ -82,21 +83,12 @@ class ArmNode(Node):
         for name, action in (("gripper/open", lambda: self._send_gripper(at.GRIPPER_OPEN)),
                              ("gripper/close", lambda: self._send_gripper(0.0)),
                              ("arm/stop", lambda: (self.arm.stop(), "arm stopped")[1])):
-            self.create_service(Trigger, name, self._trigger(name, action), callback_group=group)
+            self.create_service(Trigger, name, trigger_callback(self.get_logger(), name, action),
+                                callback_group=group)
         self.create_service(OverrideGrasp, "manipulation/override_grasp", self._override_grasp,
                             callback_group=group)
 
     # ------------------------------------------------------------------ services
-    def _trigger(self, name: str, action: Callable[[], str]):
-        def callback(request, response):
-            try:
-                response.success, response.message = True, action()
-            except Exception as exc:
-                response.success, response.message = False, describe(exc)
-                self.get_logger().warning(f"{name}: {response.message}")
-            return response
-
-        return callback
 
     def _send_gripper(self, angle: float) -> str:
         self.arm.gripper(angle)

@@ -2,7 +2,6 @@
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bosdyn.api.mission import mission_pb2
@@ -22,6 +21,7 @@ from spot_driver.mission import (
     play_settings,
     read_mission_file,
 )
+from spot_driver.nodes.triggers import trigger_callback
 from spot_msgs.action import Mission
 from spot_msgs.msg import MissionStatus
 from spot_msgs.srv import AnswerQuestion
@@ -56,7 +56,8 @@ class MissionNode(Node):
                                     callback_group=group)
         for name, action in (("mission/pause", self._pause), ("mission/resume", self._resume),
                              ("mission/stop", self._stop), ("mission/restart", self._restart)):
-            self.create_service(Trigger, name, self._trigger(name, action), callback_group=group)
+            self.create_service(Trigger, name, trigger_callback(self.get_logger(), name, action),
+                                callback_group=group)
         self.create_service(AnswerQuestion, "mission/answer_question", self._answer,
                             callback_group=group)
         if status_rate > 0:
@@ -82,17 +83,6 @@ class MissionNode(Node):
                                       throttle_duration_sec=10.0)
 
     # ------------------------------------------------------------------ services
-    def _trigger(self, name: str, action: Callable[[], str]):
-        def callback(request, response):
-            try:
-                response.success, response.message = True, action()
-            except Exception as exc:
-                response.success, response.message = False, describe(exc)
-                self.get_logger().warning(f"{name}: {response.message}")
-            return response
-
-        return callback
-
     def _active_goal(self) -> _ActiveGoal:
         with self._lock:
             if self._active is None:

@@ -80,6 +80,10 @@ class Node:
 
 # ----------------------------------------------------------------------- composites
 class Sequence(Node):
+    """Ticks its children in order while they succeed (a Selector: while they fail)."""
+
+    MOVE_ON = SUCCESS  # the child result that moves to the next child; also the final result
+
     def __init__(self, node_id, name, parameters, kids, always_restart):
         super().__init__(node_id, name, parameters)
         self.kids, self.always_restart, self.index = kids, always_restart, 0
@@ -95,28 +99,17 @@ class Sequence(Node):
             self.index = 0
         while self.index < len(self.kids):
             result = self.kids[self.index].tick(ctx)
-            if result != SUCCESS:
+            if result != self.MOVE_ON:
                 if result != RUNNING:
                     self.index = 0
                 return result
             self.index += 1
         self.index = 0
-        return SUCCESS
+        return self.MOVE_ON
 
 
 class Selector(Sequence):
-    def update(self, ctx):
-        if self.always_restart:
-            self.index = 0
-        while self.index < len(self.kids):
-            result = self.kids[self.index].tick(ctx)
-            if result != FAILURE:
-                if result != RUNNING:
-                    self.index = 0
-                return result
-            self.index += 1
-        self.index = 0
-        return FAILURE
+    MOVE_ON = FAILURE
 
 
 class Repeat(Node):

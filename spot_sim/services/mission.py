@@ -7,6 +7,7 @@ from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.mission import mission_pb2, mission_service_pb2_grpc
 from bosdyn.client import data_chunk
 
+from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mission.runner import MissionRunner
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
@@ -126,25 +127,23 @@ class MissionServicer(mission_service_pb2_grpc.MissionServiceServicer):
         yield from data_chunk.chunk_message(self._load_from_chunks(request_iterator, context),
                                             CHUNK_BYTES)
 
-    @unary(mission_pb2.PlayMissionResponse)
-    def PlayMission(self, request, response, context):
-        self._count("PlayMission")
+    def _play(self, request, response, restart: bool) -> None:
         if not self._check_leases(request.leases, response):
             return
         settings = request.settings if request.HasField("settings") else None
-        pause_ns = request.pause_time.seconds * 1_000_000_000 + request.pause_time.nanos
-        played = self.runner.play(pause_ns, request.leases, settings)
+        played = self.runner.play(timestamp_to_nsec(request.pause_time), request.leases,
+                                  settings, restart=restart)
         response.status = response.STATUS_OK if played else response.STATUS_NO_MISSION
+
+    @unary(mission_pb2.PlayMissionResponse)
+    def PlayMission(self, request, response, context):
+        self._count("PlayMission")
+        self._play(request, response, restart=False)
 
     @unary(mission_pb2.RestartMissionResponse)
     def RestartMission(self, request, response, context):
         self._count("RestartMission")
-        if not self._check_leases(request.leases, response):
-            return
-        settings = request.settings if request.HasField("settings") else None
-        pause_ns = request.pause_time.seconds * 1_000_000_000 + request.pause_time.nanos
-        played = self.runner.play(pause_ns, request.leases, settings, restart=True)
-        response.status = response.STATUS_OK if played else response.STATUS_NO_MISSION
+        self._play(request, response, restart=True)
 
     @unary(mission_pb2.PauseMissionResponse)
     def PauseMission(self, request, response, context):
