@@ -41,8 +41,6 @@ class ArmCommander:
         self._connection = connection
         self._has_arm: bool | None = None
         self._lock = threading.Lock()
-        self._manipulation: ManipulationApiClient | None = None
-        self._images: ImageClient | None = None
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -154,10 +152,8 @@ class ArmCommander:
     # ------------------------------------------------------------------ manipulation
     def _manipulation_client(self) -> ManipulationApiClient:
         self.require_arm()
-        if self._manipulation is None:
-            self._manipulation = self._call("manipulation API", lambda: self._connection.robot
-                                            .ensure_client(ManipulationApiClient.default_service_name))
-        return self._manipulation
+        return self._call("manipulation API",
+                          lambda: self._connection.client(ManipulationApiClient))
 
     def pick_object_in_image(self, camera: str, x: float, y: float, walk_only: bool = False,
                              offset: float = 0.0) -> int:
@@ -172,10 +168,8 @@ class ArmCommander:
             raise CommandError(str(exc)) from None
         client = self._manipulation_client()
         self._connection.require_lease()
-        if self._images is None:
-            self._images = self._connection.robot.ensure_client(ImageClient.default_service_name)
-        responses = self._call("image", lambda: self._images.get_image_from_sources(
-            [source], timeout=5.0))
+        responses = self._call("image", lambda: self._connection.client(ImageClient)
+                               .get_image_from_sources([source], timeout=5.0))
         image = responses[0]
         if image.status != image.STATUS_OK:
             raise CommandError(f"camera {camera!r} has no image ({source} is not available)")

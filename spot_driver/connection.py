@@ -1,30 +1,40 @@
 """One SDK session with the robot, shared by every node of the driver process.
 
-It owns authentication, the time-sync thread, the body lease (with its keep-alive) and, when
-configured, the driver's own e-stop endpoint. Nodes call into it; it knows nothing of ROS.
+``RobotConnection`` owns authentication, time sync, the body lease (with its keep-alive) and,
+when configured, the driver's own e-stop endpoint. A session that breaks (link loss, robot
+reboot, clock jump) is replaced as a whole by ``reconnect()``, which ``ConnectionSupervisor``
+calls; while it is down every client request fails at once with ``NotConnectedError``.
+Nodes call into it; it knows nothing of ROS.
 """
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import bosdyn.client
+from bosdyn.api import lease_pb2
 from bosdyn.client.estop import EstopClient, EstopEndpoint, EstopKeepAlive
-from bosdyn.client.lease import LeaseClient, LeaseKeepAlive
+from bosdyn.client.lease import Lease, LeaseClient, LeaseKeepAlive, ResourceAlreadyClaimedError
 from bosdyn.client.power import PowerClient
 from bosdyn.client.robot_command import RobotCommandClient
 from bosdyn.client.robot_state import RobotStateClient
 from bosdyn.mission.client import MissionClient
 
 from spot_driver.credentials import Credentials
-from spot_driver.errors import CommandError
+from spot_driver.errors import CommandError, NotConnectedError
 
 _LOG = logging.getLogger(__name__)
+CLOCK_JUMP_NSEC = 1_000_000_000  # a robot timestamp this far from the synced estimate: resync
 
 
 class RobotConnectionError(Exception):
     """The robot could not be reached or refused the session; the message says why."""
+
+
+class SessionBrokenError(Exception):
+    """The session still answers but cannot be trusted (robot rebooted, clock jumped)."""
 
 
 @dataclass(frozen=True)
@@ -38,21 +48,18 @@ class ConnectionConfig:
     timeout: float = 10.0
 
 
-class RobotConnection:
-    """The driver's single authenticated session with one robot."""
+@dataclass(frozen=True)
+class LeaseStatus:
+    held: bool  # the driver holds the body lease
+    owner: str  # who the robot says owns the body ("" when nobody)
+    lost_to: str  # set when another client took the driver's lease
 
-    def __init__(self, config: ConnectionConfig, credentials: Credentials) -> None:
-        self.config = config
-        self._credentials = credentials
-        self._lock = threading.RLock()
-        self.robot = None
-        self._lease_keepalive: LeaseKeepAlive | None = None
-        self._estop_keepalive: EstopKeepAlive | None = None
 
-    # ------------------------------------------------------------------ session
-    def connect(self) -> None:
-        """Authenticate, establish time sync and create the service clients."""
-        config = self.config
+class _Session:
+    """One authenticated SDK ``Robot`` with time sync and its keep-alives."""
+
+    def __init__(self, config: ConnectionConfig, credentials: Credentials,
+                 timeout: float) -> None:
         sdk = bosdyn.client.create_standard_sdk(config.client_name,
                                                 service_clients=[MissionClient])
         if config.certificate:
@@ -64,99 +71,350 @@ class RobotConnection:
         robot = sdk.create_robot(config.hostname)
         if config.port:
             robot.update_secure_channel_port(config.port)
+        self.robot = robot
+        self.lease_keepalive: LeaseKeepAlive | None = None
+        self.estop_keepalive: EstopKeepAlive | None = None
+        self._clients: dict[type, object] = {}
         try:
-            robot.authenticate(self._credentials.username, self._credentials.password,
-                               timeout=config.timeout)
+            robot.authenticate(credentials.username, credentials.password, timeout=timeout)
+            robot.time_sync.wait_for_sync(timeout_sec=timeout)
         except bosdyn.client.InvalidLoginError:
+            self.close()
             raise RobotConnectionError(
                 f"robot {config.hostname!r} rejected the login of user "
-                f"{self._credentials.username!r} (wrong username or password)") from None
+                f"{credentials.username!r} (wrong username or password)") from None
         except bosdyn.client.RpcError as exc:
+            self.close()
             raise RobotConnectionError(_rpc_failure(config, exc)) from None
-        robot.time_sync.wait_for_sync(timeout_sec=config.timeout)
-        self.state_client: RobotStateClient = robot.ensure_client(
-            RobotStateClient.default_service_name)
-        self.command_client: RobotCommandClient = robot.ensure_client(
-            RobotCommandClient.default_service_name)
-        self.lease_client: LeaseClient = robot.ensure_client(LeaseClient.default_service_name)
-        self.power_client: PowerClient = robot.ensure_client(PowerClient.default_service_name)
-        self.estop_client: EstopClient = robot.ensure_client(EstopClient.default_service_name)
-        self.robot = robot
-        if config.estop_endpoint:
-            self._register_estop()
+        except Exception:
+            self.close()
+            raise
+        if not robot.time_sync.has_established_time_sync:
+            self.close()
+            raise RobotConnectionError(f"no time sync with {config.hostname!r} within "
+                                       f"{timeout:.0f} s")
 
-    def shutdown(self) -> None:
-        """Stop keep-alives and return the lease. Motors stay as they are."""
-        with self._lock:
-            if self._lease_keepalive is not None:
-                self._lease_keepalive.shutdown()
-                self._lease_keepalive = None
-            if self._estop_keepalive is not None:
-                self._estop_keepalive.shutdown()
-                self._estop_keepalive = None
-        if self.robot is not None:
-            self.robot.time_sync.stop()
+    def client(self, client_type, service_name: str = ""):
+        key = (client_type, service_name)
+        client = self._clients.get(key)
+        if client is None:
+            if service_name:
+                self.robot.sync_with_directory()  # payload services register late
+            client = self.robot.ensure_client(service_name or client_type.default_service_name)
+            self._clients[key] = client
+        return client
 
-    # ------------------------------------------------------------------ time
     def time_sync(self) -> tuple[bool, int, int]:
-        """(established, clock skew ns, round trip ns); skew = robot clock - local clock."""
         endpoint = self.robot.time_sync.endpoint
         if not endpoint.has_established_time_sync:
             return False, 0, 0
         return (True, endpoint.clock_skew.ToNanoseconds(),
                 endpoint.round_trip_time.ToNanoseconds())
 
+    def stop_lease_keepalive(self, return_lease: bool) -> None:
+        keepalive, self.lease_keepalive = self.lease_keepalive, None
+        if keepalive is None:
+            return
+        keepalive.shutdown()
+        if return_lease:
+            try:
+                self.client(LeaseClient).return_lease(
+                    keepalive.lease_wallet.get_lease("body"), timeout=2.0)
+            except bosdyn.client.Error:
+                pass  # no longer ours, or the robot is away: nothing to return
+
+    def close(self, return_lease: bool = False) -> None:
+        """Stop keep-alives and background threads and close every channel (cancelling calls
+        in flight)."""
+        self.stop_lease_keepalive(return_lease)
+        if self.estop_keepalive is not None:
+            self.estop_keepalive.shutdown()
+            self.estop_keepalive = None
+        self.robot.__exit__(None, None, None)  # stops the time-sync and token threads
+        self.robot.shutdown()
+
+
+class RobotConnection:
+    """The driver's single authenticated session with one robot, replaced when it breaks."""
+
+    def __init__(self, config: ConnectionConfig, credentials: Credentials) -> None:
+        self.config = config
+        self._credentials = credentials
+        self._lock = threading.RLock()
+        self._session: _Session | None = None
+        self._down_reason = "not connected yet"
+        self._down_since = time.monotonic()
+        self.reconnects = 0
+        self._lease_wanted = False  # the driver held the lease: re-acquire after a reconnect
+        self._lease_lost_to = ""
+        self._robot_lease_owner = ""
+        self._last_skew = 0
+        self._estop_problem = ""
+        self._estop_id = ""  # our endpoint's id in the robot's e-stop configuration
+        self._leases: list[lease_pb2.LeaseResource] = []
+
+    # ------------------------------------------------------------------ session
+    def connect(self, timeout: float | None = None) -> None:
+        """Open a session: authenticate, time-sync, register the e-stop endpoint and, when the
+        driver held it before, re-acquire the lease. Raises ``RobotConnectionError``."""
+        session = _Session(self.config, self._credentials, timeout or self.config.timeout)
+        try:
+            if self.config.estop_endpoint:
+                session.estop_keepalive = self._register_estop(session)
+        except bosdyn.client.Error as exc:
+            session.close()
+            raise RobotConnectionError(f"cannot register the e-stop endpoint: "
+                                       f"{type(exc).__name__}") from None
+        with self._lock:
+            old, self._session = self._session, session
+            self._last_skew = session.time_sync()[1]
+            self._estop_problem = ""
+            wanted = self._lease_wanted
+        if old is not None:
+            old.close()
+        if wanted:
+            self._reacquire_lease()
+
+    def reconnect(self, timeout: float) -> None:
+        """Replace a broken session (``RobotConnectionError`` while the robot is away)."""
+        self.connect(timeout)
+        with self._lock:
+            self.reconnects += 1
+
+    def mark_down(self, reason: str) -> None:
+        """Drop the session: requests fail at once with ``reason`` until ``reconnect()``."""
+        with self._lock:
+            session, self._session = self._session, None
+            self._down_reason, self._down_since = reason, time.monotonic()
+        if session is not None:
+            session.close()
+        _LOG.warning("robot connection down: %s", reason)
+
+    @property
+    def connected(self) -> bool:
+        with self._lock:
+            return self._session is not None
+
+    def status(self) -> tuple[bool, str, float]:
+        """(connected, why not, seconds since the connection went down)."""
+        with self._lock:
+            return (self._session is not None, self._down_reason,
+                    time.monotonic() - self._down_since)
+
+    def _current(self) -> _Session:
+        with self._lock:
+            session = self._session
+            reason = self._down_reason
+        if session is None:
+            raise NotConnectedError(f"robot not connected ({reason}); reconnecting")
+        return session
+
+    def shutdown(self) -> None:
+        """Return the lease and close the session. Motors stay as they are."""
+        with self._lock:
+            session, self._session = self._session, None
+            self._down_reason = "driver shut down"
+        if session is not None:
+            session.close(return_lease=True)
+
+    # ------------------------------------------------------------------ clients
+    def client(self, client_type, service_name: str = ""):
+        """The current session's client of ``client_type`` (for ``service_name``, default: the
+        type's own service); ``NotConnectedError`` while the connection is down."""
+        return self._current().client(client_type, service_name)
+
+    @property
+    def robot(self):
+        return self._current().robot
+
+    @property
+    def state_client(self) -> RobotStateClient:
+        return self.client(RobotStateClient)
+
+    @property
+    def command_client(self) -> RobotCommandClient:
+        return self.client(RobotCommandClient)
+
+    @property
+    def lease_client(self) -> LeaseClient:
+        return self.client(LeaseClient)
+
+    @property
+    def power_client(self) -> PowerClient:
+        return self.client(PowerClient)
+
+    @property
+    def estop_client(self) -> EstopClient:
+        return self.client(EstopClient)
+
+    # ------------------------------------------------------------------ health
+    def heartbeat(self, timeout: float) -> list[lease_pb2.LeaseResource]:
+        """One ListLeases round trip: proves the link, follows the lease owner and detects a
+        reboot (new lease epoch) or a robot clock jump (``SessionBrokenError``)."""
+        session = self._current()
+        response = session.client(LeaseClient).list_leases_full(timeout=timeout)
+        received = time.time_ns()
+        synced, skew, rtt = session.time_sync()
+        if synced:
+            with self._lock:
+                self._last_skew = skew
+            stamp = response.header.response_timestamp
+            error = stamp.seconds * 10**9 + stamp.nanos - skew - received
+            if abs(error) > CLOCK_JUMP_NSEC + rtt:
+                raise SessionBrokenError(f"robot clock jumped by {error / 1e9:+.1f} s")
+        resources = list(response.resources)
+        with self._lock:
+            self._leases = resources
+        self._follow_lease(session, resources)
+        return resources
+
+    def _follow_lease(self, session: _Session, resources: list[lease_pb2.LeaseResource]) -> None:
+        body = _body_resource(resources)
+        owner = _owner_name(body.lease_owner) if body is not None else ""
+        with self._lock:
+            self._robot_lease_owner = owner
+        keepalive = session.lease_keepalive
+        if body is None or keepalive is None:
+            return
+        try:
+            ours = keepalive.lease_wallet.get_lease("body")
+        except bosdyn.client.lease.Error:
+            return
+        theirs = Lease(body.lease)
+        comparison = ours.compare(theirs, ignore_resources=True)
+        if comparison == Lease.CompareResult.DIFFERENT_EPOCHS:
+            raise SessionBrokenError("robot rebooted (new lease epoch)")
+        if comparison == Lease.CompareResult.OLDER and body.HasField("lease_owner"):
+            with self._lock:
+                self._lease_lost_to = owner or "another client"
+                self._lease_wanted = False
+            session.stop_lease_keepalive(return_lease=False)
+            _LOG.warning("lease taken by %s; commands refused until 'claim_lease' with take",
+                         owner)
+
+    # ------------------------------------------------------------------ time
+    def time_sync(self) -> tuple[bool, int, int]:
+        """(established, clock skew ns, round trip ns); skew = robot clock - local clock."""
+        with self._lock:
+            session = self._session
+        if session is None:
+            return False, self._last_skew, 0
+        return session.time_sync()
+
     @property
     def skew_nsec(self) -> int:
-        return self.time_sync()[1]
+        synced, skew, _ = self.time_sync()
+        return skew if synced else self._last_skew
 
     # ------------------------------------------------------------------ lease
     @property
     def has_lease(self) -> bool:
         with self._lock:
-            return self._lease_keepalive is not None and self._lease_keepalive.is_alive()
+            session = self._session
+        keepalive = session.lease_keepalive if session is not None else None
+        return keepalive is not None and keepalive.is_alive()
+
+    def leases(self) -> list[lease_pb2.LeaseResource]:
+        """The robot's lease resources as of the last heartbeat."""
+        with self._lock:
+            return list(self._leases)
+
+    def lease_status(self) -> LeaseStatus:
+        with self._lock:
+            return LeaseStatus(self.has_lease, self._robot_lease_owner, self._lease_lost_to)
 
     def claim(self, take: bool = False) -> str:
         """Acquire (or take) the body lease and keep it alive."""
+        session = self._current()
         with self._lock:
-            if take and self._lease_keepalive is not None:
+            if take:
                 # Our keep-alive may hold a lease another client has since taken: replace it.
-                self._lease_keepalive.shutdown()
-                self._lease_keepalive = None
+                session.stop_lease_keepalive(return_lease=False)
             if self.has_lease:
                 return "lease already held"
+            lease_client = session.client(LeaseClient)
             if take:
-                self.lease_client.take()
-            keepalive = LeaseKeepAlive(self.lease_client, must_acquire=not take,
-                                       return_at_exit=True)
-            self._lease_keepalive = keepalive
+                lease_client.take()
+            else:
+                lease_client.acquire()
+            session.lease_keepalive = LeaseKeepAlive(lease_client, must_acquire=True,
+                                                     return_at_exit=False)
+            self._lease_wanted, self._lease_lost_to = True, ""
             return "lease taken" if take else "lease acquired"
 
     def release(self) -> str:
+        session = self._current()
         with self._lock:
-            if self._lease_keepalive is None:
+            self._lease_wanted = False
+            if session.lease_keepalive is None:
                 return "no lease held"
-            self._lease_keepalive.shutdown()
-            self._lease_keepalive = None
+            session.stop_lease_keepalive(return_lease=True)
             return "lease returned"
 
+    def _reacquire_lease(self) -> None:
+        """After a reconnect: acquire again the lease the driver held, when it is free (or
+        still ours)."""
+        try:
+            self.claim()
+            _LOG.info("lease re-acquired after reconnecting")
+        except ResourceAlreadyClaimedError as exc:
+            owner = _owner_name(exc.response.lease_owner)
+            with self._lock:
+                self._lease_lost_to, self._lease_wanted = owner, False
+            _LOG.warning("lease not re-acquired: held by %s", owner)
+        except (bosdyn.client.Error, NotConnectedError) as exc:
+            _LOG.warning("lease not re-acquired: %s", type(exc).__name__)
+
     def require_lease(self) -> None:
-        if not self.has_lease:
-            raise CommandError("no lease: the driver does not hold the body lease; "
-                               "call 'claim' first")
+        if self.has_lease:
+            return
+        with self._lock:
+            lost_to = self._lease_lost_to
+        if lost_to:
+            raise CommandError(f"lease held by {lost_to}; call 'claim_lease' with take=true "
+                               f"to take it back")
+        self._current()  # not connected: say so rather than 'no lease'
+        raise CommandError("no lease: the driver does not hold the body lease; "
+                           "call 'claim' first")
 
     # ------------------------------------------------------------------ e-stop
-    def _register_estop(self) -> None:
-        endpoint = EstopEndpoint(self.estop_client, f"{self.config.client_name}-estop",
+    def _register_estop(self, session: _Session) -> EstopKeepAlive:
+        """Register the driver's e-stop endpoint. After a reconnect within the e-stop timeout
+        the endpoint is still registered and simply resumes checking in, so motor power is not
+        interrupted; after a reboot it installs a fresh single-endpoint configuration."""
+        client = session.client(EstopClient)
+        endpoint = EstopEndpoint(client, f"{self.config.client_name}-estop",
                                  self.config.estop_timeout)
-        endpoint.force_simple_setup()
-        self._estop_keepalive = EstopKeepAlive(endpoint)
+        registered = [e.endpoint for e in client.get_status().endpoints]
+        ours = next((e for e in registered
+                     if self._estop_id and e.unique_id == self._estop_id), None)
+        if ours is not None:
+            endpoint.from_proto(ours)  # resume: the first check-in fetches a new challenge
+        else:
+            endpoint.force_simple_setup()
+        self._estop_id = endpoint.unique_id
+        return EstopKeepAlive(endpoint)
 
     def _estop(self) -> EstopKeepAlive:
-        if self._estop_keepalive is None:
+        keepalive = self._current().estop_keepalive
+        if keepalive is None:
             raise CommandError("the driver has no e-stop endpoint "
                                "(set the parameter 'estop_endpoint' to true)")
-        return self._estop_keepalive
+        return keepalive
+
+    def estop_status(self) -> str:
+        """'none' (no endpoint), 'ok', or the endpoint's last check-in problem."""
+        with self._lock:
+            session = self._session
+        if session is None or session.estop_keepalive is None:
+            return "none" if not self.config.estop_endpoint else "not registered"
+        keepalive = session.estop_keepalive
+        with self._lock:
+            while not keepalive.status_queue.empty():
+                status, message = keepalive.status_queue.get_nowait()
+                self._estop_problem = "" if status == EstopKeepAlive.KeepAliveStatus.OK \
+                    else str(message)
+            return self._estop_problem or "ok"
 
     def estop_gentle(self) -> None:
         """Settle then cut: the robot sits, then motor power is cut."""
@@ -170,10 +428,23 @@ class RobotConnection:
         self._estop().allow()
 
 
+def _body_resource(resources) -> lease_pb2.LeaseResource | None:
+    by_name = {r.resource: r for r in resources}
+    return by_name.get("body") or by_name.get("mobility")
+
+
+def _owner_name(owner: lease_pb2.LeaseOwner) -> str:
+    if owner.client_name and owner.user_name:
+        return f"{owner.client_name} (user {owner.user_name})"
+    return owner.client_name or owner.user_name
+
+
 def _rpc_failure(config: ConnectionConfig, exc: Exception) -> str:
     text = str(exc)
     if "certificate" in text.lower() or "handshake" in text.lower() or "ssl" in text.lower():
+        which = repr(config.certificate) if config.certificate else \
+            "empty: the Boston Dynamics root CA"
         return (f"TLS handshake with {config.hostname!r} failed: the robot's certificate is "
-                f"not signed by the CA in parameter 'certificate' ({config.certificate!r})")
+                f"not signed by the CA in parameter 'certificate' ({which})")
     return f"robot {config.hostname!r} not reachable on port {config.port or 443}: " \
            f"{type(exc).__name__}"

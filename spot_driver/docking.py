@@ -35,15 +35,11 @@ class DockingCommander:
 
     def __init__(self, connection: RobotConnection, cache: RobotStateCache) -> None:
         self._connection, self._cache = connection, cache
-        self._client: DockingClient | None = None
         self._ranges: list[docking_pb2.ConfigRange] | None = None
 
     @property
     def client(self) -> DockingClient:
-        if self._client is None:
-            self._client = self._connection.robot.ensure_client(
-                DockingClient.default_service_name)
-        return self._client
+        return self._connection.client(DockingClient)
 
     def dock_ranges(self) -> list[docking_pb2.ConfigRange]:
         if self._ranges is None:

@@ -16,6 +16,10 @@ class CommandError(Exception):
     """A request the driver refuses or the robot rejected; ``str()`` is for people."""
 
 
+class NotConnectedError(CommandError):
+    """The robot connection is down; the driver is reconnecting."""
+
+
 _LEASE_STATUS = {
     lease_pb2.LeaseUseResult.STATUS_OLDER: "the lease was taken by another client",
     lease_pb2.LeaseUseResult.STATUS_REVOKED: "the lease was revoked",

@@ -5,6 +5,7 @@ Credentials come from BOSDYN_CLIENT_USERNAME / BOSDYN_CLIENT_PASSWORD or the fil
 the ``credentials_file`` parameter.
 """
 
+import logging
 import sys
 import time
 
@@ -17,12 +18,14 @@ from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import describe
 from spot_driver.nodes.arm_node import ArmNode
 from spot_driver.nodes.command_node import CommandNode
+from spot_driver.nodes.diagnostics_node import DiagnosticsNode
 from spot_driver.nodes.docking_node import DockingNode
 from spot_driver.nodes.driver_node import DriverNode
 from spot_driver.nodes.mission_node import MissionNode
 from spot_driver.nodes.perception_node import PerceptionNode
 from spot_driver.nodes.state_node import StateNode
 from spot_driver.state_cache import RobotStateCache
+from spot_driver.supervisor import ConnectionSupervisor
 
 RETRY_SECONDS = 2.0
 
@@ -63,10 +66,21 @@ def _startup_actions(driver: DriverNode, commander: Commander, connection) -> No
             return
 
 
+def _ros_log(node):
+    """A ``(level, message)`` logger writing to ``node``'s ROS logger."""
+    logger = node.get_logger()
+    by_level = {logging.DEBUG: logger.debug, logging.INFO: logger.info,
+                logging.WARNING: logger.warning, logging.ERROR: logger.error}
+    return lambda level, message: by_level.get(level, logger.error)(message)
+
+
 def main(argv: list[str] | None = None) -> int:
     rclpy.init(args=argv)
+    logging.basicConfig(level=logging.WARNING, format="[%(levelname)s] [%(name)s]: %(message)s")
+    logging.getLogger("spot_driver").setLevel(logging.INFO)
     driver = None
     connection = None
+    supervisor = None
     nodes = []
     try:
         driver = DriverNode()
@@ -75,10 +89,16 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         namespace = driver.get_namespace()
         cache = RobotStateCache()
+        supervisor = ConnectionSupervisor(connection, driver.supervisor_config, _ros_log(driver))
         commands = CommandNode(connection, cache, namespace)
-        nodes = [driver, StateNode(connection, cache, namespace), commands,
-                 ArmNode(connection, cache, namespace), PerceptionNode(connection, namespace),
-                 DockingNode(connection, cache, namespace), MissionNode(connection, namespace)]
+        state = StateNode(connection, cache, namespace)
+        perception = PerceptionNode(connection, namespace)
+        nodes = [driver, state, commands, ArmNode(connection, cache, namespace), perception,
+                 DockingNode(connection, cache, namespace), MissionNode(connection, namespace),
+                 DiagnosticsNode(connection, supervisor, cache,
+                                 (state.rate, lambda: state.published), perception.streams,
+                                 namespace)]
+        supervisor.start()
         _startup_actions(driver, commands.commander, connection)
         executor = MultiThreadedExecutor(num_threads=8)
         for node in nodes:
@@ -97,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        if supervisor is not None:
+            supervisor.stop()
         if connection is not None:
             connection.shutdown()
         for node in nodes:

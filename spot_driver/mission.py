@@ -93,14 +93,10 @@ class MissionSession:
                  chunk_bytes: int = 2 * 1024 * 1024) -> None:
         self._connection = connection
         self.pause_window, self.chunk_bytes = pause_window, chunk_bytes
-        self._client: MissionClient | None = None
 
     @property
     def client(self) -> MissionClient:
-        if self._client is None:
-            self._client = self._connection.robot.ensure_client(
-                MissionClient.default_service_name)
-        return self._client
+        return self._connection.client(MissionClient)
 
     def _leases(self) -> list:
         self._connection.require_lease()

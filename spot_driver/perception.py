@@ -41,11 +41,13 @@ class CameraStream(Stream):
 
     ``outputs`` maps any of ``image``, ``compressed``, ``info``, ``depth``, ``depth_info``,
     ``registered``, ``registered_info``, ``points`` to an Output; missing keys are not
-    produced. ``sources`` are the robot's ImageSource protos by name.
+    produced. ``sources`` are the robot's ImageSource protos by name; ``client()`` returns the
+    current session's image client (it changes when the driver reconnects).
     """
 
     def __init__(self, names: CameraSources, sources: dict[str, image_pb2.ImageSource],
-                 client, outputs: dict[str, Output], settings: CameraSettings,
+                 client: Callable[[], object], outputs: dict[str, Output],
+                 settings: CameraSettings,
                  skew_nsec: Callable[[], int], frame_prefix: str = "",
                  report: Callable[[str], None] | None = None) -> None:
         self.name = f"camera {names.camera}"
@@ -83,7 +85,7 @@ class CameraStream(Stream):
             requests.append(image_pb2.ImageRequest(
                 image_source_name=self.names.registered, image_format=Image.FORMAT_RAW,
                 pixel_format=Image.PIXEL_FORMAT_DEPTH_U16))
-        return self._client.get_image_async(requests)
+        return self._client().get_image_async(requests)
 
     def handle(self, responses) -> None:
         problems = []
@@ -165,7 +167,7 @@ class CameraStream(Stream):
 class LidarStream(Stream):
     """A point-cloud source (the lidar payload) as PointCloud2 XYZ float32."""
 
-    def __init__(self, source: str, client, output: Output, rate: float,
+    def __init__(self, source: str, client: Callable[[], object], output: Output, rate: float,
                  skew_nsec: Callable[[], int], frame_prefix: str = "",
                  report: Callable[[str], None] | None = None, max_in_flight: int = 2) -> None:
         self.name = f"point cloud {source}"
@@ -178,7 +180,7 @@ class LidarStream(Stream):
         return self._output.wanted()
 
     def request(self):
-        return self._client.get_point_cloud_async(
+        return self._client().get_point_cloud_async(
             [point_cloud_pb2.PointCloudRequest(point_cloud_source_name=self._source)])
 
     def handle(self, responses) -> None:

@@ -9,6 +9,7 @@ import threading
 
 from bosdyn.api.point_cloud_pb2 import PointCloud
 
+from spot_sim.admin import AdminServer
 from spot_sim.config import SimConfig
 from spot_sim.server import SimulatedSpot
 
@@ -37,6 +38,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="allow motor power without a registered e-stop endpoint")
     parser.add_argument("--docked", type=int, default=0, metavar="DOCK_ID",
                         help="start sitting on this dock (520: the dock near the origin)")
+    parser.add_argument("--admin-port", type=int, default=None,
+                        help="serve the fault-injection HTTP channel on 127.0.0.1:PORT "
+                             "(0: any free port; default: off)")
     parser.add_argument("--log-level", default="WARNING")
     return parser.parse_args(argv)
 
@@ -56,10 +60,16 @@ def main(argv: list[str] | None = None) -> int:
     port = sim.start()
     print(f"spot-sim listening on 127.0.0.1:{port}", flush=True)
     print(f"spot-sim ca-cert {sim.ca_cert.resolve()}", flush=True)
+    admin = None
+    if args.admin_port is not None:
+        admin = AdminServer(sim, args.admin_port)
+        print(f"spot-sim admin http://127.0.0.1:{admin.start()}", flush=True)
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: done.set())
     done.wait()
+    if admin is not None:
+        admin.stop()
     sim.stop()
     return 0
 

@@ -2,11 +2,11 @@
 
 import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 
 from bosdyn.api import estop_pb2
 
-from spot_sim.clock import RobotClock
 
 LEVEL_NONE = estop_pb2.ESTOP_LEVEL_NONE
 LEVEL_SETTLE_THEN_CUT = estop_pb2.ESTOP_LEVEL_SETTLE_THEN_CUT
@@ -28,10 +28,10 @@ class EstopManager:
     An endpoint that has not checked in validly within its timeout counts as CUT. The system
     level is the most severe level of any configured endpoint; a configuration with no
     registered endpoints is CUT when ``require_endpoint`` is set (as on a real robot).
+    Timeouts run on the monotonic clock, so a robot clock jump does not stop the robot.
     """
 
-    def __init__(self, clock: RobotClock, require_endpoint: bool = True) -> None:
-        self._clock = clock
+    def __init__(self, require_endpoint: bool = True) -> None:
         self._lock = threading.Lock()
         self.require_endpoint = require_endpoint
         self._config = estop_pb2.EstopConfig(unique_id=secrets.token_hex(4))
@@ -77,7 +77,7 @@ class EstopManager:
                     registered = estop_pb2.EstopEndpoint()
                     registered.CopyFrom(slot)
                     self._registered[slot.unique_id] = _Registration(
-                        registered, last_valid_ns=self._clock.now_nsec())
+                        registered, last_valid_ns=time.monotonic_ns())
                     return Response.STATUS_SUCCESS, registered
             return Response.STATUS_ENDPOINT_MISMATCH, None
 
@@ -103,7 +103,7 @@ class EstopManager:
             if not valid:
                 return Response.STATUS_INCORRECT_CHALLENGE_RESPONSE, registration.challenge
             registration.level = level
-            registration.last_valid_ns = self._clock.now_nsec()
+            registration.last_valid_ns = time.monotonic_ns()
             return Response.STATUS_OK, registration.challenge
 
     def _effective_level(self, registration: _Registration, now_ns: int) -> int:
@@ -115,7 +115,7 @@ class EstopManager:
 
     def system_level(self) -> int:
         with self._lock:
-            now = self._clock.now_nsec()
+            now = time.monotonic_ns()
             levels = [self._effective_level(r, now) for r in self._registered.values()]
             unregistered = len(self._config.endpoints) - len(self._registered)
             if unregistered > 0 or (not levels and self.require_endpoint):
@@ -125,7 +125,7 @@ class EstopManager:
     def endpoint_states(self) -> list[tuple[estop_pb2.EstopEndpoint, int, int]]:
         """(endpoint, effective level, nanoseconds since the last valid check-in) for each."""
         with self._lock:
-            now = self._clock.now_nsec()
+            now = time.monotonic_ns()
             return [(r.endpoint, self._effective_level(r, now), now - r.last_valid_ns)
                     for r in self._registered.values()]
 

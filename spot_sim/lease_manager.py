@@ -6,12 +6,12 @@ exactly those the client uses (same / newer / sub-lease accepted, older rejected
 
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 
 from bosdyn.api import lease_pb2
 from bosdyn.client.lease import Lease
 
-from spot_sim.clock import RobotClock
 
 Compare = Lease.CompareResult
 
@@ -54,11 +54,10 @@ class LeaseManager:
     """Issues, validates and revokes leases over the resource tree.
 
     A leaf's lease goes stale when its owner has not used or retained it for
-    ``stale_timeout_sec``; a stale lease can be acquired by another client.
+    ``stale_timeout_sec`` (monotonic time); a stale lease can be acquired by another client.
     """
 
-    def __init__(self, clock: RobotClock, has_arm: bool, stale_timeout_sec: float = 10.0) -> None:
-        self._clock = clock
+    def __init__(self, has_arm: bool, stale_timeout_sec: float = 10.0) -> None:
         self._lock = threading.Lock()
         self._tree = resource_tree(has_arm)
         self._stale_ns = int(stale_timeout_sec * 1e9)
@@ -81,7 +80,7 @@ class LeaseManager:
 
     def _issue(self, resource: str, leaves: list[str],
                owner: lease_pb2.LeaseOwner) -> lease_pb2.Lease:
-        now = self._clock.now_nsec()
+        now = time.monotonic_ns()
         root = 1 + max(self._leaves[leaf].lease.sequence[0] for leaf in leaves)
         for leaf in leaves:
             self._leaves[leaf] = _LeafState(
@@ -95,7 +94,7 @@ class LeaseManager:
             leaves = self._leaf_names(resource)
             if leaves is None:
                 return Response.STATUS_INVALID_RESOURCE, None, None
-            now = self._clock.now_nsec()
+            now = time.monotonic_ns()
             if not take:
                 for leaf in leaves:
                     state = self._leaves[leaf]
@@ -136,7 +135,7 @@ class LeaseManager:
                     break
             result.status = status
             if status == result.STATUS_OK:
-                now = self._clock.now_nsec()
+                now = time.monotonic_ns()
                 for leaf in leaves:
                     state = self._leaves[leaf]
                     if incoming.compare(Lease(state.lease), ignore_resources=True) in (
@@ -170,7 +169,7 @@ class LeaseManager:
     def list_resources(self) -> list[lease_pb2.LeaseResource]:
         """ListLeases: one entry per managed resource, with owner and staleness."""
         with self._lock:
-            now = self._clock.now_nsec()
+            now = time.monotonic_ns()
             out = []
             for leaf, state in self._leaves.items():
                 entry = lease_pb2.LeaseResource(resource=leaf, lease=state.lease)

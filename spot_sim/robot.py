@@ -89,8 +89,8 @@ class SimRobot:
         self.config = config
         self.clock = clock
         self.lock = threading.RLock()
-        self.leases = LeaseManager(clock, config.has_arm, config.lease_stale_sec)
-        self.estop = EstopManager(clock, config.estop_required)
+        self.leases = LeaseManager(config.has_arm, config.lease_stale_sec)
+        self.estop = EstopManager(config.estop_required)
         self._ids = itertools.count(1)
         self._stop_event = threading.Event()
         self._thread: threading.Thread | None = None

@@ -2,6 +2,7 @@
 
 import functools
 import logging
+import secrets
 import time
 
 import grpc
@@ -59,6 +60,10 @@ class TokenIssuer:
     def __init__(self, secret: bytes, lifetime_sec: float = 12 * 3600) -> None:
         self._secret = secret
         self._lifetime = lifetime_sec
+
+    def rotate(self) -> None:
+        """A new signing secret: every token issued so far becomes invalid (a reboot)."""
+        self._secret = secrets.token_bytes(32)
 
     def issue(self, username: str) -> str:
         now = int(time.time())

@@ -3,6 +3,7 @@
 import logging
 import os
 import secrets
+import threading
 from concurrent import futures
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import grpc
 
 from spot_sim.certs import CertPaths, ensure_certificates
 from spot_sim.clock import RobotClock
+from spot_sim.command_log import CommandLog
 from spot_sim.config import SimConfig
+from spot_sim.faults import FaultControl, RpcFaults
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import AuthInterceptor, TokenIssuer
 from spot_sim.sensors import Sensors
@@ -52,7 +55,12 @@ class SimulatedSpot:
         self._requested_port = port
         self._max_workers = max_workers
         self._server: grpc.Server | None = None
+        self._server_lock = threading.Lock()
         self.port = 0
+        self.rpc_faults = RpcFaults()
+        self.commands = CommandLog((self.config.max_vel_x, self.config.max_vel_y,
+                                    self.config.max_vel_yaw))
+        self.faults = FaultControl(self)
         self.time_sync = time_sync.TimeSyncServicer(self.clock)
         self.sensors = Sensors(self.config.has_arm, self.config.color_cameras)
         command = robot_command.RobotCommandServicer(self.robot, self.time_sync)
@@ -91,10 +99,17 @@ class SimulatedSpot:
 
     def start(self) -> int:
         """Start the physics loop and the server; returns the bound port."""
+        self.robot.start()
+        self.mission.runner.start()
+        self._serve(self._requested_port)
+        _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)
+        return self.port
+
+    def _serve(self, port: int) -> None:
         server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=self._max_workers,
                                        thread_name_prefix="spot-sim-rpc"),
-            interceptors=[AuthInterceptor(self.tokens)],
+            interceptors=[self.rpc_faults, AuthInterceptor(self.tokens), self.commands],
             options=[("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
                      ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                      ("grpc.so_reuseport", 0)])
@@ -102,20 +117,37 @@ class SimulatedSpot:
             spec.add_to_server(servicer, server)
         credentials = grpc.ssl_server_credentials(
             [(self.certs.server_key.read_bytes(), self.certs.server_cert.read_bytes())])
-        self.port = server.add_secure_port(f"{LOOPBACK}:{self._requested_port}", credentials)
-        if self.port == 0:
-            raise OSError(f"could not bind {LOOPBACK}:{self._requested_port}")
-        self.robot.start()
-        self.mission.runner.start()
+        bound = server.add_secure_port(f"{LOOPBACK}:{port}", credentials)
+        if bound == 0:
+            raise OSError(f"could not bind {LOOPBACK}:{port}")
         server.start()
-        self._server = server
-        _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)
-        return self.port
+        with self._server_lock:
+            self._server, self.port = server, bound
+
+    def drop_link(self) -> None:
+        """Close the listener and every connection; the robot itself keeps running."""
+        with self._server_lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop(0).wait(2.0)
+
+    def restore_link(self) -> None:
+        """Listen again on the same port."""
+        with self._server_lock:
+            if self._server is not None:
+                return
+        self._serve(self.port)
+
+    @property
+    def link_up(self) -> bool:
+        with self._server_lock:
+            return self._server is not None
 
     def stop(self, grace: float = 0.5) -> None:
-        if self._server is not None:
-            self._server.stop(grace).wait(grace + 1.0)
-            self._server = None
+        with self._server_lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop(grace).wait(grace + 1.0)
         self.mission.runner.stop()
         self.robot.stop()
 

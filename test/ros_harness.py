@@ -23,15 +23,17 @@ class DriverProcess:
     """``python -m spot_driver`` connected to ``sim``, its output captured in a file."""
 
     def __init__(self, sim, log_path: Path, username: str, password: str,
-                 params: dict | None = None) -> None:
+                 params: dict | None = None, env: dict | None = None) -> None:
         args = [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file", str(CONFIG),
                 "-p", "hostname:=127.0.0.1", "-p", f"port:={sim.port}",
                 "-p", f"certificate:={sim.ca_cert}", "-p", "estop_endpoint:=true",
                 "-p", "estop_timeout:=3.0"]
         for key, value in (params or {}).items():
             args += ["-p", f"{key}:={value}"]
-        env = dict(os.environ, BOSDYN_CLIENT_USERNAME=username, BOSDYN_CLIENT_PASSWORD=password,
-                   PYTHONUNBUFFERED="1")
+        merged = dict(os.environ, BOSDYN_CLIENT_USERNAME=username,
+                      BOSDYN_CLIENT_PASSWORD=password, PYTHONUNBUFFERED="1")
+        merged.update(env or {})
+        env = {k: v for k, v in merged.items() if v is not None}  # None: unset
         self.log_path = log_path
         self._log = open(log_path, "w")
         self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,

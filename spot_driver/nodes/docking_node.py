@@ -74,7 +74,7 @@ class DockingNode(Node):
 
     def _publish_world_objects(self) -> None:
         try:
-            client = self._connection.robot.ensure_client(WorldObjectClient.default_service_name)
+            client = self._connection.client(WorldObjectClient)
             objects = client.list_world_objects(object_type=_OBJECT_TYPES).world_objects
         except Exception as exc:
             self.get_logger().warning(f"world objects: {describe(exc)}",

@@ -3,6 +3,7 @@
 from rclpy.node import Node
 
 from spot_driver.connection import ConnectionConfig
+from spot_driver.supervisor import SupervisorConfig
 
 
 class DriverNode(Node):
@@ -17,6 +18,11 @@ class DriverNode(Node):
             client_name=self.declare_parameter("client_name", "spot_ros2_driver").value,
             estop_endpoint=self.declare_parameter("estop_endpoint", False).value,
             estop_timeout=self.declare_parameter("estop_timeout", 9.0).value,
+        )
+        self.supervisor_config = SupervisorConfig(
+            period=self.declare_parameter("heartbeat_period", 0.5).value,
+            link_timeout=self.declare_parameter("link_timeout", 1.5).value,
+            max_backoff=self.declare_parameter("reconnect_max_backoff", 1.0).value,
         )
         self.credentials_file = self.declare_parameter("credentials_file", "").value
         self.auto_claim = self.declare_parameter("auto_claim", False).value

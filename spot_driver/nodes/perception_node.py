@@ -69,19 +69,16 @@ class PerceptionNode(Node):
         self._connection = connection
         self._last_error_log: dict[str, float] = {}
         self._lazy = lazy
-        robot = connection.robot
         streams: list[Stream] = []
         if self.cameras:
-            image_client: ImageClient = robot.ensure_client(ImageClient.default_service_name)
-            sources = self._list_sources(image_client)
+            sources = self._list_sources()
             for camera in self.cameras:
                 wants = dict(image=raw, compressed=compressed, info=raw or compressed,
                              depth=depth, depth_info=depth, registered=registered,
                              registered_info=registered, points=points)
                 settings = CameraSettings(self.rates[camera], quality, _PIXEL_FORMATS[color],
                                           in_flight)
-                stream = self._camera_stream(camera, color == "rgb", image_client, sources,
-                                             wants, settings)
+                stream = self._camera_stream(camera, color == "rgb", sources, wants, settings)
                 if stream is not None:
                     streams.append(stream)
         if lidar_source:
@@ -95,14 +92,15 @@ class PerceptionNode(Node):
             f"streaming {', '.join(s.name for s in streams) or 'nothing'}")
 
     # ------------------------------------------------------------------ setup
-    def _list_sources(self, client: ImageClient) -> dict[str, image_pb2.ImageSource]:
+    def _list_sources(self) -> dict[str, image_pb2.ImageSource]:
         try:
+            client = self._connection.client(ImageClient)
             return {s.name: s for s in client.list_image_sources(timeout=5.0)}
         except Exception as exc:
             self.get_logger().error(f"cannot list the robot's cameras: {describe(exc)}")
             return {}
 
-    def _camera_stream(self, camera: str, color: bool, client: ImageClient,
+    def _camera_stream(self, camera: str, color: bool,
                        sources: dict[str, image_pb2.ImageSource], wants: dict[str, bool],
                        settings: CameraSettings) -> CameraStream | None:
         log = self.get_logger()
@@ -137,14 +135,14 @@ class PerceptionNode(Node):
             "points": (PointCloud2, f"depth/{camera}/points"),
         }
         outputs = {key: self._output(*topics[key]) for key, on in wants.items() if on}
-        return CameraStream(names, sources, client, outputs, settings,
+        return CameraStream(names, sources, lambda: self._connection.client(ImageClient),
+                            outputs, settings,
                             lambda: self._connection.skew_nsec, self.prefix, self._report)
 
     def _lidar_stream(self, source: str, rate: float, in_flight: int) -> LidarStream | None:
         log = self.get_logger()
         try:
-            self._connection.robot.sync_with_directory()  # payloads register late
-            client: PointCloudClient = self._connection.robot.ensure_client(source)
+            client = self._connection.client(PointCloudClient, source)
             available = [s.name for s in client.list_point_cloud_sources(timeout=5.0)]
         except Exception as exc:
             log.warning(f"no lidar: point-cloud service {source!r} unavailable "
@@ -159,7 +157,8 @@ class PerceptionNode(Node):
         except ValueError as exc:
             log.error(str(exc))
             return None
-        return LidarStream(source, client, self._output(PointCloud2, "lidar/points"), rate,
+        return LidarStream(source, lambda: self._connection.client(PointCloudClient, source),
+                           self._output(PointCloud2, "lidar/points"), rate,
                            lambda: self._connection.skew_nsec, self.prefix, self._report,
                            in_flight)
 

@@ -50,6 +50,7 @@ class StateNode(Node):
                              "(0, robot_state_rate]")
         self._status_every = max(1, round(self.rate / status_rate))
         self._cycle = 0
+        self.published = 0  # robot states published (diagnostics derive the achieved rate)
         self._serializer = StateSerializer(self.root, self.prefix)
         self._static_layout = None
 
@@ -80,6 +81,8 @@ class StateNode(Node):
         self.create_timer(1.0, self._poll_leases, callback_group=MutuallyExclusiveCallbackGroup())
 
     def _poll(self) -> None:
+        if not self._connection.connected:
+            return  # the supervisor reconnects; diagnostics say why
         try:
             state = self._connection.state_client.get_robot_state(timeout=max(0.5, 5 / self.rate))
         except Exception as exc:
@@ -88,6 +91,7 @@ class StateNode(Node):
             return
         self._cache.update(state)
         self.publish_state(state)
+        self.published += 1
 
     def publish_state(self, state) -> None:
         """joint_states, odometry and /tf through the CDR fast path; statuses every Nth cycle."""
@@ -133,11 +137,9 @@ class StateNode(Node):
             round_trip_time=duration_msg_from_nsec(rtt_ns)))
 
     def _poll_leases(self) -> None:
-        try:
-            resources = self._connection.lease_client.list_leases(timeout=2.0)
-        except Exception as exc:
-            self.get_logger().warning(f"lease list unavailable: {describe(exc)}",
-                                      throttle_duration_sec=10.0)
+        """The lease list from the connection supervisor's heartbeat (no extra RPC)."""
+        if not self._connection.connected:
             return
+        resources = self._connection.leases()
         header = Header(stamp=self.get_clock().now().to_msg())
         self._lease_pub.publish(status.lease_array(resources, header))

@@ -1,0 +1,150 @@
+"""Health of the driver and the robot as diagnostic_msgs statuses (pure functions).
+
+Each function turns one aspect (connection, time sync, lease, e-stop, power, battery, faults,
+one data stream) into a ``DiagnosticStatus`` with a level, a sentence and key/values.
+"""
+
+from dataclasses import dataclass
+
+from bosdyn.api import robot_state_pb2
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+
+from spot_driver.connection import LeaseStatus
+
+OK, WARN, ERROR, STALE = 0, 1, 2, 3  # DiagnosticStatus levels (bytes in the message)
+LOW_BATTERY_PERCENT = 20.0
+CRITICAL_BATTERY_PERCENT = 10.0
+MAX_SKEW_RTT_NSEC = 250_000_000  # round trips above this make commands late: warn
+RATE_TOLERANCE = 0.8  # a stream below 80 % of its requested rate is a warning
+
+
+def _status(name: str, level: int, message: str, hardware_id: str, **values) -> DiagnosticStatus:
+    return DiagnosticStatus(
+        level=bytes([level]), name=name, message=message, hardware_id=hardware_id,
+        values=[KeyValue(key=k, value=str(v)) for k, v in values.items()])
+
+
+@dataclass(frozen=True)
+class ConnectionHealth:
+    connected: bool
+    reason: str  # why it is down
+    down_for: float  # seconds since it went down
+    reconnects: int
+    heartbeat_rtt: float  # seconds
+
+
+def connection(prefix: str, hw: str, health: ConnectionHealth) -> DiagnosticStatus:
+    name = f"{prefix}connection"
+    if health.connected:
+        return _status(name, OK, "connected", hw, reconnects=health.reconnects,
+                       heartbeat_rtt_ms=f"{health.heartbeat_rtt * 1e3:.1f}")
+    return _status(name, ERROR, f"robot not connected for {health.down_for:.1f} s: "
+                   f"{health.reason}; reconnecting", hw, reconnects=health.reconnects)
+
+
+def time_sync(prefix: str, hw: str, synced: bool, skew_ns: int, rtt_ns: int) -> DiagnosticStatus:
+    name = f"{prefix}time sync"
+    values = dict(clock_skew_s=f"{skew_ns / 1e9:.6f}", round_trip_ms=f"{rtt_ns / 1e6:.2f}")
+    if not synced:
+        return _status(name, ERROR, "time sync not established", hw, **values)
+    if rtt_ns > MAX_SKEW_RTT_NSEC:
+        return _status(name, WARN, f"round trip {rtt_ns / 1e6:.0f} ms: commands arrive late",
+                       hw, **values)
+    return _status(name, OK, "synchronized", hw, **values)
+
+
+def lease(prefix: str, hw: str, status: LeaseStatus) -> DiagnosticStatus:
+    name = f"{prefix}lease"
+    values = dict(held=status.held, owner=status.owner or "none")
+    if status.held:
+        return _status(name, OK, "driver holds the body lease", hw, **values)
+    if status.lost_to:
+        return _status(name, WARN, f"lease held by {status.lost_to}; commands refused until "
+                       f"'claim_lease' with take", hw, **values)
+    owner = f"; held by {status.owner}" if status.owner else ""
+    return _status(name, OK, f"driver holds no lease{owner}", hw, **values)
+
+
+def estop(prefix: str, hw: str, endpoint: str, state: robot_state_pb2.RobotState | None
+          ) -> DiagnosticStatus:
+    name = f"{prefix}e-stop"
+    values = {"driver_endpoint": endpoint}
+    if state is not None:
+        stopped = [s.name for s in state.estop_states
+                   if s.state == robot_state_pb2.EStopState.STATE_ESTOPPED]
+        values["stopped_by"] = ", ".join(stopped) or "none"
+        if stopped:
+            return _status(name, WARN, f"robot e-stopped by {', '.join(stopped)}", hw, **values)
+    if endpoint not in ("ok", "none"):
+        return _status(name, ERROR, f"driver e-stop endpoint: {endpoint}", hw, **values)
+    return _status(name, OK, "not e-stopped", hw, **values)
+
+
+def power(prefix: str, hw: str, state: robot_state_pb2.RobotState) -> DiagnosticStatus:
+    power_state = state.power_state
+    motor = robot_state_pb2.PowerState.MotorPowerState.Name(power_state.motor_power_state)
+    shore = robot_state_pb2.PowerState.ShorePowerState.Name(power_state.shore_power_state)
+    return _status(f"{prefix}power", OK, motor.removeprefix("MOTOR_POWER_STATE_").lower()
+                   .replace("_", " "), hw, motor_power=motor, shore_power=shore)
+
+
+def battery(prefix: str, hw: str, state: robot_state_pb2.RobotState) -> DiagnosticStatus:
+    name = f"{prefix}battery"
+    if not state.battery_states:
+        return _status(name, WARN, "no battery reported", hw)
+    b = state.battery_states[0]
+    percent = b.charge_percentage.value
+    values = dict(charge_percent=f"{percent:.1f}",
+                  runtime_s=f"{b.estimated_runtime.seconds}",
+                  status=robot_state_pb2.BatteryState.Status.Name(b.status))
+    if percent <= CRITICAL_BATTERY_PERCENT:
+        return _status(name, ERROR, f"battery critical: {percent:.0f} %", hw, **values)
+    if percent <= LOW_BATTERY_PERCENT:
+        return _status(name, WARN, f"battery low: {percent:.0f} %", hw, **values)
+    return _status(name, OK, f"{percent:.0f} %", hw, **values)
+
+
+def faults(prefix: str, hw: str, state: robot_state_pb2.RobotState) -> DiagnosticStatus:
+    behavior = [robot_state_pb2.BehaviorFault.Cause.Name(f.cause)
+                for f in state.behavior_fault_state.faults]
+    system = [f.name for f in state.system_fault_state.faults]
+    values = dict(behavior_faults=", ".join(behavior) or "none",
+                  system_faults=", ".join(system) or "none")
+    if behavior or system:
+        return _status(f"{prefix}faults", ERROR,
+                       f"faults: {', '.join(behavior + system)}", hw, **values)
+    return _status(f"{prefix}faults", OK, "no faults", hw, **values)
+
+
+def stale(prefix: str, hw: str, what: str, age: float) -> DiagnosticStatus:
+    message = "no robot state yet" if age == float("inf") else \
+        f"no robot state for {age:.1f} s"
+    return _status(f"{prefix}{what}", STALE, message, hw)
+
+
+def stream(prefix: str, hw: str, name: str, requested_hz: float, achieved_hz: float,
+           active: bool = True, errors: int = 0, last_error: str = "") -> DiagnosticStatus:
+    values = dict(requested_hz=f"{requested_hz:.2f}", achieved_hz=f"{achieved_hz:.2f}",
+                  errors=errors)
+    if last_error:
+        values["last_error"] = last_error
+    full = f"{prefix}stream {name}"
+    if not active:
+        return _status(full, OK, "idle (no subscriber)", hw, **values)
+    if achieved_hz < RATE_TOLERANCE * requested_hz:
+        return _status(full, WARN, f"{achieved_hz:.1f} Hz of {requested_hz:.1f} Hz requested",
+                       hw, **values)
+    return _status(full, OK, f"{achieved_hz:.1f} Hz", hw, **values)
+
+
+class RateMeter:
+    """Achieved rate of a counter between two readings."""
+
+    def __init__(self) -> None:
+        self._last: tuple[float, int] | None = None
+
+    def rate(self, count: int, now: float) -> float:
+        last, self._last = self._last, (now, count)
+        if last is None or now <= last[0]:
+            return 0.0
+        return max(0, count - last[1]) / (now - last[0])
