@@ -21,6 +21,8 @@ from spot_driver.mobility import MobilitySettings
 
 GRAVITY_ALIGNED = ("odom", "vision")
 TRAJECTORY_SPEED = 0.5  # m/s assumed when choosing a default trajectory duration
+MAX_TRAJECTORY_DISTANCE = 30.0  # m; longer routes are a job for navigation (GraphNav, Nav2)
+MAX_TRAJECTORY_DURATION = 300.0  # s
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,23 @@ def se2_goal_from_pose(snapshot: geometry_pb2.FrameTreeSnapshot, frame: str,
         target_frame, target = "odom", odom_tform_frame * pose
     se2: SE2Pose = target.get_closest_se2_transform()
     return Se2Goal(float(se2.x), float(se2.y), float(se2.angle), target_frame)
+
+
+def trajectory_duration(distance: float, angle: float, requested: float) -> float:
+    """The time to allow for a trajectory goal ``distance`` m and ``angle`` rad away:
+    ``requested`` (s) or, when zero, a default. Raises ``CommandError`` for a negative or
+    non-finite request, a goal beyond MAX_TRAJECTORY_DISTANCE or a duration beyond
+    MAX_TRAJECTORY_DURATION."""
+    if not math.isfinite(requested) or requested < 0:
+        raise CommandError("duration must not be negative")
+    if distance > MAX_TRAJECTORY_DISTANCE:
+        raise CommandError(f"goal is {distance:.3g} m away; trajectory goals must be within "
+                           f"{MAX_TRAJECTORY_DISTANCE:.0f} m (use navigation for longer routes)")
+    duration = requested or default_duration(distance, angle)
+    if duration > MAX_TRAJECTORY_DURATION:
+        raise CommandError(f"duration {duration:.3g} s is longer than "
+                           f"{MAX_TRAJECTORY_DURATION:.0f} s")
+    return duration
 
 
 def default_duration(distance: float, angle: float) -> float:

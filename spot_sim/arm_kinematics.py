@@ -92,6 +92,9 @@ def pose_error(current: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.concatenate([target[:3, 3] - current[:3, 3], np.asarray(axis) * angle])
 
 
+MAX_REACH_CHECK = 100.0  # m: targets farther than this are unreachable without solving
+
+
 def within_limits(q: np.ndarray, margin: float = 1e-6) -> bool:
     q = np.asarray(q)[:6]
     return bool(np.all(q >= JOINT_LIMITS[:, 0] - margin) and
@@ -107,6 +110,8 @@ def solve_ik(target: np.ndarray, seed: np.ndarray, position_tol: float = 1e-3,
     found and whether it is within the tolerances (False: the pose is unreachable).
     """
     best, best_cost = np.array(seed[:6], dtype=float), math.inf
+    if not np.all(np.isfinite(target)) or np.abs(target[:3, 3]).max() > MAX_REACH_CHECK:
+        return best, False  # far beyond any reach (and numerically unsafe)
     for start in (seed[:6], READY, CARRY, np.array([0.0, -0.3, 1.2, 0.0, 0.6, 0.0])):
         q = np.clip(np.array(start, dtype=float), JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1])
         for _ in range(iterations):

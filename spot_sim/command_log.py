@@ -95,9 +95,9 @@ def invalid_values(message: Message, now_ns: int | None = None,
             problems.append(f"{here}: velocity {values} beyond {velocity_limits}")
     for field, value in message.ListFields():
         child = f"{path}.{field.name}" if path else field.name
-        items = value if field.label == FieldDescriptor.LABEL_REPEATED else [value]
+        items = value if field.is_repeated else [value]
         for index, item in enumerate(items):
-            item_path = f"{child}[{index}]" if field.label == FieldDescriptor.LABEL_REPEATED \
+            item_path = f"{child}[{index}]" if field.is_repeated \
                 else child
             if field.type in _FLOATS:
                 if not math.isfinite(item):

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from bosdyn.api import estop_pb2
 
-
 LEVEL_NONE = estop_pb2.ESTOP_LEVEL_NONE
 LEVEL_SETTLE_THEN_CUT = estop_pb2.ESTOP_LEVEL_SETTLE_THEN_CUT
 LEVEL_CUT = estop_pb2.ESTOP_LEVEL_CUT

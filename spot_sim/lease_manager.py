@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from bosdyn.api import lease_pb2
 from bosdyn.client.lease import Lease
 
-
 Compare = Lease.CompareResult
 
 

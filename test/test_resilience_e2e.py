@@ -87,7 +87,7 @@ def assert_alive(driver) -> None:
 
 
 def test_diagnostics_report_every_aspect_at_1_hz(world):
-    sim, driver, ros = world
+    _sim, _driver, ros = world
     assert ros.wait_for(lambda: level(ros, "lease") == OK and
                         "holds the body lease" in diagnostic(ros, "lease").message, 10)
     start = len(ros.received("/diagnostics"))
@@ -127,7 +127,7 @@ def test_link_loss_cycles_driver_survives_topics_resume_lease_reacquired(world):
         time.sleep(max(0.0, down - (time.monotonic() - dropped)))
         sim.faults.restore_link()
         restored = time.monotonic()
-        assert ros.wait_for(lambda: joint_states_after(ros, restored), RESUME_LIMIT + 2), \
+        assert ros.wait_for(lambda t=restored: joint_states_after(ros, t), RESUME_LIMIT + 2), \
             f"cycle {cycle}: no joint_states after restoring the link"
         resumes.append(next(stamp for stamp, _ in ros.messages["/joint_states"]
                             if stamp > restored) - restored)
@@ -147,7 +147,7 @@ def test_link_loss_cycles_driver_survives_topics_resume_lease_reacquired(world):
 
 
 def test_lease_theft_is_reported_commands_stop_and_take_retakes(world):
-    sim, driver, ros = world
+    sim, _driver, ros = world
     sim.faults.steal_lease()
 
     def owners():
@@ -176,7 +176,7 @@ def test_lease_theft_is_reported_commands_stop_and_take_retakes(world):
 
 
 def test_lease_stolen_during_outage_is_not_retaken(world):
-    sim, driver, ros = world
+    sim, _driver, ros = world
     sim.faults.drop_link()
     assert ros.wait_for(lambda: level(ros, "connection") == ERROR, 3.0)
     sim.faults.steal_lease()
@@ -227,7 +227,7 @@ def test_clock_jump_resyncs_time_and_stamps_stay_right(world):
 
 
 def test_behavior_fault_is_reported_and_cleared(world):
-    sim, driver, ros = world
+    sim, _driver, ros = world
     sim.faults.fall()
     assert ros.wait_for(lambda: level(ros, "faults") == ERROR, 3.0)
     assert "CAUSE_FALL" in diagnostic(ros, "faults").message
@@ -236,7 +236,7 @@ def test_behavior_fault_is_reported_and_cleared(world):
 
 
 def test_battery_drain_warns_then_cuts_power(world):
-    sim, driver, ros = world
+    sim, _driver, ros = world
     assert trigger(ros, "power_on").success
     sim.faults.drain_battery(15.0)
     assert ros.wait_for(lambda: level(ros, "battery") == WARN, 3.0)
@@ -251,7 +251,7 @@ def test_battery_drain_warns_then_cuts_power(world):
 
 
 def test_latency_200ms_jitter_50ms_keeps_the_session_and_reports_it(world):
-    sim, driver, ros = world
+    sim, _driver, ros = world
     assert trigger(ros, "power_on").success
     reconnects = value(diagnostic(ros, "connection"), "reconnects")
     sim.faults.set_latency(0.2, 0.05)
@@ -291,7 +291,7 @@ def test_failing_rpcs_give_clear_errors_and_the_driver_survives(world):
 
 
 def test_calls_while_down_answer_at_once_and_never_deadlock(world):
-    sim, driver, ros = world
+    sim, _driver, ros = world
     sim.faults.drop_link()
     try:
         assert ros.wait_for(lambda: level(ros, "connection") == ERROR, 3.0)
@@ -332,7 +332,7 @@ def test_calls_while_down_answer_at_once_and_never_deadlock(world):
 
 
 def test_admin_http_channel_drives_faults(world):
-    sim, driver, ros = world
+    sim, _driver, ros = world
     admin = AdminServer(sim)
     port = admin.start()
     try:
@@ -355,7 +355,7 @@ def test_admin_http_channel_drives_faults(world):
 
 
 def test_secrets_never_in_parameters_topics_or_output(world):
-    sim, driver, ros = world
+    _sim, driver, ros = world
     from rcl_interfaces.srv import GetParameters, ListParameters
 
     for node in ("spot_driver", "spot_state", "spot_commands", "spot_perception",

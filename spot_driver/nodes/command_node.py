@@ -19,8 +19,8 @@ from std_srvs.srv import Trigger
 from spot_driver import qos
 from spot_driver.commander import (
     Commander,
-    default_duration,
     se2_goal_from_pose,
+    trajectory_duration,
     trajectory_status_name,
 )
 from spot_driver.connection import RobotConnection
@@ -259,10 +259,8 @@ class CommandNode(Node):
             snapshot = state.kinematic_state.transforms_snapshot
             goal = se2_goal_from_pose(snapshot, frame, pose)
             distance, angle = _remaining(snapshot, goal)
-            requested = request.duration.sec + request.duration.nanosec * 1e-9
-            if requested < 0 or not math.isfinite(requested):
-                raise CommandError("duration must not be negative")
-            duration = requested or default_duration(distance, angle)
+            duration = trajectory_duration(
+                distance, angle, request.duration.sec + request.duration.nanosec * 1e-9)
             command_id = self.commander.trajectory(goal, duration)
         except Exception as exc:
             result.success, result.message = False, describe(exc)
