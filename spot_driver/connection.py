@@ -8,6 +8,8 @@ Nodes call into it; it knows nothing of ROS.
 """
 
 import logging
+import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -85,7 +87,7 @@ class _Session:
                 f"{credentials.username!r} (wrong username or password)") from None
         except bosdyn.client.RpcError as exc:
             self.close()
-            raise RobotConnectionError(_rpc_failure(config, exc)) from None
+            raise RobotConnectionError(_rpc_failure(config, exc, robot.cert)) from None
         except Exception:
             self.close()
             raise
@@ -439,12 +441,27 @@ def _owner_name(owner: lease_pb2.LeaseOwner) -> str:
     return owner.client_name or owner.user_name
 
 
-def _rpc_failure(config: ConnectionConfig, exc: Exception) -> str:
-    text = str(exc)
-    if "certificate" in text.lower() or "handshake" in text.lower() or "ssl" in text.lower():
+def _rpc_failure(config: ConnectionConfig, exc: Exception, ca: bytes | None) -> str:
+    """Why an RPC to the robot failed: a TLS verification failure names the certificate
+    parameter; anything else is 'not reachable'."""
+    port = config.port or 443
+    if ca and _tls_rejected(config.hostname, port, ca):
         which = repr(config.certificate) if config.certificate else \
             "empty: the Boston Dynamics root CA"
         return (f"TLS handshake with {config.hostname!r} failed: the robot's certificate is "
                 f"not signed by the CA in parameter 'certificate' ({which})")
-    return f"robot {config.hostname!r} not reachable on port {config.port or 443}: " \
-           f"{type(exc).__name__}"
+    return f"robot {config.hostname!r} not reachable on port {port}: {type(exc).__name__}"
+
+
+def _tls_rejected(hostname: str, port: int, ca: bytes, timeout: float = 2.0) -> bool:
+    """Whether the robot answers but its certificate does not verify against ``ca``."""
+    context = ssl.create_default_context(cadata=ca.decode())
+    context.check_hostname = False  # the SDK checks names through its authority override
+    try:
+        with socket.create_connection((hostname, port), timeout=timeout) as sock, \
+                context.wrap_socket(sock):
+            return False
+    except ssl.SSLCertVerificationError:
+        return True
+    except (OSError, ValueError):
+        return False
