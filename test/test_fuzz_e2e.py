@@ -106,19 +106,20 @@ def world(tmp_path_factory):
         ros = RosClient("fuzz_test_client")
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD, params={"auto_claim": "true"})
-        assert ros.wait_for(lambda: sim.robot.leases.owner_of("body") is not None, 20), \
-            driver.output()
-        fuzz = Fuzz(sim, driver, ros, tmp_path_factory.mktemp("missions"))
-        yield fuzz
-        FIGURES.mkdir(parents=True, exist_ok=True)
-        (FIGURES / "fuzz.json").write_text(json.dumps(
-            {"cases": dict(sorted(CASES.items())), "total": sum(CASES.values()),
-             "driver_crashes": 0 if driver.process.poll() is None else 1,
-             "invalid_commands": len(sim.commands.problems(sim.clock.now_nsec())),
-             "commands_received": sim.commands.count()}, indent=2))
-        ros.close()
-        output = driver.output()
-        driver.stop()
+        try:
+            assert ros.wait_for(lambda: sim.robot.leases.owner_of("body") is not None, 20), \
+                driver.output()
+            yield Fuzz(sim, driver, ros, tmp_path_factory.mktemp("missions"))
+            FIGURES.mkdir(parents=True, exist_ok=True)
+            (FIGURES / "fuzz.json").write_text(json.dumps(
+                {"cases": dict(sorted(CASES.items())), "total": sum(CASES.values()),
+                 "driver_crashes": 0 if driver.process.poll() is None else 1,
+                 "invalid_commands": len(sim.commands.problems(sim.clock.now_nsec())),
+                 "commands_received": sim.commands.count()}, indent=2))
+        finally:
+            ros.close()
+            output = driver.output()
+            driver.stop()
         assert PASSWORD not in output
 
 

@@ -42,12 +42,14 @@ def world(tmp_path_factory):
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD,
                                params={"estop_timeout": ESTOP_TIMEOUT, "auto_claim": "true"})
-        assert ros.wait_for(lambda: sim.robot.leases.owner_of("body") is not None, 20), \
-            driver.output()
-        yield sim, driver, ros
-        ros.close()
-        output = driver.output()
-        driver.stop()
+        try:
+            assert ros.wait_for(lambda: sim.robot.leases.owner_of("body") is not None, 20), \
+                driver.output()
+            yield sim, driver, ros
+        finally:
+            ros.close()
+            output = driver.output()
+            driver.stop()
         assert PASSWORD not in output
 
 
