@@ -411,6 +411,8 @@ def test_mission_action_with_malformed_files(world):
 
 
 def test_every_case_left_the_robot_with_valid_commands_only(world):
+    if not CASES:
+        pytest.skip("summarises the fuzz cases of this module: run the whole module")
     world.alive()
     world.no_bad_commands()
     assert world.sim.commands.count() > 100
