@@ -24,6 +24,7 @@ from bosdyn.client.robot_command import RobotCommandClient
 from bosdyn.client.robot_state import RobotStateClient
 from bosdyn.mission.client import MissionClient
 
+from spot_driver.conversions.time import robot_to_local_nsec, timestamp_to_nsec
 from spot_driver.credentials import Credentials
 from spot_driver.errors import CommandError, NotConnectedError
 
@@ -260,8 +261,8 @@ class RobotConnection:
         if synced:
             with self._lock:
                 self._last_skew = skew
-            stamp = response.header.response_timestamp
-            error = stamp.seconds * 10**9 + stamp.nanos - skew - received
+            error = robot_to_local_nsec(
+                timestamp_to_nsec(response.header.response_timestamp), skew) - received
             if abs(error) > CLOCK_JUMP_NSEC + rtt:
                 raise SessionBrokenError(f"robot clock jumped by {error / 1e9:+.1f} s")
         resources = list(response.resources)

@@ -100,7 +100,7 @@ class ConnectionSupervisor:
         _, reason, down_for = self._connection.status()
         try:
             self._connection.reconnect(self.config.connect_timeout)
-        except (RobotConnectionError, Exception) as exc:
+        except Exception as exc:
             message = str(exc) if isinstance(exc, RobotConnectionError) else describe(exc)
             self._log(logging.DEBUG, f"reconnect failed: {message}")
             return backoff
