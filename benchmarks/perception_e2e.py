@@ -4,7 +4,9 @@ The simulated robot (``python -m spot_sim``) and the driver run as their own pro
 process subscribes (raw CDR, sensor-data QoS) to every camera topic of the five body cameras
 (image, compressed, camera_info, depth image) at 15 Hz and to the lidar at 10 Hz for 30 s, and
 records per topic the delivered rate and the image age (header stamp, i.e. acquisition time
-on the local clock, to receipt). Writes benchmarks/results/perception_e2e.json.
+on the local clock, to receipt). It also takes the robot-state streams (joint_states,
+odometry, /tf; reliable) to record the state rate held under that load (goal: >= 99 % of
+robot_state_rate). Writes benchmarks/results/perception_e2e.json.
 """
 
 import json
@@ -23,14 +25,17 @@ import numpy as np
 import psutil
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
-from sensor_msgs.msg import CameraInfo, CompressedImage, Image, PointCloud2
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import CameraInfo, CompressedImage, Image, JointState, PointCloud2
+from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results" / "perception_e2e.json"
 CAMERAS = ("frontleft", "frontright", "left", "right", "back")
-CAMERA_HZ, LIDAR_HZ = 15.0, 10.0
+CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
+STATE_TOPICS = ("/joint_states", "/odometry", "/tf")
 WARMUP_S = float(os.environ.get("BENCH_WARMUP_S", 6.0))
 WINDOW_S = float(os.environ.get("BENCH_WINDOW_S", 30.0))
 USER, PASSWORD = "bench", "bench-password"
@@ -44,6 +49,9 @@ def topics() -> dict[str, tuple[type, float]]:
         out[f"/camera/{c}/camera_info"] = (CameraInfo, CAMERA_HZ)
         out[f"/depth/{c}/image"] = (Image, CAMERA_HZ)
     out["/lidar/points"] = (PointCloud2, LIDAR_HZ)
+    out["/joint_states"] = (JointState, STATE_HZ)
+    out["/odometry"] = (Odometry, STATE_HZ)
+    out["/tf"] = (TFMessage, STATE_HZ)
     return out
 
 
@@ -71,7 +79,8 @@ def start_driver(port: int, ca: str) -> subprocess.Popen:
          "-p", f"port:={port}", "-p", f"certificate:={ca}",
          "-p", f"camera_rate:={CAMERA_HZ}", "-p", f"lidar_rate:={LIDAR_HZ}",
          "-p", "publish_raw_images:=true", "-p", "publish_compressed_images:=true",
-         "-p", "publish_depth:=true", "--log-level", "warn"],
+         "-p", "publish_depth:=true", "-p", f"robot_state_rate:={STATE_HZ}",
+         "--log-level", "warn"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -82,15 +91,16 @@ class Recorder:
         self.samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
         self._lock = threading.Lock()
         for topic, (msg_type, _) in topics().items():
-            node.create_subscription(msg_type, topic, self._callback(topic), qos.STREAM,
-                                     raw=True)
+            profile = qos.STATE if topic in STATE_TOPICS else qos.STREAM
+            node.create_subscription(msg_type, topic, self._callback(topic), profile, raw=True)
 
     def _callback(self, topic: str):
         samples = self.samples[topic]
 
         def record(data: bytes) -> None:
             now = time.time()
-            sec, nanosec = struct.unpack_from("<iI", data, 4)
+            offset = 8 if topic == "/tf" else 4  # /tf: the first transform's header
+            sec, nanosec = struct.unpack_from("<iI", data, offset)
             samples.append((now, sec + nanosec * 1e-9))
         return record
 
@@ -147,12 +157,15 @@ def main() -> dict:
     results = {
         "window_s": WINDOW_S, "cameras": list(CAMERAS), "camera_hz": CAMERA_HZ,
         "lidar_hz": LIDAR_HZ, "cpu_percent_of_one_core": cpu,
-        "min_delivered_percent": min(v["delivered_percent"] for v in per_topic.values()),
+        "min_delivered_percent": min(v["delivered_percent"] for t, v in per_topic.items()
+                                     if t not in STATE_TOPICS),
+        "state_hz": STATE_HZ,
+        "state_delivered_percent": {t: per_topic[t]["delivered_percent"] for t in STATE_TOPICS},
         "image_age_ms_p50": round(float(np.percentile(image_ages, 50)), 1),
         "image_age_ms_p95": round(float(np.percentile(image_ages, 95)), 1),
         "image_age_ms_p99": round(float(np.percentile(image_ages, 99)), 1),
         "targets": {"delivered_percent_min": 99.0, "image_age_ms_p50_max": 30.0,
-                    "driver_cpu_percent_max": 60.0},
+                    "driver_cpu_percent_max": 60.0, "state_delivered_percent_min": 99.0},
         "topics": per_topic,
     }
     RESULTS.parent.mkdir(exist_ok=True)

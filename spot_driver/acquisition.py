@@ -30,20 +30,21 @@ class StreamStats:
     last_error: str = ""
 
 
-def check_rate(name: str, rate_hz: float) -> None:
-    """Raise ValueError unless ``rate_hz`` is a usable stream rate, (0, 100] Hz."""
-    if not 0 < rate_hz <= 100:
-        raise ValueError(f"{name}: rate must be in (0, 100] Hz, not {rate_hz}")
+def check_rate(name: str, rate_hz: float, max_hz: float = 100.0) -> None:
+    """Raise ValueError unless ``rate_hz`` is a usable stream rate, (0, max_hz] Hz."""
+    if not 0 < rate_hz <= max_hz:
+        raise ValueError(f"{name}: rate must be in (0, {max_hz:g}] Hz, not {rate_hz}")
 
 
 class Stream:
     """A periodic robot request and what to do with its response; subclass per data type."""
 
     name = "stream"
+    max_rate = 100.0  # Hz
 
     def __init__(self, rate_hz: float, max_in_flight: int = 2,
                  report: Callable[[str], None] | None = None) -> None:
-        check_rate(self.name, rate_hz)
+        check_rate(self.name, rate_hz, self.max_rate)
         self.rate = rate_hz
         self.period = 1.0 / rate_hz
         self.max_in_flight = max(1, int(max_in_flight))

@@ -27,6 +27,7 @@ from bosdyn.mission.client import MissionClient
 from spot_driver.conversions.time import robot_to_local_nsec, timestamp_to_nsec
 from spot_driver.credentials import Credentials
 from spot_driver.errors import CommandError, NotConnectedError
+from spot_driver.lease_order import LeaseOrderedClient, uses_lease_wallet
 
 _LOG = logging.getLogger(__name__)
 CLOCK_JUMP_NSEC = 1_000_000_000  # a robot timestamp this far from the synced estimate: resync
@@ -78,6 +79,7 @@ class _Session:
         self.lease_keepalive: LeaseKeepAlive | None = None
         self.estop_keepalive: EstopKeepAlive | None = None
         self._clients: dict[type, object] = {}
+        self._order_lock = threading.Lock()  # one lease-carrying command at a time
         try:
             robot.authenticate(credentials.username, credentials.password, timeout=timeout)
             robot.time_sync.wait_for_sync(timeout_sec=timeout)
@@ -104,8 +106,16 @@ class _Session:
             if service_name:
                 self.robot.sync_with_directory()  # payload services register late
             client = self.robot.ensure_client(service_name or client_type.default_service_name)
+            if uses_lease_wallet(client):
+                client = LeaseOrderedClient(client, self._order_lock, self._wallet_lease)
             self._clients[key] = client
         return client
+
+    def _wallet_lease(self) -> Lease | None:
+        try:
+            return self.robot.lease_wallet.get_lease("body")
+        except bosdyn.client.lease.Error:
+            return None
 
     def time_sync(self) -> tuple[bool, int, int]:
         endpoint = self.robot.time_sync.endpoint

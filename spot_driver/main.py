@@ -7,10 +7,12 @@ the ``credentials_file`` parameter.
 
 import logging
 import sys
-import time
+import threading
 
 import rclpy
+from bosdyn.client.robot_command import RobotCommandBuilder
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.signals import SignalHandlerOptions
 
 from spot_driver.commander import Commander
 from spot_driver.connection import RobotConnection, RobotConnectionError
@@ -22,19 +24,21 @@ from spot_driver.nodes.diagnostics_node import DiagnosticsNode
 from spot_driver.nodes.docking_node import DockingNode
 from spot_driver.nodes.driver_node import DriverNode
 from spot_driver.nodes.mission_node import MissionNode
+from spot_driver.nodes.motion_node import MotionNode
 from spot_driver.nodes.perception_node import PerceptionNode
 from spot_driver.nodes.state_node import StateNode
+from spot_driver.shutdown import ShutdownRequest
 from spot_driver.state_cache import RobotStateCache
 from spot_driver.supervisor import ConnectionSupervisor
 
 RETRY_SECONDS = 2.0
 
 
-def _connect(driver: DriverNode) -> RobotConnection | None:
+def _connect(driver: DriverNode, stop: ShutdownRequest) -> RobotConnection | None:
     log = driver.get_logger()
     credentials = load_credentials(driver.credentials_file, warn=log.warning)
     connection = RobotConnection(driver.connection_config, credentials)
-    while rclpy.ok():
+    while not stop.is_set():
         try:
             connection.connect()
             log.info(f"connected to robot {driver.connection_config.hostname!r}")
@@ -45,7 +49,7 @@ def _connect(driver: DriverNode) -> RobotConnection | None:
                 return None
         except Exception as exc:
             log.error(f"cannot connect to the robot: {describe(exc)}")
-        time.sleep(RETRY_SECONDS)
+        stop.wait(RETRY_SECONDS)
     return None
 
 
@@ -74,57 +78,100 @@ def _ros_log(node):
     return lambda level, message: by_level.get(level, logger.error)(message)
 
 
+class _Spinner:
+    """An executor spinning its nodes on a thread of its own."""
+
+    def __init__(self, name: str, nodes: list, threads: int) -> None:
+        self.executor = MultiThreadedExecutor(num_threads=threads)
+        for node in nodes:
+            self.executor.add_node(node)
+        self._stopping = False
+        self._thread = threading.Thread(target=self._spin, name=name, daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            self.executor.spin()
+        except ExternalShutdownException:
+            pass
+        except Exception:
+            if not self._stopping:
+                raise  # a real failure; after stop() the executor's guard is already gone
+
+    def stop(self, timeout: float) -> None:
+        self._stopping = True
+        self.executor.shutdown(timeout_sec=timeout)
+        self._thread.join(timeout)
+
+
+def _leave_robot_stopped(connection: RobotConnection, log) -> None:
+    """Stop the robot when the driver holds the lease (nothing moves after the driver)."""
+    if connection.has_lease:
+        try:
+            connection.command_client.robot_command(RobotCommandBuilder.stop_command(),
+                                                    timeout=1.0)
+        except Exception as exc:
+            log.warning(f"could not stop the robot at shutdown: {describe(exc)}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    rclpy.init(args=argv)
+    """Run the driver until SIGINT/SIGTERM, then shut down in order: streams, executors, the
+    robot stopped, the lease returned, nodes, ROS."""
+    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     logging.basicConfig(level=logging.WARNING, format="[%(levelname)s] [%(name)s]: %(message)s")
     logging.getLogger("spot_driver").setLevel(logging.INFO)
-    driver = None
-    connection = None
-    supervisor = None
-    nodes = []
+    stop = ShutdownRequest(lambda name: logging.getLogger("spot_driver").info(
+        f"{name} received again: already shutting down"))
+    stop.install()
+    driver = connection = supervisor = None
+    nodes, spinners, stream_nodes = [], [], []
     try:
         driver = DriverNode()
-        connection = _connect(driver)
+        connection = _connect(driver, stop)
         if connection is None:
-            return 1
+            return 0 if stop.is_set() else 1
         namespace = driver.get_namespace()
         cache = RobotStateCache()
         supervisor = ConnectionSupervisor(connection, driver.supervisor_config, _ros_log(driver))
         commands = CommandNode(connection, cache, namespace)
+        motion = MotionNode(connection, commands.commander, namespace)
         state = StateNode(connection, cache, namespace)
         perception = PerceptionNode(connection, namespace)
+        stream_nodes = [state, perception]
         nodes = [driver, state, commands, ArmNode(connection, cache, namespace), perception,
                  DockingNode(connection, cache, namespace), MissionNode(connection, namespace),
                  DiagnosticsNode(connection, supervisor, cache,
-                                 (state.rate, lambda: state.published), perception.streams,
-                                 namespace)]
+                                 [state.stream, *perception.streams], namespace)]
         supervisor.start()
         _startup_actions(driver, commands.commander, connection)
-        executor = MultiThreadedExecutor(num_threads=8)
-        for node in nodes:
-            executor.add_node(node)
-        try:
-            executor.spin()
-        except Exception:
-            if rclpy.ok():  # a shutdown by signal invalidates the context mid-spin
-                raise
+        # cmd_vel, stop and e-stop get their own executor: never queued behind slow calls.
+        spinners = [_Spinner("spot-motion-executor", [motion], threads=2),
+                    _Spinner("spot-executor", nodes, threads=8)]
+        nodes.append(motion)
+        while not stop.wait(0.5):
+            pass
+        driver.get_logger().info(f"{stop.signal_name or 'shutdown'}: stopping")
     except (CredentialsError, ValueError) as exc:
         if driver is not None:
             driver.get_logger().fatal(str(exc))
         else:
             print(f"spot_driver: {exc}", file=sys.stderr)
         return 1
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
     finally:
+        for node in stream_nodes:
+            node.stop_streaming()
+        for spinner in spinners:
+            spinner.stop(timeout=1.0)
         if supervisor is not None:
             supervisor.stop()
         if connection is not None:
+            _leave_robot_stopped(connection, logging.getLogger("spot_driver"))
             connection.shutdown()
         for node in nodes:
             node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+        if driver is not None and driver not in nodes:
+            driver.destroy_node()
+        rclpy.try_shutdown()
     return 0
 
 

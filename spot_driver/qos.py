@@ -18,3 +18,12 @@ STREAM = qos_profile_sensor_data
 LATCHED = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                      reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# Service and action requests: deep enough that hundreds of callers arriving at once are all
+# queued and answered (the rclpy default of 10 silently drops the rest).
+SERVICE_QUEUE_DEPTH = 1000
+SERVICES = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=SERVICE_QUEUE_DEPTH,
+                      reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE)
+# Keyword arguments for rclpy.action.ActionServer: the same depth for goals, results, cancels.
+ACTION_SERVER = dict(goal_service_qos_profile=SERVICES, result_service_qos_profile=SERVICES,
+                     cancel_service_qos_profile=SERVICES)

@@ -2,6 +2,7 @@
 and an rclpy client node spinning in the background of the test process."""
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -141,3 +142,60 @@ def odom_tform(ros: RosClient, frame: str) -> SE3Pose:
         pose = parent_tform_frame * pose
         frame = parent
     return pose
+
+
+class SimProcess:
+    """``python -m spot_sim`` as its own process, so tests can freeze (SIGSTOP), kill and
+    restart the robot as a real one would behave. A restart keeps the port and certificates."""
+
+    def __init__(self, certs_dir: Path, log_path: Path, username: str, password: str,
+                 args: tuple[str, ...] = ()) -> None:
+        self.certs_dir = Path(certs_dir)
+        self.ca_cert = self.certs_dir / "ca.crt"
+        self.port = 0
+        self._log_path = log_path
+        self._args = list(args)
+        self._env = dict(os.environ, SPOT_SIM_USERNAME=username, SPOT_SIM_PASSWORD=password,
+                         PYTHONUNBUFFERED="1")
+        self.process: subprocess.Popen | None = None
+        self.start()
+
+    def start(self) -> None:
+        """Start the robot (on the port of the previous start, if any) and wait until it
+        listens."""
+        log = open(self._log_path, "a")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "spot_sim", "--port", str(self.port),
+             "--certs-dir", str(self.certs_dir), *self._args],
+            stdout=subprocess.PIPE, stderr=log, env=self._env, cwd=REPO, text=True)
+        log.close()
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            raise RuntimeError(f"spot_sim did not start: {line!r}")
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self) -> None:
+        """SIGKILL then start again on the same port with the same certificates (a reboot
+        of the robot computer)."""
+        self.kill()
+        self.start()
+
+    def freeze(self) -> None:
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.kill()

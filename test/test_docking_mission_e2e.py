@@ -17,6 +17,7 @@ from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.action import Dock, Mission, Trajectory, Undock
 from spot_msgs.msg import BatteryStateArray, DockState, MissionStatus, WorldObjectArray
 from spot_msgs.srv import AnswerQuestion
+from spot_sim.mission.compiler import child_nodes
 
 State = mission_pb2.State
 PAUSE_WINDOW = 1.5
@@ -149,7 +150,19 @@ def _command(name: str, command) -> nodes_pb2.Node:
     return _node(name, bosdyn_robot_command=nodes_pb2.BosdynRobotCommand(command=command))
 
 
-def test_mission_with_a_prompt_answered_over_ros(world, tmp_path):
+def _packed(node: nodes_pb2.Node) -> nodes_pb2.Node:
+    """The same tree with every implementation packed in ``impl`` (as saved missions are)."""
+    which = node.WhichOneof("type")
+    spec = getattr(node, which)
+    for child in child_nodes(spec):
+        _packed(child)
+    spec = type(spec).FromString(spec.SerializeToString())
+    node.impl.Pack(spec)
+    return node
+
+
+@pytest.mark.parametrize("encoding", ["typed", "impl"])
+def test_mission_with_a_prompt_answered_over_ros(world, tmp_path, encoding):
     sim, _driver, ros = world
     prompt = nodes_pb2.Prompt(text="Sit down now?", source="answer",
                               options=[nodes_pb2.Prompt.Option(text="yes", answer_code=1),
@@ -159,6 +172,9 @@ def test_mission_with_a_prompt_answered_over_ros(world, tmp_path):
                      _node("sleep", sleep=nodes_pb2.Sleep(seconds=0.5)),
                      _node("ask", prompt=prompt),
                      _command("sit", RobotCommandBuilder.synchro_sit_command()))
+    if encoding == "impl":
+        root = _packed(root)
+        assert root.WhichOneof("type") == "impl"
     goal = Mission.Goal(mission_file=_write(tmp_path / "mission.txt", root),
                         max_linear_velocity=0.5)
     client = ros.action_client(Mission, "/mission")

@@ -16,6 +16,7 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from spot_driver import arm_trajectory as at
+from spot_driver import qos
 from spot_driver.arm import NO_ARM, ArmCommander, arm_status_name
 from spot_driver.arm_trajectory import ARM_JOINTS, TrajectoryError
 from spot_driver.connection import RobotConnection
@@ -69,7 +70,7 @@ class ArmNode(Node):
             return ActionServer(self, action_type, name, execute_callback=execute,
                                 goal_callback=lambda goal: GoalResponse.ACCEPT,
                                 cancel_callback=lambda goal: CancelResponse.ACCEPT,
-                                callback_group=group)
+                                **qos.ACTION_SERVER, callback_group=group)
 
         self._servers = [
             server(ArmJointMove, "arm/joint_move", self._joint_move),
@@ -84,9 +85,9 @@ class ArmNode(Node):
                              ("gripper/close", lambda: self._send_gripper(0.0)),
                              ("arm/stop", lambda: (self.arm.stop(), "arm stopped")[1])):
             self.create_service(Trigger, name, trigger_callback(self.get_logger(), name, action),
-                                callback_group=group)
+                                qos_profile=qos.SERVICES, callback_group=group)
         self.create_service(OverrideGrasp, "manipulation/override_grasp", self._override_grasp,
-                            callback_group=group)
+                            qos_profile=qos.SERVICES, callback_group=group)
 
     # ------------------------------------------------------------------ services
 

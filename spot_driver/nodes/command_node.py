@@ -1,4 +1,8 @@
-"""Commands to the robot: lease/power/posture services, cmd_vel, body pose, trajectory action."""
+"""Commands to the robot: lease/power/posture services, body pose, trajectory action.
+
+cmd_vel, stop and the e-stop services live in ``MotionNode``, which has an executor of its
+own so that they are served whatever these (slower) services are doing.
+"""
 
 import math
 import threading
@@ -8,11 +12,10 @@ from collections.abc import Callable
 from bosdyn.api import basic_command_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
-from geometry_msgs.msg import Pose, Twist, TwistStamped
+from geometry_msgs.msg import Pose
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.time import Time
 from std_msgs.msg import Header
 from std_srvs.srv import Trigger
 
@@ -25,7 +28,6 @@ from spot_driver.commander import (
 )
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError, describe
-from spot_driver.mobility import InvalidVelocityError, clamp_velocity
 from spot_driver.state_cache import RobotStateCache
 from spot_msgs.action import Trajectory
 from spot_msgs.msg import CommandFeedback, MobilityParams
@@ -36,8 +38,7 @@ _PROCESSING = basic_command_pb2.RobotCommandFeedbackStatus.STATUS_PROCESSING
 
 
 class CommandNode(Node):
-    """Services, cmd_vel and the trajectory action, in separate callback groups so that a
-    slow service (stand, power on) never delays cmd_vel."""
+    """Lease, power and posture services, mobility settings and the trajectory action."""
 
     def __init__(self, connection: RobotConnection, cache: RobotStateCache,
                  namespace: str = "") -> None:
@@ -47,14 +48,9 @@ class CommandNode(Node):
         self.commander = Commander(connection)
         self._mobility_lock = threading.Lock()
         self.prefix = self.declare_parameter("frame_prefix", "").value
-        self.cmd_duration = self.declare_parameter("cmd_duration", 0.25).value
-        stamped = self.declare_parameter("cmd_vel_stamped", False).value
-        self.stale_after = self.declare_parameter("cmd_vel_stale_timeout", 0.5).value
         limits = (self.declare_parameter("max_linear_velocity_x", 1.0).value,
                   self.declare_parameter("max_linear_velocity_y", 0.5).value,
                   self.declare_parameter("max_angular_velocity_z", 1.0).value)
-        if not 0.05 <= self.cmd_duration <= 2.0:
-            raise ValueError("cmd_duration must be within [0.05, 2.0] s")
         self.commander.mobility = self.commander.mobility.with_max_velocity(*limits)
 
         services = ReentrantCallbackGroup()
@@ -65,38 +61,27 @@ class CommandNode(Node):
                 ("power_off", self.commander.power_off),
                 ("stand", self.commander.stand),
                 ("sit", self.commander.sit),
-                ("stop", self.commander.stop),
                 ("self_right", self.commander.self_right),
                 ("rollover", self.commander.rollover),
-                ("clear_behavior_fault", self.commander.clear_behavior_faults),
-                ("estop/gentle", self._estop_action(connection.estop_gentle, "settle then cut")),
-                ("estop/hard", self._estop_action(connection.estop_hard, "motor power cut")),
-                ("estop/release", self._estop_action(connection.estop_release, "released"))):
+                ("clear_behavior_fault", self.commander.clear_behavior_faults)):
             self._trigger(name, action)
         self._trigger("claim", lambda: self._connection.claim(take=False))
-        self.create_service(Claim, "claim_lease", self._on_claim, callback_group=services)
-        self.create_service(SetLocomotion, "locomotion_mode", self._typed(
-            lambda r: self._update_mobility(lambda m: m.with_locomotion_hint(r.locomotion_hint))),
-            callback_group=services)
-        self.create_service(SetStairsMode, "stairs_mode", self._typed(
-            lambda r: self._update_mobility(lambda m: m.with_stairs_mode(r.stairs_mode))),
-            callback_group=services)
-        self.create_service(SetStandHeight, "stand_height", self._typed(
-            lambda r: self._update_mobility(
+        typed = (
+            (Claim, "claim_lease", lambda r: self._connection.claim(take=r.take)),
+            (SetLocomotion, "locomotion_mode", lambda r: self._update_mobility(
+                lambda m: m.with_locomotion_hint(r.locomotion_hint))),
+            (SetStairsMode, "stairs_mode", lambda r: self._update_mobility(
+                lambda m: m.with_stairs_mode(r.stairs_mode))),
+            (SetStandHeight, "stand_height", lambda r: self._update_mobility(
                 lambda m: m.with_body_pose(r.height, m.body_orientation), restand=True)),
-            callback_group=services)
-        self.create_service(SetVelocityLimit, "max_velocity", self._typed(
-            lambda r: self._update_mobility(lambda m: m.with_max_velocity(
-                r.velocity_limit.linear.x, r.velocity_limit.linear.y,
-                r.velocity_limit.angular.z))), callback_group=services)
+            (SetVelocityLimit, "max_velocity", lambda r: self._update_mobility(
+                lambda m: m.with_max_velocity(r.velocity_limit.linear.x,
+                                              r.velocity_limit.linear.y,
+                                              r.velocity_limit.angular.z))))
+        for srv_type, name, action in typed:
+            self.create_service(srv_type, name, self._typed(name, action),
+                                qos_profile=qos.SERVICES, callback_group=services)
 
-        motion = MutuallyExclusiveCallbackGroup()
-        if stamped:
-            self.create_subscription(TwistStamped, "cmd_vel", self._on_cmd_vel_stamped,
-                                     qos.STATE, callback_group=motion)
-        else:
-            self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, qos.STATE,
-                                     callback_group=motion)
         self.create_subscription(Pose, "body_pose", self._on_body_pose, qos.STATE,
                                  callback_group=services)
 
@@ -112,7 +97,7 @@ class CommandNode(Node):
             self, Trajectory, "trajectory", execute_callback=self._execute_trajectory,
             goal_callback=lambda goal: GoalResponse.ACCEPT,
             cancel_callback=lambda goal: CancelResponse.ACCEPT,
-            callback_group=ReentrantCallbackGroup())
+            **qos.ACTION_SERVER, callback_group=ReentrantCallbackGroup())
 
     # ------------------------------------------------------------------ services
     def _trigger(self, name: str, action: Callable[[], str]) -> None:
@@ -120,12 +105,12 @@ class CommandNode(Node):
             response.success, response.message = self._attempt(name, action)
             return response
 
-        self.create_service(Trigger, name, callback, callback_group=self._services_group)
+        self.create_service(Trigger, name, callback, qos_profile=qos.SERVICES,
+                            callback_group=self._services_group)
 
-    def _typed(self, action: Callable[[object], str]):
+    def _typed(self, name: str, action: Callable[[object], str]):
         def callback(request, response):
-            response.success, response.message = self._attempt(
-                type(request).__name__, lambda: action(request))
+            response.success, response.message = self._attempt(name, lambda: action(request))
             return response
 
         return callback
@@ -137,19 +122,6 @@ class CommandNode(Node):
             message = describe(exc)
             self.get_logger().warning(f"{name}: {message}")
             return False, message
-
-    def _on_claim(self, request, response):
-        response.success, response.message = self._attempt(
-            "claim_lease", lambda: self._connection.claim(take=request.take))
-        return response
-
-    @staticmethod
-    def _estop_action(call: Callable[[], None], done: str) -> Callable[[], str]:
-        def action() -> str:
-            call()
-            return done
-
-        return action
 
     def _update_mobility(self, change, restand: bool = False) -> str:
         with self._mobility_lock:
@@ -177,43 +149,6 @@ class CommandNode(Node):
             lambda m: m.with_body_pose(pose.position.z, (q.w, q.x, q.y, q.z)), restand=True))
         if not ok:
             self.get_logger().warning(f"body_pose ignored: {message}", throttle_duration_sec=2.0)
-
-    # ------------------------------------------------------------------ cmd_vel
-    def _on_cmd_vel_stamped(self, msg: TwistStamped) -> None:
-        age = (self.get_clock().now() - Time.from_msg(msg.header.stamp)).nanoseconds / 1e9
-        if age > self.stale_after or age < -self.stale_after:
-            self.get_logger().warning(f"cmd_vel dropped: stamp is {age:.2f} s old",
-                                      throttle_duration_sec=2.0)
-            return
-        self._on_cmd_vel(msg.twist)
-
-    def _on_cmd_vel(self, twist: Twist) -> None:
-        log = self.get_logger()
-        if not self._connection.has_lease:
-            log.warning("cmd_vel ignored: no lease (call 'claim')", throttle_duration_sec=5.0)
-            return
-        try:
-            (vx, vy, wz), clamped = clamp_velocity(twist.linear.x, twist.linear.y,
-                                                   twist.angular.z,
-                                                   self.commander.mobility.max_velocity)
-        except InvalidVelocityError as exc:
-            log.warning(f"cmd_vel rejected ({exc}); stopping", throttle_duration_sec=2.0)
-            vx = vy = wz = 0.0
-            clamped = False
-        if clamped:
-            log.warning("cmd_vel clamped to the velocity limit", throttle_duration_sec=5.0)
-        try:
-            future = self.commander.velocity_async(vx, vy, wz, self.cmd_duration)
-        except CommandError as exc:
-            log.warning(f"cmd_vel not sent: {exc}", throttle_duration_sec=5.0)
-            return
-        future.add_done_callback(self._check_cmd_vel_result)
-
-    def _check_cmd_vel_result(self, future) -> None:
-        exc = future.exception()
-        if exc is not None:
-            self.get_logger().warning(f"cmd_vel refused: {describe(exc)}",
-                                      throttle_duration_sec=5.0)
 
     # ------------------------------------------------------------------ feedback
     def _publish_command_feedback(self) -> None:

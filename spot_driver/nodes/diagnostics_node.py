@@ -1,7 +1,6 @@
 """Publishes the driver's and the robot's health on /diagnostics at ``diagnostics_rate``."""
 
 import time
-from collections.abc import Callable
 
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -21,17 +20,15 @@ class DiagnosticsNode(Node):
     """Connection, time sync, lease, e-stop, power, battery, faults and per-stream rates."""
 
     def __init__(self, connection: RobotConnection, supervisor: ConnectionSupervisor,
-                 cache: RobotStateCache, state_stream: tuple[float, Callable[[], int]],
-                 streams: list[Stream], namespace: str = "") -> None:
+                 cache: RobotStateCache, streams: list[Stream], namespace: str = "") -> None:
         super().__init__("spot_diagnostics", namespace=namespace)
         rate = self.declare_parameter("diagnostics_rate", 1.0).value
         if not 0 < rate <= 10:
             raise ValueError("diagnostics_rate must be in (0, 10] Hz")
         self._connection, self._supervisor, self._cache = connection, supervisor, cache
-        self._state_rate, self._state_count = state_stream
         self._streams = streams
         self._meters = {name: diagnostics.RateMeter()
-                        for name in ["robot_state"] + [s.name for s in streams]}
+                        for name in [s.name for s in streams]}
         ns = self.get_namespace().rstrip("/")
         self._prefix = f"{ns}/spot_driver: " if ns else "spot_driver: "
         self._hw = connection.config.hostname
@@ -58,9 +55,6 @@ class DiagnosticsNode(Node):
             out.append(build(p, hw, fresh) if fresh is not None
                        else diagnostics.stale(p, hw, what, age))
         now = time.monotonic()
-        out.append(diagnostics.stream(
-            p, hw, "robot_state", self._state_rate,
-            self._meters["robot_state"].rate(self._state_count(), now)))
         for stream in self._streams:
             stats = stream.stats
             out.append(diagnostics.stream(

@@ -48,7 +48,7 @@ class DockingNode(Node):
             ActionServer(self, action_type, name, execute_callback=execute,
                          goal_callback=lambda goal: GoalResponse.ACCEPT,
                          cancel_callback=lambda goal: CancelResponse.ACCEPT,
-                         callback_group=group)
+                         **qos.ACTION_SERVER, callback_group=group)
             for action_type, name, execute in ((Dock, "dock", self._dock),
                                                (Undock, "undock", self._undock))]
         if state_rate > 0:

@@ -53,13 +53,13 @@ class MissionNode(Node):
         self._server = ActionServer(self, Mission, "mission", execute_callback=self._execute,
                                     goal_callback=self._accept_goal,
                                     cancel_callback=lambda goal: CancelResponse.ACCEPT,
-                                    callback_group=group)
+                                    **qos.ACTION_SERVER, callback_group=group)
         for name, action in (("mission/pause", self._pause), ("mission/resume", self._resume),
                              ("mission/stop", self._stop), ("mission/restart", self._restart)):
             self.create_service(Trigger, name, trigger_callback(self.get_logger(), name, action),
-                                callback_group=group)
+                                qos_profile=qos.SERVICES, callback_group=group)
         self.create_service(AnswerQuestion, "mission/answer_question", self._answer,
-                            callback_group=group)
+                            qos_profile=qos.SERVICES, callback_group=group)
         if status_rate > 0:
             self.create_timer(1.0 / status_rate, self._publish_status,
                               callback_group=MutuallyExclusiveCallbackGroup())

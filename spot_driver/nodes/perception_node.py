@@ -173,6 +173,10 @@ class PerceptionNode(Node):
             self._last_error_log[stream] = now
             self.get_logger().error(message)
 
-    def destroy_node(self) -> None:
+    def stop_streaming(self) -> None:
+        """Stop requesting and publishing (before the node goes away)."""
         self._scheduler.stop()
+
+    def destroy_node(self) -> None:
+        self.stop_streaming()
         super().destroy_node()

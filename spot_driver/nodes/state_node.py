@@ -1,4 +1,11 @@
-"""Publishes what the robot reports: joint states, TF, odometry and status topics."""
+"""Publishes what the robot reports: joint states, TF, odometry and status topics.
+
+Robot state is requested by a paced scheduler thread of its own (not an executor timer), with
+up to two requests in flight, so the state rate holds while the executor and the perception
+threads are busy.
+"""
+
+from collections.abc import Callable
 
 from geometry_msgs.msg import Vector3Stamped
 from nav_msgs.msg import Odometry
@@ -9,6 +16,7 @@ from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
+from spot_driver.acquisition import Scheduler, Stream
 from spot_driver.connection import RobotConnection
 from spot_driver.conversions import frames, status
 from spot_driver.conversions.state_cdr import StateSerializer
@@ -76,22 +84,26 @@ class StateNode(Node):
         self._force_pub = self.create_publisher(Vector3Stamped, "status/end_effector_force",
                                                 qos.STREAM)
 
-        self.create_timer(1.0 / self.rate, self._poll,
-                          callback_group=MutuallyExclusiveCallbackGroup())
         self.create_timer(1.0, self._poll_leases, callback_group=MutuallyExclusiveCallbackGroup())
+        self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
+        self._scheduler = Scheduler([self.stream], workers=1, describe=describe)
+        self._scheduler.start()
 
-    def _poll(self) -> None:
-        if not self._connection.connected:
-            return  # the supervisor reconnects; diagnostics say why
-        try:
-            state = self._connection.state_client.get_robot_state(timeout=max(0.5, 5 / self.rate))
-        except Exception as exc:
-            self.get_logger().warning(f"robot state unavailable: {describe(exc)}",
-                                      throttle_duration_sec=5.0)
-            return
+    def _on_state(self, state) -> None:
         self._cache.update(state)
         self.publish_state(state)
         self.published += 1
+
+    def _report(self, message: str) -> None:
+        self.get_logger().warning(message, throttle_duration_sec=5.0)
+
+    def stop_streaming(self) -> None:
+        """Stop requesting and publishing robot state (before the node goes away)."""
+        self._scheduler.stop()
+
+    def destroy_node(self) -> None:
+        self.stop_streaming()
+        super().destroy_node()
 
     def publish_state(self, state) -> None:
         """joint_states, odometry and /tf through the CDR fast path; statuses every Nth cycle."""
@@ -143,3 +155,37 @@ class StateNode(Node):
         resources = self._connection.leases()
         header = Header(stamp=self.get_clock().now().to_msg())
         self._lease_pub.publish(status.lease_array(resources, header))
+
+
+OUT_OF_ORDER_NSEC = 1_000_000_000
+
+
+class RobotStateStream(Stream):
+    """Robot state at a fixed rate; responses older than one already handled are dropped."""
+
+    name = "robot_state"
+    max_rate = 500.0
+
+    def __init__(self, rate_hz: float, connection: RobotConnection,
+                 on_state: Callable[[object], None],
+                 report: Callable[[str], None] | None = None) -> None:
+        super().__init__(rate_hz, max_in_flight=2, report=report)
+        self._connection = connection
+        self._on_state = on_state
+        self._newest = -1
+        self._timeout = max(0.5, 5.0 / rate_hz)
+
+    def wanted(self) -> bool:
+        return self._connection.connected  # the supervisor reconnects; diagnostics say why
+
+    def request(self):
+        return self._connection.state_client.get_robot_state_async(timeout=self._timeout)
+
+    def handle(self, state) -> None:
+        stamp = state.kinematic_state.acquisition_timestamp
+        nsec = stamp.seconds * 1_000_000_000 + stamp.nanos
+        if self._newest - OUT_OF_ORDER_NSEC < nsec < self._newest:
+            return  # overtaken by a newer response (a larger step back is a new robot clock)
+        self._newest = nsec
+        self._on_state(state)
+        self.stats.delivered += 1

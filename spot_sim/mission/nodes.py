@@ -9,13 +9,11 @@ is paused. Robot commands that need an end time get the mission's pause time, so
 whose client stops renewing it leaves the robot standing still.
 """
 
-import math
 import operator
-from dataclasses import dataclass, field
 
 from bosdyn.api import basic_command_pb2, power_pb2, robot_command_pb2
 from bosdyn.api.docking import docking_pb2
-from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
+from bosdyn.api.mission import nodes_pb2, util_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
 from spot_sim.mission.blackboard import BlackboardError, evaluate, from_constant
@@ -67,6 +65,12 @@ class Node:
 
     def children(self) -> list["Node"]:
         return []
+
+    def forget(self) -> None:
+        """Drop what a halted run would resume from, here and below (RestartWhenPaused)."""
+        for child in self.children():
+            if child is not None:
+                child.forget()
 
     def start(self, ctx) -> None:
         """Called on the first tick of a run."""
@@ -306,6 +310,9 @@ class Sleep(Node):
             self.elapsed_before_halt = ctx.mission_ns - self.start_ns
         super().halt(ctx)
 
+    def forget(self):
+        self.elapsed_before_halt = None
+
     def update(self, ctx):
         if self.spec.WhichOneof("duration") == "duration_name_in_blackboard":
             seconds = ctx.blackboard.read(self.spec.duration_name_in_blackboard)
@@ -512,174 +519,3 @@ class BosdynDockState(Node):
 def _check_lease(use) -> None:
     if use.status != use.STATUS_OK:
         raise MissionNodeError(f"lease error: {use.Status.Name(use.status)}")
-
-
-# ----------------------------------------------------------------------- compilation
-@dataclass
-class Compiled:
-    """A compiled tree: its root, the NodeInfo tree and the nodes that failed validation."""
-
-    root: Node | None
-    info: mission_pb2.NodeInfo
-    failed: list[mission_pb2.FailedNode] = field(default_factory=list)
-    nodes: dict[int, Node] = field(default_factory=dict)
-
-
-_MOBILITY_KINDS = {"stand_request": "stand", "sit_request": "sit", "stop_request": "stop",
-                   "se2_velocity_request": "velocity", "se2_trajectory_request": "trajectory"}
-
-
-class _Compiler:
-    def __init__(self) -> None:
-        self.next_id = 1
-        self.failed: list[mission_pb2.FailedNode] = []
-        self.nodes: dict[int, Node] = {}
-
-    def fail(self, proto: nodes_pb2.Node, type_name: str, error: str) -> None:
-        self.failed.append(mission_pb2.FailedNode(
-            name=proto.name, error=f"{proto.name or '(unnamed)'}: {error}",
-            impl_typename=f"bosdyn.api.mission.{type_name}"))
-
-    def compile(self, proto: nodes_pb2.Node, info: mission_pb2.NodeInfo,
-                parameters: dict) -> Node | None:
-        node_id = self.next_id
-        self.next_id += 1
-        info.id, info.name = node_id, proto.name
-        info.user_data.CopyFrom(proto.user_data)
-        which = proto.WhichOneof("type")
-        params = dict(parameters)
-        for kv in proto.parameter_values:
-            if kv.value.WhichOneof("source") == "constant":
-                params[kv.key] = from_constant(kv.value.constant)
-        if which is None:
-            self.fail(proto, "Node", "node has no implementation")
-            return None
-        spec = getattr(proto, which)
-        type_name = "Any" if which == "impl" else type(spec).__name__
-        if which == "impl":
-            type_name = spec.type_url.rsplit("/", 1)[-1] or "Any"
-        builder = getattr(self, f"_{which}", None)
-        if builder is None:
-            self.fail(proto, type_name.rsplit(".", 1)[-1],
-                      f"node type {type_name!r} is not supported by this robot")
-            return None
-        try:
-            node = builder(node_id, proto.name, params, spec, info)
-        except ValueError as exc:
-            self.fail(proto, type_name, str(exc))
-            return None
-        if node is not None:
-            self.nodes[node_id] = node
-        return node
-
-    def _child(self, spec_child, info, params, required=True):
-        if not spec_child.ByteSize():
-            if required:
-                raise ValueError("child node is missing")
-            return None
-        return self.compile(spec_child, info.children.add(), params)
-
-    def _sequence(self, node_id, name, params, spec, info):
-        kids = [self.compile(child, info.children.add(), params) for child in spec.children]
-        return Sequence(node_id, name, params, kids, spec.always_restart)
-
-    def _selector(self, node_id, name, params, spec, info):
-        kids = [self.compile(child, info.children.add(), params) for child in spec.children]
-        return Selector(node_id, name, params, kids, spec.always_restart)
-
-    def _repeat(self, node_id, name, params, spec, info):
-        return Repeat(node_id, name, params, self._child(spec.child, info, params), spec)
-
-    def _retry(self, node_id, name, params, spec, info):
-        if spec.max_attempts <= 0:
-            raise ValueError("max_attempts must be positive")
-        return Retry(node_id, name, params, self._child(spec.child, info, params), spec)
-
-    def _for_duration(self, node_id, name, params, spec, info):
-        child = self._child(spec.child, info, params)
-        timeout_child = self._child(spec.timeout_child, info, params, required=False)
-        return ForDuration(node_id, name, params, child, timeout_child, spec)
-
-    def _simple_parallel(self, node_id, name, params, spec, info):
-        primary = self._child(spec.primary, info, params)
-        secondary = self._child(spec.secondary, info, params)
-        return SimpleParallel(node_id, name, params, primary, secondary, spec)
-
-    def _condition(self, node_id, name, params, spec, info):
-        if spec.operation not in _COMPARE:
-            raise ValueError("comparison operator is not set")
-        for side in (spec.lhs, spec.rhs):
-            if side.WhichOneof("type") is None:
-                raise ValueError("operand is empty")
-        return Condition(node_id, name, params, spec)
-
-    def _sleep(self, node_id, name, params, spec, info):
-        if spec.WhichOneof("duration") != "duration_name_in_blackboard" and (
-                not math.isfinite(spec.seconds) or spec.seconds < 0):
-            raise ValueError("sleep duration must be a finite, non-negative number")
-        return Sleep(node_id, name, params, spec)
-
-    def _prompt(self, node_id, name, params, spec, info):
-        which = spec.WhichOneof("answer_spec")
-        if which not in (None, "options_list"):
-            raise ValueError(f"prompt answer spec {which!r} is not supported")
-        options = spec.options_list.options if which == "options_list" else spec.options
-        if not options:
-            raise ValueError("prompt has no options")
-        child = self._child(spec.child, info, params, required=False)
-        return Prompt(node_id, name, params, child, spec)
-
-    def _constant_result(self, node_id, name, params, spec, info):
-        if spec.result not in (SUCCESS, FAILURE, RUNNING, ERROR):
-            raise ValueError("result is not set")
-        return ConstantResult(node_id, name, params, spec.result)
-
-    def _define_blackboard(self, node_id, name, params, spec, info):
-        child = self._child(spec.child, info, params)
-        return DefineBlackboard(node_id, name, params, child, list(spec.blackboard_variables))
-
-    def _set_blackboard(self, node_id, name, params, spec, info):
-        return SetBlackboard(node_id, name, params, list(spec.blackboard_variables))
-
-    def _retain_lease(self, node_id, name, params, spec, info):
-        return RetainLease(node_id, name, params)
-
-    def _bosdyn_power_request(self, node_id, name, params, spec, info):
-        request = power_pb2.PowerCommandRequest
-        if spec.request not in (request.REQUEST_ON, request.REQUEST_OFF,
-                                request.REQUEST_ON_MOTORS, request.REQUEST_OFF_MOTORS):
-            raise ValueError("power request must switch motor power on or off")
-        return BosdynPowerRequest(node_id, name, params, power_pb2.PowerCommandRequest(
-            request=spec.request))
-
-    def _bosdyn_robot_command(self, node_id, name, params, spec, info):
-        command = spec.command
-        which = command.WhichOneof("command")
-        if which != "synchronized_command":
-            raise ValueError(f"robot command {which!r} is not supported in missions")
-        sync = command.synchronized_command
-        if sync.HasField("arm_command") or sync.HasField("gripper_command"):
-            raise ValueError("arm and gripper commands are not supported in missions")
-        kind = _MOBILITY_KINDS.get(sync.mobility_command.WhichOneof("command"))
-        if kind is None:
-            raise ValueError("mobility command must be stand, sit, stop, velocity or "
-                             "SE2 trajectory")
-        return BosdynRobotCommand(node_id, name, params, command, kind)
-
-    def _dock(self, node_id, name, params, spec, info):
-        if spec.WhichOneof("id") is None:
-            raise ValueError("dock id is not set")
-        return Dock(node_id, name, params, spec)
-
-    def _bosdyn_dock_state(self, node_id, name, params, spec, info):
-        child = self._child(spec.child, info, params, required=False)
-        return BosdynDockState(node_id, name, params, child, spec.state_name)
-
-
-def compile_tree(root: nodes_pb2.Node) -> Compiled:
-    """Build the executable tree; every unsupported or invalid node is listed in ``failed``."""
-    compiler = _Compiler()
-    info = mission_pb2.NodeInfo()
-    node = compiler.compile(root, info, {})
-    failed = compiler.failed
-    return Compiled(node if not failed else None, info, failed, compiler.nodes)

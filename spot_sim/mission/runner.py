@@ -11,10 +11,11 @@ import threading
 from collections import deque
 
 from bosdyn.api import lease_pb2
-from bosdyn.api.mission import mission_pb2, nodes_pb2
+from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 
 from spot_sim.mission.blackboard import Blackboard
-from spot_sim.mission.nodes import ERROR, FAILURE, RUNNING, SUCCESS, Compiled, Node, compile_tree
+from spot_sim.mission.compiler import Compiled, compile_tree
+from spot_sim.mission.nodes import ERROR, FAILURE, RUNNING, SUCCESS, Node
 
 _LOG = logging.getLogger(__name__)
 State = mission_pb2.State
@@ -53,6 +54,7 @@ class MissionRunner:
         self.pause_ns = 0
         self.mission_ns = 0
         self.blackboard = Blackboard()
+        self.texts: dict[int, object] = {}  # node id -> MissionText shown while it runs
         self._tick: State.NodeStatesAtTick | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -92,7 +94,7 @@ class MissionRunner:
             self.root_proto, self.compiled = root, compiled
             self.leases = list(leases)
             self._reset_run()
-            self.status = State.STATUS_PAUSED
+            self.status = State.STATUS_NONE  # loaded, not started: PlayMission starts it
         return compiled
 
     def _reset_run(self) -> None:
@@ -104,6 +106,7 @@ class MissionRunner:
         self.answered.clear()
         self.mission_ns = 0
         self.blackboard = Blackboard()
+        self.texts.clear()
 
     def play(self, pause_ns: int, leases, settings, restart: bool = False) -> bool:
         """Play (or resume, or with ``restart`` start over) until ``pause_ns``; False when
@@ -115,13 +118,13 @@ class MissionRunner:
                 self._halt()
                 self.compiled = compile_tree(self.root_proto)  # fresh node state
                 self._reset_run()
-                self.status = State.STATUS_PAUSED
+                self.status = State.STATUS_NONE
             if leases:
                 self.leases = list(leases)
             if settings is not None:
                 self.settings = settings
             self.pause_ns = pause_ns
-            if self.status == State.STATUS_PAUSED:
+            if self.status in (State.STATUS_NONE, State.STATUS_PAUSED):
                 self.status = State.STATUS_RUNNING
             return True
 
@@ -203,6 +206,13 @@ class MissionRunner:
         self.questions[question.id] = question
         return question.id
 
+    def show_text(self, node: Node, text: str, severity: int) -> None:
+        self.texts[node.id] = util_pb2.MissionText(text=text, severity=severity,
+                                                    node_id=node.id)
+
+    def hide_text(self, node: Node) -> None:
+        self.texts.pop(node.id, None)
+
     def withdraw(self, question_id: int) -> None:
         self.questions.pop(question_id, None)
 
@@ -229,6 +239,7 @@ class MissionRunner:
                           mission_id=self.mission_id)
             state.questions.extend(self.questions.values())
             state.answered_questions.extend(self.answered)
+            state.active_mission_text.extend(self.texts.values())
             top = self.tick_counter if upper is None else min(upper, self.tick_counter)
             if lower is None:
                 lower = top - (past if past is not None else 0)

@@ -13,6 +13,7 @@ from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
 from spot_sim.services import ServiceSpec
 from spot_sim.services.time_sync import ROBOT_CLOCK
+from spot_sim.state_report import robot_state
 
 CHUNK_BYTES = 1_000_000
 
@@ -31,6 +32,15 @@ class RobotServices:
     def robot_command_feedback(self, command_id: int):
         return self._command.RobotCommandFeedback(
             robot_command_pb2.RobotCommandFeedbackRequest(robot_command_id=command_id), None)
+
+    def robot_state(self):
+        return robot_state(self._robot)
+
+    def clear_behavior_fault(self, fault_id: int, lease) -> bool:
+        request = robot_command_pb2.ClearBehaviorFaultRequest(lease=lease,
+                                                              behavior_fault_id=fault_id)
+        response = self._command.ClearBehaviorFault(request, None)
+        return response.status == response.STATUS_CLEARED
 
     def stop_if_active(self, command_id: int, lease) -> None:
         """Stop the body if ``command_id`` is still the robot's mobility command."""

@@ -1,0 +1,403 @@
+"""Compiles a mission's ``Node`` protos into runnable behavior-tree nodes, at load time.
+
+A node's implementation may be a typed field of the ``Node.type`` oneof or packed in ``impl``
+(a ``google.protobuf.Any``, as SDK programs and saved missions build them); both give the same
+node. ``node_reference`` stands for the node whose ``reference_id`` it names. Parameters
+(``parameter_values``) pass down the tree, ``overrides`` write parameter or constant values
+into fields of a node's implementation, and declared ``parameters`` must have a value. Every
+node that cannot run here is refused at load with its name and the reason, never at run time.
+"""
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from bosdyn.api import power_pb2
+from bosdyn.api.mission import mission_pb2, nodes_pb2
+from google.protobuf import descriptor
+
+from spot_sim.mission import more_nodes as more
+from spot_sim.mission import nodes as core
+from spot_sim.mission.blackboard import BlackboardError, from_constant
+
+_PACKAGE = "bosdyn.api.mission."
+_TYPE_FIELDS = {f.message_type.full_name: f.name
+                for f in nodes_pb2.Node.DESCRIPTOR.oneofs_by_name["type"].fields
+                if f.message_type is not None and f.name != "impl"}
+_MOBILITY_KINDS = {"stand_request": "stand", "sit_request": "sit", "stop_request": "stop",
+                   "se2_velocity_request": "velocity", "se2_trajectory_request": "trajectory"}
+_NO_GRAPH_NAV = "GraphNav (graph-nav-service) is not simulated yet"
+_NO_DAQ = "data acquisition (data-acquisition service) is not simulated"
+_NO_SPOT_CAM = "this robot has no Spot CAM payload"
+# Node types this robot refuses at load, with the reason (listed in the README).
+REFUSED = {
+    "bosdyn_navigate_to": _NO_GRAPH_NAV, "bosdyn_navigate_route": _NO_GRAPH_NAV,
+    "bosdyn_navigate_to_anchor": _NO_GRAPH_NAV, "bosdyn_graph_nav_state": _NO_GRAPH_NAV,
+    "bosdyn_graph_nav_localize": _NO_GRAPH_NAV,
+    "data_acquisition": _NO_DAQ, "data_acquisition_on_interruption": _NO_DAQ,
+    "data_acquisition_live_data": _NO_DAQ, "store_metadata": _NO_DAQ,
+    "bosdyn_query_stored_captures": _NO_DAQ,
+    "bosdyn_record_event": "the data buffer (events) is not simulated",
+    "bosdyn_record_event_on_interruption": "the data buffer (events) is not simulated",
+    "remote_grpc": "remote mission services (RemoteMissionService) are not simulated",
+    "execute_choreography": "choreography is not simulated yet",
+    "mission_upload_choreography": "choreography is not simulated yet",
+    "spot_cam_ptz": _NO_SPOT_CAM, "spot_cam_store_media": _NO_SPOT_CAM,
+    "spot_cam_led": _NO_SPOT_CAM, "spot_cam_focus_state": _NO_SPOT_CAM,
+    "spot_cam_reset_autofocus": _NO_SPOT_CAM, "spot_cam_named_position": _NO_SPOT_CAM,
+    "bosdyn_gripper_camera_params_state": "the gripper camera parameters are not simulated",
+    "set_gripper_camera_params": "the gripper camera parameters are not simulated",
+    "set_grasp_override": "grasp overrides in missions are not simulated",
+}
+
+
+class CompileError(ValueError):
+    """A node that cannot be compiled; the message says why."""
+
+
+@dataclass
+class Compiled:
+    """A compiled tree: its root, the NodeInfo tree and the nodes that failed validation."""
+
+    root: core.Node | None
+    info: mission_pb2.NodeInfo
+    failed: list[mission_pb2.FailedNode] = field(default_factory=list)
+    nodes: dict[int, core.Node] = field(default_factory=dict)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def implementation(proto: nodes_pb2.Node):
+    """(builder name, implementation message) of a node, either encoding; (None, None) when
+    it has none. Raises CompileError for an ``impl`` that is not a mission node type."""
+    which = proto.WhichOneof("type")
+    if which is None or which == "node_reference":
+        return None, None
+    if which != "impl":
+        return which, getattr(proto, which)
+    full_name = proto.impl.type_url.rsplit("/", 1)[-1]
+    short = full_name[len(_PACKAGE):] if full_name.startswith(_PACKAGE) else ""
+    message_type = nodes_pb2.DESCRIPTOR.message_types_by_name.get(short)
+    if message_type is None:
+        raise CompileError(f"impl type {full_name or '(empty)'!r} is not a mission node type")
+    spec = getattr(nodes_pb2, short)()
+    if not proto.impl.Unpack(spec):
+        raise CompileError(f"impl of type {full_name!r} cannot be unpacked")
+    return _TYPE_FIELDS.get(full_name, _snake(short)), spec
+
+
+def child_nodes(message) -> list[nodes_pb2.Node]:
+    """Every ``Node`` directly inside an implementation message (any field, list or map)."""
+    out = []
+    for fd in message.DESCRIPTOR.fields:
+        if fd.message_type is None:
+            continue
+        value = getattr(message, fd.name)
+        if fd.message_type is nodes_pb2.Node.DESCRIPTOR:
+            out.extend(value if fd.is_repeated else [value] if message.HasField(fd.name) else [])
+        elif fd.message_type.GetOptions().map_entry and \
+                fd.message_type.fields_by_name["value"].message_type is nodes_pb2.Node.DESCRIPTOR:
+            out.extend(value.values())
+    return out
+
+
+def _references(root: nodes_pb2.Node) -> dict[str, nodes_pb2.Node]:
+    """reference_id -> node, over the whole tree (unreadable impls are skipped here and
+    reported when compiled)."""
+    found, stack = {}, [root]
+    while stack:
+        node = stack.pop()
+        if node.reference_id:
+            found.setdefault(node.reference_id, node)
+        try:
+            _, spec = implementation(node)
+        except CompileError:
+            continue
+        if spec is not None:
+            stack.extend(child_nodes(spec))
+    return found
+
+
+def _set_field(message, path: str, value) -> None:
+    """Write ``value`` (a Python scalar) into the scalar field at dotted ``path``."""
+    *parents, last = path.split(".")
+    for part in parents:
+        fd = message.DESCRIPTOR.fields_by_name.get(part)
+        if fd is None or fd.message_type is None or fd.is_repeated:
+            raise CompileError(f"override {path!r}: no message field {part!r}")
+        message = getattr(message, part)
+    fd = message.DESCRIPTOR.fields_by_name.get(last)
+    if fd is None or fd.is_repeated:
+        raise CompileError(f"override {path!r}: {message.DESCRIPTOR.name} has no field {last!r}")
+    if fd.message_type is not None:  # wrappers (DoubleValue, ...) and Duration
+        if fd.message_type.full_name == "google.protobuf.Duration" and \
+                isinstance(value, (int, float)) and not isinstance(value, bool):
+            getattr(message, last).FromNanoseconds(int(value * 1e9))
+            return
+        inner = fd.message_type.fields_by_name.get("value")
+        if inner is None:
+            raise CompileError(f"override {path!r}: cannot write a value into a "
+                               f"{fd.message_type.name}")
+        message, fd, last = getattr(message, last), inner, "value"
+    expected = {descriptor.FieldDescriptor.CPPTYPE_BOOL: (bool,),
+                descriptor.FieldDescriptor.CPPTYPE_STRING: (str,),
+                descriptor.FieldDescriptor.CPPTYPE_DOUBLE: (int, float),
+                descriptor.FieldDescriptor.CPPTYPE_FLOAT: (int, float)}.get(fd.cpp_type, (int,))
+    if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
+        raise CompileError(f"override {path!r}: {value!r} does not fit the field")
+    try:
+        setattr(message, last, value)
+    except (TypeError, ValueError) as exc:
+        raise CompileError(f"override {path!r}: {exc}") from exc
+
+
+class _Compiler:
+    def __init__(self, root: nodes_pb2.Node) -> None:
+        self.next_id = 1
+        self.failed: list[mission_pb2.FailedNode] = []
+        self.nodes: dict[int, core.Node] = {}
+        self.references = _references(root)
+        self._resolving: list[str] = []
+
+    def fail(self, proto: nodes_pb2.Node, type_name: str, error: str) -> None:
+        self.failed.append(mission_pb2.FailedNode(
+            name=proto.name, error=f"{proto.name or '(unnamed)'}: {error}",
+            impl_typename=f"{_PACKAGE}{type_name}"))
+
+    def _parameters(self, proto: nodes_pb2.Node, inherited: dict) -> dict:
+        params = dict(inherited)
+        for kv in proto.parameter_values:
+            source = kv.value.WhichOneof("source")
+            if source == "constant":
+                params[kv.key] = from_constant(kv.value.constant)
+            elif source == "parameter":
+                if kv.value.parameter.name not in inherited:
+                    raise CompileError(f"parameter {kv.key!r} refers to undefined parameter "
+                                       f"{kv.value.parameter.name!r}")
+                params[kv.key] = inherited[kv.value.parameter.name]
+            else:
+                raise CompileError(f"parameter {kv.key!r} must be a constant or a parameter")
+        for declared in proto.parameters:
+            if declared.name not in params:
+                raise CompileError(f"parameter {declared.name!r} is declared but has no value")
+        return params
+
+    def _apply_overrides(self, proto: nodes_pb2.Node, spec, params: dict):
+        if not proto.overrides:
+            return spec
+        spec = type(spec).FromString(spec.SerializeToString())  # the proto stays as loaded
+        for kv in proto.overrides:
+            source = kv.value.WhichOneof("source")
+            if source == "constant":
+                value = from_constant(kv.value.constant)
+            elif source == "parameter" and kv.value.parameter.name in params:
+                value = params[kv.value.parameter.name]
+            else:
+                raise CompileError(f"override {kv.key!r} needs a constant or a defined "
+                                   f"parameter")
+            _set_field(spec, kv.key, value)
+        return spec
+
+    def compile(self, proto: nodes_pb2.Node, info: mission_pb2.NodeInfo,
+                inherited: dict) -> core.Node | None:
+        if proto.WhichOneof("type") == "node_reference":
+            return self._reference(proto, info, inherited)
+        node_id = self.next_id
+        self.next_id += 1
+        info.id, info.name = node_id, proto.name
+        info.user_data.CopyFrom(proto.user_data)
+        type_name = "Node"
+        try:
+            which, spec = implementation(proto)
+            if which is None:
+                raise CompileError("node has no implementation")
+            type_name = spec.DESCRIPTOR.name
+            if which in REFUSED:
+                raise CompileError(f"node type {type_name!r} is not supported by this robot: "
+                                   f"{REFUSED[which]}")
+            builder = getattr(self, f"_{which}", None)
+            if builder is None:
+                raise CompileError(f"node type {type_name!r} is not supported by this robot")
+            params = self._parameters(proto, inherited)
+            spec = self._apply_overrides(proto, spec, params)
+            node = builder(node_id, proto.name, params, spec, info)
+        except (CompileError, BlackboardError, ValueError) as exc:
+            self.fail(proto, type_name, str(exc))
+            return None
+        if node is not None:
+            self.nodes[node_id] = node
+        return node
+
+    def _reference(self, proto, info, inherited):
+        target = proto.node_reference
+        if target not in self.references:
+            self.next_id += 1
+            self.fail(proto, "Node", f"node_reference {target!r} names no node's reference_id")
+            return None
+        if target in self._resolving:
+            self.next_id += 1
+            self.fail(proto, "Node", f"node_reference {target!r} refers to itself")
+            return None
+        self._resolving.append(target)
+        try:
+            return self.compile(self.references[target], info, inherited)
+        finally:
+            self._resolving.pop()
+
+    def _child(self, spec_child, info, params, required=True):
+        if not spec_child.ByteSize():
+            if required:
+                raise CompileError("child node is missing")
+            return None
+        return self.compile(spec_child, info.children.add(), params)
+
+    def _kids(self, children, info, params):
+        return [self.compile(child, info.children.add(), params) for child in children]
+
+    # ------------------------------------------------------------------ composites
+    def _sequence(self, node_id, name, params, spec, info):
+        return core.Sequence(node_id, name, params, self._kids(spec.children, info, params),
+                             spec.always_restart)
+
+    def _selector(self, node_id, name, params, spec, info):
+        return core.Selector(node_id, name, params, self._kids(spec.children, info, params),
+                             spec.always_restart)
+
+    def _switch(self, node_id, name, params, spec, info):
+        if spec.pivot_value.WhichOneof("source") is None:
+            raise CompileError("switch pivot_value is not set")
+        cases = {key: self.compile(spec.int_children[key], info.children.add(), params)
+                 for key in sorted(spec.int_children)}
+        default = self._child(spec.default_child, info, params, required=False)
+        return more.Switch(node_id, name, params, cases, default, spec)
+
+    def _parallel_and(self, node_id, name, params, spec, info):
+        return more.ParallelAnd(node_id, name, params, self._kids(spec.children, info, params),
+                                spec.finish_every_node)
+
+    def _repeat(self, node_id, name, params, spec, info):
+        return core.Repeat(node_id, name, params, self._child(spec.child, info, params), spec)
+
+    def _retry(self, node_id, name, params, spec, info):
+        if spec.max_attempts <= 0:
+            raise CompileError("max_attempts must be positive")
+        return core.Retry(node_id, name, params, self._child(spec.child, info, params), spec)
+
+    def _for_duration(self, node_id, name, params, spec, info):
+        child = self._child(spec.child, info, params)
+        timeout_child = self._child(spec.timeout_child, info, params, required=False)
+        return core.ForDuration(node_id, name, params, child, timeout_child, spec)
+
+    def _simple_parallel(self, node_id, name, params, spec, info):
+        primary = self._child(spec.primary, info, params)
+        secondary = self._child(spec.secondary, info, params)
+        return core.SimpleParallel(node_id, name, params, primary, secondary, spec)
+
+    def _restart_when_paused(self, node_id, name, params, spec, info):
+        return more.RestartWhenPaused(node_id, name, params,
+                                      self._child(spec.child, info, params))
+
+    # ------------------------------------------------------------------ blackboard
+    def _condition(self, node_id, name, params, spec, info):
+        if spec.operation not in core._COMPARE:
+            raise CompileError("comparison operator is not set")
+        for side in (spec.lhs, spec.rhs):
+            if side.WhichOneof("type") is None:
+                raise CompileError("operand is empty")
+        return core.Condition(node_id, name, params, spec)
+
+    def _define_blackboard(self, node_id, name, params, spec, info):
+        child = self._child(spec.child, info, params)
+        return core.DefineBlackboard(node_id, name, params, child,
+                                     list(spec.blackboard_variables))
+
+    def _set_blackboard(self, node_id, name, params, spec, info):
+        return core.SetBlackboard(node_id, name, params, list(spec.blackboard_variables))
+
+    def _format_blackboard(self, node_id, name, params, spec, info):
+        if not spec.key:
+            raise CompileError("key is not set")
+        return more.FormatBlackboard(node_id, name, params, spec.key, spec.format)
+
+    def _date_to_blackboard(self, node_id, name, params, spec, info):
+        if not spec.key:
+            raise CompileError("key is not set")
+        return more.DateToBlackboard(node_id, name, params, spec.key, spec.write_as_timestamp)
+
+    def _constant_result(self, node_id, name, params, spec, info):
+        if spec.result not in (core.SUCCESS, core.FAILURE, core.RUNNING, core.ERROR):
+            raise CompileError("result is not set")
+        return core.ConstantResult(node_id, name, params, spec.result)
+
+    def _sleep(self, node_id, name, params, spec, info):
+        if spec.WhichOneof("duration") != "duration_name_in_blackboard" and (
+                not math.isfinite(spec.seconds) or spec.seconds < 0):
+            raise CompileError("sleep duration must be a finite, non-negative number")
+        return core.Sleep(node_id, name, params, spec)
+
+    def _prompt(self, node_id, name, params, spec, info):
+        which = spec.WhichOneof("answer_spec")
+        if which not in (None, "options_list"):
+            raise CompileError(f"prompt answer spec {which!r} is not supported")
+        options = spec.options_list.options if which == "options_list" else spec.options
+        if not options:
+            raise CompileError("prompt has no options")
+        child = self._child(spec.child, info, params, required=False)
+        return core.Prompt(node_id, name, params, child, spec)
+
+    def _create_mission_text(self, node_id, name, params, spec, info):
+        child = self._child(spec.child, info, params, required=False)
+        return more.CreateMissionText(node_id, name, params, child, spec)
+
+    # ------------------------------------------------------------------ robot
+    def _retain_lease(self, node_id, name, params, spec, info):
+        return core.RetainLease(node_id, name, params)
+
+    def _bosdyn_robot_state(self, node_id, name, params, spec, info):
+        child = self._child(spec.child, info, params, required=False)
+        return more.BosdynRobotState(node_id, name, params, child, spec.state_name)
+
+    def _clear_behavior_faults(self, node_id, name, params, spec, info):
+        return more.ClearBehaviorFaults(node_id, name, params, spec)
+
+    def _bosdyn_power_request(self, node_id, name, params, spec, info):
+        request = power_pb2.PowerCommandRequest
+        if spec.request not in (request.REQUEST_ON, request.REQUEST_OFF,
+                                request.REQUEST_ON_MOTORS, request.REQUEST_OFF_MOTORS):
+            raise CompileError("power request must switch motor power on or off")
+        return core.BosdynPowerRequest(node_id, name, params, power_pb2.PowerCommandRequest(
+            request=spec.request))
+
+    def _bosdyn_robot_command(self, node_id, name, params, spec, info):
+        command = spec.command
+        which = command.WhichOneof("command")
+        if which != "synchronized_command":
+            raise CompileError(f"robot command {which!r} is not supported in missions")
+        sync = command.synchronized_command
+        if sync.HasField("arm_command") or sync.HasField("gripper_command"):
+            raise CompileError("arm and gripper commands are not supported in missions")
+        kind = _MOBILITY_KINDS.get(sync.mobility_command.WhichOneof("command"))
+        if kind is None:
+            raise CompileError("mobility command must be stand, sit, stop, velocity or "
+                               "SE2 trajectory")
+        return core.BosdynRobotCommand(node_id, name, params, command, kind)
+
+    def _dock(self, node_id, name, params, spec, info):
+        if spec.WhichOneof("id") is None:
+            raise CompileError("dock id is not set")
+        return core.Dock(node_id, name, params, spec)
+
+    def _bosdyn_dock_state(self, node_id, name, params, spec, info):
+        child = self._child(spec.child, info, params, required=False)
+        return core.BosdynDockState(node_id, name, params, child, spec.state_name)
+
+
+def compile_tree(root: nodes_pb2.Node) -> Compiled:
+    """Build the executable tree; every unsupported or invalid node is listed in ``failed``."""
+    compiler = _Compiler(root)
+    info = mission_pb2.NodeInfo()
+    node = compiler.compile(root, info, {})
+    failed = compiler.failed
+    return Compiled(node if not failed else None, info, failed, compiler.nodes)
