@@ -38,6 +38,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="allow motor power without a registered e-stop endpoint")
     parser.add_argument("--docked", type=int, default=0, metavar="DOCK_ID",
                         help="start sitting on this dock (520: the dock near the origin)")
+    parser.add_argument("--withhold-feature", action="append", default=[], metavar="FEATURE",
+                        help="license feature the robot lacks (docking, choreography, "
+                             "graph_navigation, arm, autowalk, spot_check); repeatable")
     parser.add_argument("--admin-port", type=int, default=None,
                         help="serve the fault-injection HTTP channel on 127.0.0.1:PORT "
                              "(0: any free port; default: off)")
@@ -54,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                        clock_offset_sec=args.clock_offset,
                        estop_required=not args.no_estop_required,
                        color_cameras=args.color_cameras, has_lidar=not args.no_lidar,
-                       start_docked_id=args.docked)
+                       start_docked_id=args.docked,
+                       withheld_features=tuple(args.withhold_feature))
     sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port)
     sim.sensors.lidar_encoding = LIDAR_ENCODINGS[args.lidar_encoding]
     port = sim.start()

@@ -26,6 +26,7 @@ class SimConfig:
     battery_runtime_motors_on_sec: float = 90 * 60.0  # full battery to empty while powered
     battery_runtime_idle_sec: float = 10 * 3600.0
     battery_charge_sec: float = 30 * 60.0  # empty to full on the dock
+    withheld_features: tuple[str, ...] = ()  # license features this robot lacks
     start_docked_id: int = 0  # start sitting on this dock (0: at the odom origin, undocked)
     max_linear_accel: float = 1.5  # m/s^2
     max_angular_accel: float = 3.0  # rad/s^2

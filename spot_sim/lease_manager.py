@@ -159,6 +159,12 @@ class LeaseManager:
                 self._leaves[leaf].owner = None
         return Response.STATUS_OK
 
+    def mark_stale(self, resource: str) -> None:
+        """Make the owner's lease on ``resource`` stale at once (keepalive's lease_stale)."""
+        with self._lock:
+            for leaf in self._leaf_names(resource) or []:
+                self._leaves[leaf].last_use_ns = -self._stale_ns - 1
+
     def owner_of(self, resource: str) -> lease_pb2.LeaseOwner | None:
         with self._lock:
             leaves = self._leaf_names(resource) or []

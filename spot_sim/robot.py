@@ -26,7 +26,9 @@ from spot_sim.docking import Docking
 from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE, EstopManager
 from spot_sim.frame_tree import body_pose, build_snapshot
 from spot_sim.lease_manager import LeaseManager
+from spot_sim.license import License
 from spot_sim.mobility import Se2
+from spot_sim.service_faults import ServiceFaults
 
 _LOG = logging.getLogger(__name__)
 MotorPower = robot_state_pb2.PowerState
@@ -89,6 +91,8 @@ class SimRobot:
         self.config = config
         self.clock = clock
         self.lock = threading.RLock()
+        self.license = License(config.serial_number, config.withheld_features)
+        self.service_faults = ServiceFaults(clock)
         self.leases = LeaseManager(config.has_arm, config.lease_stale_sec)
         self.estop = EstopManager(config.estop_required)
         self._ids = itertools.count(1)
@@ -123,6 +127,8 @@ class SimRobot:
         self.arm = Arm() if self.config.has_arm else None
         self.manipulations: dict[int, manipulation.Manipulation] = {}
         self.distance_travelled = 0.0
+        self.time_moving_s = 0.0  # metrics: walking time and motor-on time
+        self.motors_on_s = 0.0
         self.last_step_ns = self.clock.now_nsec()
 
     # ----------------------------------------------------------------- lifecycle
@@ -291,7 +297,7 @@ class SimRobot:
 
     def _begin(self, command: Command, now_ns: int) -> None:
         kind = command.kind
-        if kind in ("stand", "velocity", "trajectory"):
+        if kind in ("stand", "velocity", "trajectory", "stance"):
             self._start_posture(True, now_ns)
         elif kind in ("sit", "safe_power_off", "battery_change_pose"):
             self.target_velocity = Se2()
@@ -300,7 +306,7 @@ class SimRobot:
         elif kind == "selfright":
             self.target_velocity = Se2()
             self._start_posture(False, now_ns, self.config.self_right_sec)
-        if kind in ("stop", "stop_fb", "freeze", "sit", "stand", "selfright"):
+        if kind in ("stop", "stop_fb", "freeze", "sit", "stand", "selfright", "stance"):
             self.target_velocity = Se2()
         if kind == "velocity":
             self.target_velocity = mobility.clamp_velocity(command.velocity, self.velocity_limit)
@@ -429,8 +435,11 @@ class SimRobot:
         self.body_velocity = mobility.track_velocity(
             self.body_velocity, target, dt, config.max_linear_accel, config.max_angular_accel,
             config.max_linear_decel, config.max_angular_decel)
+        if self.motor_power == MotorPower.STATE_ON:
+            self.motors_on_s += dt
         if self.body_velocity == Se2():
             return
+        self.time_moving_s += dt
         before = self.odom_body
         self.odom_body = mobility.integrate(self.odom_body, self.body_velocity, dt)
         step = math.hypot(self.odom_body.x - before.x, self.odom_body.y - before.y)

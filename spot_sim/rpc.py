@@ -88,7 +88,8 @@ def token_from_metadata(metadata) -> str | None:
 class AuthInterceptor(grpc.ServerInterceptor):
     """Rejects calls without a valid token, except to services a client needs to log in."""
 
-    OPEN_SERVICES = ("/bosdyn.api.AuthService/", "/bosdyn.api.RobotIdService/")
+    OPEN_SERVICES = ("/bosdyn.api.AuthService/", "/bosdyn.api.RobotIdService/",
+                     "/bosdyn.api.PayloadRegistrationService/")  # payloads have no token yet
 
     def __init__(self, tokens: TokenIssuer) -> None:
         self._tokens = tokens

@@ -13,22 +13,34 @@ from spot_sim.certs import CertPaths, ensure_certificates
 from spot_sim.clock import RobotClock
 from spot_sim.command_log import CommandLog
 from spot_sim.config import SimConfig
+from spot_sim.directory import Directory
 from spot_sim.faults import FaultControl, RpcFaults
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import AuthInterceptor, TokenIssuer
 from spot_sim.sensors import Sensors
 from spot_sim.services import (
+    camera_settings,
+    data_buffer,
+    directory_registration,
     docking,
     estop,
+    fault,
     identity,
     image,
+    inverse_kinematics,
+    keepalive,
     lease,
+    license,
+    log_status,
     manipulation,
     mission,
+    payload,
     point_cloud,
     power,
+    ray_cast,
     robot_command,
     robot_state,
+    spot_check,
     time_sync,
     world_object,
 )
@@ -68,11 +80,16 @@ class SimulatedSpot:
         docking_servicer = docking.DockingServicer(self.robot)
         self.mission = mission.MissionServicer(self.robot, mission.RobotServices(
             self.robot, command, power_servicer, docking_servicer))
+        self.data = data_buffer.DataStore(self.clock)
+        self.payloads = payload.PayloadRegistry()
+        self.keepalive = keepalive.KeepaliveServicer(self.robot, self.data)
+        pc_servicer = point_cloud.PointCloudServicer(self.robot, self.sensors,
+                                                     self.config.has_lidar)
+        data_specs, payload_specs = data_buffer.specs(), payload.specs()
         self._servicers = [
             (identity.specs()[0], identity.RobotIdServicer(self.config, self.clock)),
             (identity.specs()[1], identity.AuthServicer(self.config, self.clock, self.tokens)),
             (time_sync.spec(), self.time_sync),
-            (robot_state.spec(), robot_state.RobotStateServicer(self.robot)),
             (lease.spec(), lease.LeaseServicer(self.robot, self.tokens)),
             (estop.spec(), estop.EstopServicer(self.robot)),
             (power.spec(), power_servicer),
@@ -81,17 +98,45 @@ class SimulatedSpot:
             (docking.spec(), docking_servicer),
             (world_object.spec(), world_object.WorldObjectServicer(self.robot)),
             (mission.spec(), self.mission),
+            (license.spec(), license.LicenseServicer(self.clock, self.robot.license)),
+            (fault.spec(), fault.FaultServicer(self.clock, self.robot.service_faults)),
+            (data_specs[0], data_buffer.DataBufferServicer(self.clock, self.data)),
+            (data_specs[1], data_buffer.DataServicer(self.clock, self.data)),
+            (keepalive.spec(), self.keepalive),
+            (payload_specs[0], payload.PayloadServicer(self.clock, self.payloads)),
+            (payload_specs[1], payload.PayloadRegistrationServicer(self.clock, self.payloads,
+                                                                   self.tokens)),
+            (log_status.spec(), log_status.LogStatusServicer(self.clock)),
+            (ray_cast.spec(), ray_cast.RayCastServicer(self.robot, self.sensors.scene)),
+            (camera_settings.ir_spec(), camera_settings.IREnableDisableServicer(self.clock)),
+            (spot_check.spec(), spot_check.SpotCheckServicer(self.robot)),
+            *[(spec, pc_servicer) for spec in point_cloud.specs(self.config.has_lidar)],
         ]
         if self.config.has_arm:
-            self._servicers.append((manipulation.spec(), manipulation.ManipulationServicer(
-                self.robot, self.sensors.scene)))
-        if self.config.has_lidar:
-            self._servicers.append(
-                (point_cloud.spec(), point_cloud.PointCloudServicer(self.robot, self.sensors)))
+            self._servicers += [
+                (manipulation.spec(), manipulation.ManipulationServicer(
+                    self.robot, self.sensors.scene)),
+                (inverse_kinematics.spec(),
+                 inverse_kinematics.InverseKinematicsServicer(self.robot)),
+                (camera_settings.gripper_spec(),
+                 camera_settings.GripperCameraParamServicer(self.clock)),
+            ]
         directory_spec = identity.specs()[2]
-        all_specs = [spec for spec, _ in self._servicers] + [directory_spec]
-        self._servicers.append(
-            (directory_spec, identity.DirectoryServicer(self.clock, all_specs)))
+        registration_spec = directory_registration.spec()
+        all_specs = [spec for spec, _ in self._servicers] + [directory_spec, registration_spec,
+                                                             robot_state.spec()]
+        self.directory = Directory(self.clock, self.robot.service_faults,
+                                   identity.directory_entries(self.clock, all_specs))
+        self._servicers += [
+            (directory_spec, identity.DirectoryServicer(self.clock, self.directory)),
+            (registration_spec,
+             directory_registration.DirectoryRegistrationServicer(self.clock, self.directory)),
+            (robot_state.spec(), robot_state.RobotStateServicer(self.robot, self.directory)),
+        ]
+
+    def authorize_payload(self, guid: str, authorized: bool = True) -> bool:
+        """What an administrator does in the robot's web interface for a new payload."""
+        return self.payloads.authorize(guid, authorized)
 
     @property
     def ca_cert(self) -> Path:
@@ -101,6 +146,7 @@ class SimulatedSpot:
         """Start the physics loop and the server; returns the bound port."""
         self.robot.start()
         self.mission.runner.start()
+        self.keepalive.start()
         self._serve(self._requested_port)
         _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)
         return self.port
@@ -149,6 +195,7 @@ class SimulatedSpot:
         if server is not None:
             server.stop(grace).wait(grace + 1.0)
         self.mission.runner.stop()
+        self.keepalive.stop()
         self.robot.stop()
 
     def wait(self) -> None:

@@ -30,6 +30,8 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
         comms.wifi_state.essid = "spot-sim-net"
         state.system_fault_state.faults.extend(robot.system_faults)
         state.behavior_fault_state.faults.extend(robot.behavior_faults.values())
+        state.service_fault_state.faults.extend(robot.service_faults.active())
+        state.service_fault_state.historical_faults.extend(robot.service_faults.historical)
         for foot in kinematics.foot_positions_in_body(robot.posture.joints):
             entry = state.foot_state.add()
             entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \

@@ -13,3 +13,4 @@ class ServiceSpec:
     type: str
     authority: str
     add_to_server: Callable[[Any, Any], None]
+    user_token_required: bool = True

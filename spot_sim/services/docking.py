@@ -19,6 +19,10 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
 
     @unary(docking_pb2.DockingCommandResponse)
     def DockingCommand(self, request, response, context):
+        if not self.robot.license.allows("docking"):
+            set_error(response, CommonError.CODE_INVALID_REQUEST,
+                      self.robot.license.refusal("docking"))
+            return
         if not request.HasField("end_time"):
             set_error(response, CommonError.CODE_INVALID_REQUEST, "end_time is required")
             return

@@ -13,6 +13,7 @@ from bosdyn.api import (
 
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
+from spot_sim.directory import Directory
 from spot_sim.rpc import TokenIssuer, unary
 from spot_sim.services import ServiceSpec
 
@@ -61,28 +62,34 @@ class AuthServicer(auth_service_pb2_grpc.AuthServiceServicer):
 
 
 class DirectoryServicer(directory_service_pb2_grpc.DirectoryServiceServicer):
-    def __init__(self, clock: RobotClock, specs: list[ServiceSpec]) -> None:
-        self.clock = clock
-        self._entries = {}
-        for spec in specs:
-            entry = directory_pb2.ServiceEntry(name=spec.name, type=spec.type,
-                                               authority=spec.authority,
-                                               user_token_required=True)
-            entry.last_update.CopyFrom(clock.timestamp())
-            self._entries[spec.name] = entry
+    def __init__(self, clock: RobotClock, directory: Directory) -> None:
+        self.clock, self.directory = clock, directory
 
     @unary(directory_pb2.ListServiceEntriesResponse)
     def ListServiceEntries(self, request, response, context):
-        response.service_entries.extend(self._entries.values())
+        response.service_entries.extend(self.directory.entries())
 
     @unary(directory_pb2.GetServiceEntryResponse)
     def GetServiceEntry(self, request, response, context):
-        entry = self._entries.get(request.service_name)
+        entry = self.directory.get(request.service_name)
         if entry is None:
             response.status = response.STATUS_NONEXISTENT_SERVICE
             return
         response.status = response.STATUS_OK
         response.service_entry.CopyFrom(entry)
+
+
+def directory_entries(clock: RobotClock, specs: list[ServiceSpec]
+                      ) -> list[directory_pb2.ServiceEntry]:
+    """The directory entries of the robot's own services."""
+    entries = []
+    for spec in specs:
+        entry = directory_pb2.ServiceEntry(name=spec.name, type=spec.type,
+                                           authority=spec.authority,
+                                           user_token_required=spec.user_token_required)
+        entry.last_update.CopyFrom(clock.timestamp())
+        entries.append(entry)
+    return entries
 
 
 def specs() -> list[ServiceSpec]:

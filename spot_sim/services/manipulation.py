@@ -29,6 +29,9 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
     @unary(manipulation_api_pb2.ManipulationApiResponse)
     def ManipulationApi(self, request, response, context):
         robot = self.robot
+        if not robot.license.allows("arm"):
+            set_error(response, _INVALID, robot.license.refusal("arm"))
+            return
         which = request.WhichOneof("manipulation_cmd")
         if which not in ("pick_object_in_image", "walk_to_object_in_image"):
             set_error(response, _INVALID, f"manipulation command {which!r} is not supported")

@@ -1,4 +1,6 @@
-"""velodyne-point-cloud: the lidar payload's scans of the scene, in the configured encoding."""
+"""point-cloud (standard name) and velodyne-point-cloud (the lidar payload's own name): the
+lidar's scans of the scene, in the configured encoding. One servicer answers both names (one
+gRPC service type per server); without a lidar it lists no source."""
 
 from bosdyn.api import point_cloud_pb2, point_cloud_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
@@ -12,15 +14,17 @@ _Response = point_cloud_pb2.PointCloudResponse
 
 
 class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer):
-    def __init__(self, robot: SimRobot, sensors: Sensors) -> None:
+    def __init__(self, robot: SimRobot, sensors: Sensors, has_lidar: bool = True) -> None:
         self.robot, self.clock, self.sensors = robot, robot.clock, sensors
+        self.has_lidar = has_lidar
 
     def _source(self) -> point_cloud_pb2.PointCloudSource:
         return point_cloud_pb2.PointCloudSource(name=LIDAR_SOURCE, frame_name_sensor=LIDAR_FRAME)
 
     @unary(point_cloud_pb2.ListPointCloudSourcesResponse)
     def ListPointCloudSources(self, request, response, context):
-        response.point_cloud_sources.append(self._source())
+        if self.has_lidar:
+            response.point_cloud_sources.append(self._source())
 
     @unary(point_cloud_pb2.GetPointCloudResponse)
     def GetPointCloud(self, request, response, context):
@@ -28,7 +32,7 @@ class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer)
         stamp = self.clock.timestamp()
         for cloud_request in request.point_cloud_requests:
             out = response.point_cloud_responses.add()
-            if cloud_request.point_cloud_source_name != LIDAR_SOURCE:
+            if not self.has_lidar or cloud_request.point_cloud_source_name != LIDAR_SOURCE:
                 out.status = _Response.STATUS_UNKNOWN_SOURCE
                 continue
             cloud = self.sensors.lidar_cloud(get_a_tform_b(snapshot, "odom", LIDAR_FRAME))
@@ -39,7 +43,12 @@ class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer)
             out.status = _Response.STATUS_OK
 
 
-def spec() -> ServiceSpec:
-    return ServiceSpec(LIDAR_SOURCE, "bosdyn.api.PointCloudService",
-                       f"{LIDAR_SOURCE}.spot.robot",
-                       point_cloud_service_pb2_grpc.add_PointCloudServiceServicer_to_server)
+def specs(has_lidar: bool) -> list[ServiceSpec]:
+    """The standard name (serves the gRPC service) and, with a lidar, the payload's name (a
+    directory entry for the same servicer)."""
+    out = [ServiceSpec("point-cloud", "bosdyn.api.PointCloudService", "api.spot.robot",
+                       point_cloud_service_pb2_grpc.add_PointCloudServiceServicer_to_server)]
+    if has_lidar:
+        out.append(ServiceSpec(LIDAR_SOURCE, "bosdyn.api.PointCloudService",
+                               f"{LIDAR_SOURCE}.spot.robot", lambda servicer, server: None))
+    return out

@@ -7,7 +7,7 @@ from bosdyn.api import basic_command_pb2 as basic
 from bosdyn.api import robot_command_pb2, robot_command_service_pb2_grpc
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
-from spot_sim import mobility
+from spot_sim import kinematics, mobility
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mobility import Se2
 from spot_sim.robot import FULL_BODY_KINDS, Command, CommandRejectedError, MotorPower, SimRobot
@@ -22,9 +22,12 @@ _FULL_BODY = {"stop_request": "stop_fb", "freeze_request": "freeze",
               "selfright_request": "selfright", "safe_power_off_request": "safe_power_off",
               "battery_change_pose_request": "battery_change_pose"}
 _MOBILITY = {"se2_trajectory_request": "trajectory", "se2_velocity_request": "velocity",
-             "sit_request": "sit", "stand_request": "stand", "stop_request": "stop"}
+             "sit_request": "sit", "stand_request": "stand", "stop_request": "stop",
+             "stance_request": "stance"}
 _NEEDS_POWER = {"trajectory", "velocity", "sit", "stand", "stop", "stop_fb", "freeze",
-                "selfright", "battery_change_pose"}
+                "selfright", "battery_change_pose", "stance"}
+FEET = ("fl", "fr", "hl", "hr")
+MAX_FOOT_SHIFT = 0.5  # m a stance may move a foot from its nominal place under the body
 _ALLOWED_IN_FAULT = {"selfright", "safe_power_off", "stop_fb", "stop", "freeze"}
 
 
@@ -62,6 +65,8 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         manipulator = arm_request is not None or gripper_request is not None
         if manipulator and robot.arm is None:
             raise CommandRejectedError(Response.STATUS_UNSUPPORTED, "this robot has no arm")
+        if manipulator and not robot.license.allows("arm"):
+            raise CommandRejectedError(Response.STATUS_UNSUPPORTED, robot.license.refusal("arm"))
         kind, body = None, None
         if not manipulator or sync.HasField("mobility_command"):
             kind, body = _classify(command)
@@ -91,7 +96,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
     def _accept_mobility(self, request, kind: str, body) -> Command:
         robot = self.robot
         end_ns = None
-        if kind in ("velocity", "trajectory"):
+        if kind in ("velocity", "trajectory", "stance"):
             end_ns = self._end_time(request, body)
         params = request.command.synchronized_command.mobility_command.params
         if params.type_url:
@@ -106,6 +111,8 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             extra["velocity"] = self._velocity(body)
         elif kind == "trajectory":
             extra["goal"] = self._goal(body)
+        elif kind == "stance":
+            extra["details"] = {"reachable": self._stance_reachable(body.stance)}
         if mobility_params is not None:
             robot.set_mobility_params(mobility_params)
         return robot.new_command(kind, end_ns=end_ns, **extra)
@@ -146,6 +153,29 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         relative_yaw = frame_yaw - self.robot.odom_body.yaw
         c, s = math.cos(relative_yaw), math.sin(relative_yaw)
         return Se2(c * values[0] - s * values[1], s * values[0] + c * values[1], values[2])
+
+    def _stance_reachable(self, stance) -> bool:
+        """Whether every foot of ``stance`` is within MAX_FOOT_SHIFT of where it stands now
+        (raises for a missing foot or a non-finite position)."""
+        missing = [foot for foot in FEET if foot not in stance.foot_positions]
+        if missing:
+            raise CommandRejectedError(Response.STATUS_INVALID_REQUEST,
+                                       f"stance needs positions for feet {missing}")
+        frame = self._frame_pose(stance.se2_frame_name or "odom")
+        body = self.robot.odom_body
+        nominal = kinematics.foot_positions_in_body(
+            kinematics.leg_joint_positions(kinematics.STAND_HEIGHT))
+        for index, foot in enumerate(FEET):
+            position = stance.foot_positions[foot]
+            if not (math.isfinite(position.x) and math.isfinite(position.y)):
+                raise CommandRejectedError(Response.STATUS_INVALID_REQUEST,
+                                           f"foot {foot} position is not finite")
+            in_odom = mobility.compose(frame, Se2(position.x, position.y, 0.0))
+            in_body = mobility.compose(mobility.inverse(body), in_odom)
+            if math.hypot(in_body.x - nominal[index][0], in_body.y - nominal[index][1]) > \
+                    MAX_FOOT_SHIFT:
+                return False
+        return True
 
     def _goal(self, body) -> Se2:
         points = body.trajectory.points
@@ -245,6 +275,14 @@ def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
                                   else basic.SitCommand.Feedback.STATUS_IN_PROGRESS)
     elif command.kind == "velocity":
         fb.se2_velocity_feedback.SetInParent()
+    elif command.kind == "stance":
+        Stance = basic.StanceCommand.Feedback
+        if not command.details.get("reachable", True):
+            fb.stance_feedback.status = Stance.STATUS_TOO_FAR_AWAY
+        elif still_active and posture.standing and not posture.moving(now):
+            fb.stance_feedback.status = Stance.STATUS_STANCED
+        else:
+            fb.stance_feedback.status = Stance.STATUS_GOING_TO_STANCE
     elif command.kind == "stop":
         fb.stop_feedback.SetInParent()
     elif command.kind == "trajectory":

@@ -1,20 +1,61 @@
-"""robot-state: the full RobotState snapshot."""
+"""robot-state: the full RobotState snapshot, the hardware configuration (skeleton with an
+OBJ model per link), link models and robot metrics."""
 
 from bosdyn.api import robot_state_pb2, robot_state_service_pb2_grpc
+from bosdyn.api.header_pb2 import CommonError
 
+from spot_sim import link_models
+from spot_sim.directory import Directory
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import unary
+from spot_sim.rpc import set_error, unary
 from spot_sim.services import ServiceSpec
 from spot_sim.state_report import robot_state
 
+STRIDE_M = 0.6  # distance per gait cycle, for the gait-cycle metric
+
 
 class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer):
-    def __init__(self, robot: SimRobot) -> None:
-        self.robot, self.clock = robot, robot.clock
+    def __init__(self, robot: SimRobot, directory: Directory | None = None) -> None:
+        self.robot, self.clock, self.directory = robot, robot.clock, directory
+        self._skeleton = link_models.skeleton(robot.config.has_arm)
 
     @unary(robot_state_pb2.RobotStateResponse)
     def GetRobotState(self, request, response, context):
+        if self.directory is not None:
+            self.directory.check_liveness()
         response.robot_state.CopyFrom(robot_state(self.robot))
+
+    @unary(robot_state_pb2.RobotHardwareConfigurationResponse)
+    def GetRobotHardwareConfiguration(self, request, response, context):
+        config = response.hardware_configuration
+        config.skeleton.CopyFrom(self._skeleton)
+        config.can_power_command_request_payload_ports = True
+        config.can_power_command_request_wifi_radio = True
+
+    @unary(robot_state_pb2.RobotLinkModelResponse)
+    def GetRobotLinkModel(self, request, response, context):
+        link = next((k for k in self._skeleton.links if k.name == request.link_name), None)
+        if link is None:
+            set_error(response, CommonError.CODE_INVALID_REQUEST,
+                      f"unknown link {request.link_name!r}")
+            return
+        response.link_model.CopyFrom(link.obj_model)
+
+    @unary(robot_state_pb2.RobotMetricsResponse)
+    def GetRobotMetrics(self, request, response, context):
+        robot = self.robot
+        with robot.lock:
+            distance, moving, powered = (robot.distance_travelled, robot.time_moving_s,
+                                         robot.motors_on_s)
+        metrics = response.robot_metrics
+        metrics.timestamp.CopyFrom(self.clock.timestamp())
+        metrics.metrics.add(label="distance", units="m", float_value=distance)
+        metrics.metrics.add(label="gait cycles", int_value=int(distance / STRIDE_M))
+        metrics.metrics.add(label="time moving", units="s").duration.FromNanoseconds(
+            int(moving * 1e9))
+        metrics.metrics.add(label="electric power", units="s",
+                            notes="time with motor power on").duration.FromNanoseconds(
+            int(powered * 1e9))
 
 
 def spec() -> ServiceSpec:

@@ -1,0 +1,76 @@
+"""gripper-camera-param and ir-enable-disable-service: camera settings the robot keeps and
+reports back (the rendered images do not change with them)."""
+
+from bosdyn.api import gripper_camera_param_pb2 as gripper
+from bosdyn.api import (
+    gripper_camera_param_service_pb2_grpc,
+    ir_enable_disable_pb2,
+    ir_enable_disable_service_pb2_grpc,
+)
+from bosdyn.api.header_pb2 import CommonError
+
+from spot_sim.rpc import set_error, unary
+from spot_sim.services import ServiceSpec
+
+_RANGES = {"brightness": (0.0, 1.0), "contrast": (0.0, 1.0), "saturation": (0.0, 1.0),
+           "gain": (0.0, 1.0), "exposure_absolute": (0.0, 1.0), "focus_absolute": (0.0, 1.0)}
+
+
+class GripperCameraParamServicer(
+        gripper_camera_param_service_pb2_grpc.GripperCameraParamServiceServicer):
+    def __init__(self, clock) -> None:
+        self.clock = clock
+        self.params = gripper.GripperCameraParams(camera_mode=gripper.GripperCameraParams
+                                                  .MODE_1280_720)
+        self.params.brightness.value = 0.5
+        self.params.exposure_auto.value = True
+        self.params.focus_auto.value = True
+
+    @unary(gripper.GripperCameraParamResponse)
+    def SetParams(self, request, response, context):
+        for name, (low, high) in _RANGES.items():
+            if request.params.HasField(name):
+                value = getattr(request.params, name).value
+                if not low <= value <= high:
+                    set_error(response, CommonError.CODE_INVALID_REQUEST,
+                              f"{name} {value} is outside [{low}, {high}]")
+                    return
+        self.params.MergeFrom(request.params)
+
+    @unary(gripper.GripperCameraGetParamResponse)
+    def GetParams(self, request, response, context):
+        response.params.CopyFrom(self.params)
+
+    @unary(gripper.SetGripperCameraCalibrationResponse)
+    def SetCamCalib(self, request, response, context):
+        set_error(response, CommonError.CODE_INVALID_REQUEST,
+                  "the gripper camera calibration is fixed on this robot")
+
+    @unary(gripper.GetGripperCameraCalibrationResponse)
+    def GetCamCalib(self, request, response, context):
+        response.gripper_cam_cal.SetInParent()
+
+
+class IREnableDisableServicer(ir_enable_disable_service_pb2_grpc.IREnableDisableServiceServicer):
+    def __init__(self, clock) -> None:
+        self.clock = clock
+        self.ir_enabled = True
+
+    @unary(ir_enable_disable_pb2.IREnableDisableResponse)
+    def IREnableDisable(self, request, response, context):
+        if request.request == request.REQUEST_UNKNOWN:
+            set_error(response, CommonError.CODE_INVALID_REQUEST, "request must be ON or OFF")
+            return
+        self.ir_enabled = request.request == request.REQUEST_ON
+
+
+def gripper_spec() -> ServiceSpec:
+    return ServiceSpec(
+        "gripper-camera-param", "bosdyn.api.GripperCameraParamService", "api.spot.robot",
+        gripper_camera_param_service_pb2_grpc.add_GripperCameraParamServiceServicer_to_server)
+
+
+def ir_spec() -> ServiceSpec:
+    return ServiceSpec(
+        "ir-enable-disable-service", "bosdyn.api.IREnableDisableService", "api.spot.robot",
+        ir_enable_disable_service_pb2_grpc.add_IREnableDisableServiceServicer_to_server)

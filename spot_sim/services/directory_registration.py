@@ -1,0 +1,51 @@
+"""directory-registration: payload services register, update and unregister directory
+entries; their liveness is kept by re-registering (DirectoryRegistrationKeepAlive)."""
+
+from bosdyn.api import directory_registration_pb2 as pb
+from bosdyn.api import directory_registration_service_pb2_grpc
+from bosdyn.api.header_pb2 import CommonError
+
+from spot_sim.directory import Directory
+from spot_sim.rpc import set_error, unary
+from spot_sim.services import ServiceSpec
+
+
+def _invalid(request, response) -> bool:
+    entry = request.service_entry
+    missing = [name for name in ("name", "type", "authority") if not getattr(entry, name)]
+    if not missing and request.endpoint.port > 0 and request.endpoint.host_ip:
+        return False
+    set_error(response, CommonError.CODE_INVALID_REQUEST,
+              f"service entry needs {', '.join(missing) or 'an endpoint (host_ip, port)'}")
+    return True
+
+
+class DirectoryRegistrationServicer(
+        directory_registration_service_pb2_grpc.DirectoryRegistrationServiceServicer):
+    def __init__(self, clock, directory: Directory) -> None:
+        self.clock, self.directory = clock, directory
+
+    @unary(pb.RegisterServiceResponse)
+    def RegisterService(self, request, response, context):
+        if _invalid(request, response):
+            return
+        added = self.directory.register(request.service_entry, request.endpoint, replace=False)
+        response.status = response.STATUS_OK if added else response.STATUS_ALREADY_EXISTS
+
+    @unary(pb.UpdateServiceResponse)
+    def UpdateService(self, request, response, context):
+        if _invalid(request, response):
+            return
+        updated = self.directory.register(request.service_entry, request.endpoint, replace=True)
+        response.status = response.STATUS_OK if updated else response.STATUS_NONEXISTENT_SERVICE
+
+    @unary(pb.UnregisterServiceResponse)
+    def UnregisterService(self, request, response, context):
+        removed = self.directory.unregister(request.service_name)
+        response.status = response.STATUS_OK if removed else response.STATUS_NONEXISTENT_SERVICE
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec(
+        "directory-registration", "bosdyn.api.DirectoryRegistrationService", "api.spot.robot",
+        directory_registration_service_pb2_grpc.add_DirectoryRegistrationServiceServicer_to_server)

@@ -1,0 +1,500 @@
+"""The simulated robot's standard services through the unmodified SDK clients, as ordinary SDK
+programs call them: directory registration, hardware configuration and link models, metrics,
+data buffer and data service, license (with a withheld feature), stance, faults, keepalive,
+payloads, log status, inverse kinematics, ray cast, gripper camera parameters, IR, Spot Check
+and point-cloud; and every service the directory lists answers (never UNIMPLEMENTED)."""
+
+import time
+
+import pytest
+from bosdyn.api import (
+    data_buffer_pb2,
+    data_index_pb2,
+    gripper_camera_param_pb2,
+    manipulation_api_pb2,
+    payload_pb2,
+    ray_cast_pb2,
+    service_fault_pb2,
+    time_range_pb2,
+)
+from bosdyn.api.spot import inverse_kinematics_pb2, spot_check_pb2
+from bosdyn.client import exceptions as sdk_errors
+from bosdyn.client.data_buffer import DataBufferClient
+from bosdyn.client.data_service import DataServiceClient
+from bosdyn.client.directory_registration import (
+    DirectoryRegistrationClient,
+    DirectoryRegistrationKeepAlive,
+    ServiceAlreadyExistsError,
+    ServiceDoesNotExistError,
+)
+from bosdyn.client.docking import DockingClient
+from bosdyn.client.fault import FaultClient, ServiceFaultDoesNotExistError
+from bosdyn.client.frame_helpers import get_a_tform_b
+from bosdyn.client.gripper_camera_param import GripperCameraParamClient
+from bosdyn.client.inverse_kinematics import InverseKinematicsClient
+from bosdyn.client.ir_enable_disable import IREnableDisableServiceClient
+from bosdyn.client.keepalive import InvalidPolicyError, KeepaliveClient, Policy
+from bosdyn.client.license import LicenseClient
+from bosdyn.client.log_status import LogStatusClient
+from bosdyn.client.manipulation_api_client import ManipulationApiClient
+from bosdyn.client.math_helpers import Quat, SE3Pose, Vec2
+from bosdyn.client.payload import PayloadClient
+from bosdyn.client.payload_registration import (
+    PayloadNotAuthorizedError,
+    PayloadRegistrationClient,
+)
+from bosdyn.client.point_cloud import PointCloudClient
+from bosdyn.client.power import power_on_motors
+from bosdyn.client.ray_cast import RayCastClient
+from bosdyn.client.robot_command import RobotCommandBuilder, UnsupportedError, blocking_stand
+from bosdyn.client.robot_state import RobotStateClient
+from bosdyn.client.spot_check import SpotCheckClient, run_spot_check
+from test_sim_motion import commander, operated, state_of, wait_for
+
+from conftest import connect, running_sim
+from spot_sim.directory import LIVENESS_FAULT
+
+
+@pytest.fixture(scope="module")
+def arm_sim(tmp_path_factory):
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as spot:
+        yield spot
+
+
+@pytest.fixture
+def arm_robot(arm_sim):
+    robot = connect(arm_sim)
+    yield robot
+    robot.time_sync.stop()
+
+
+def client(robot, client_type):
+    return robot.ensure_client(client_type.default_service_name)
+
+
+# ---------------------------------------------------------------------------------- directory
+def test_directory_registration_register_update_unregister_and_liveness(sim, robot):
+    registration = client(robot, DirectoryRegistrationClient)
+    registration.register("my-payload-service", "my.package.MyService",
+                          "my-payload-service.spot.robot", "127.0.0.1", 50051,
+                          liveness_timeout_secs=0.5)
+    robot.sync_with_directory()
+    entry = robot.list_services() and next(
+        s for s in robot.list_services() if s.name == "my-payload-service")
+    assert entry.type == "my.package.MyService"
+    with pytest.raises(ServiceAlreadyExistsError):
+        registration.register("my-payload-service", "my.package.MyService",
+                              "my-payload-service.spot.robot", "127.0.0.1", 50051)
+    registration.update("my-payload-service", "my.package.MyService2",
+                        "my-payload-service.spot.robot", "127.0.0.1", 50052,
+                        liveness_timeout_secs=0.5)
+    assert next(s for s in robot.list_services()
+                if s.name == "my-payload-service").type == "my.package.MyService2"
+
+    def liveness_faults():
+        faults = state_of(robot).service_fault_state.faults
+        return [f for f in faults if f.fault_id.fault_name == LIVENESS_FAULT]
+
+    assert wait_for(lambda: liveness_faults(), timeout=3)  # nobody re-registered in 0.5 s
+    assert liveness_faults()[0].fault_id.service_name == "my-payload-service"
+    with DirectoryRegistrationKeepAlive(registration, rpc_interval_seconds=0.2) as keepalive:
+        keepalive.start("kept-alive", "my.package.Kept", "kept.spot.robot", "127.0.0.1", 50053,
+                        liveness_timeout_secs=0.6, reset_service=True)
+        time.sleep(1.5)
+        faults = [f.fault_id.service_name for f in liveness_faults()]
+        assert "kept-alive" not in faults  # the keep-alive re-registers in time
+    registration.unregister("my-payload-service")
+    assert "my-payload-service" not in {s.name for s in robot.list_services()}
+    with pytest.raises(ServiceDoesNotExistError):
+        registration.unregister("my-payload-service")
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        registration.register("", "t", "a.spot.robot", "127.0.0.1", 1)
+
+
+def test_every_listed_service_answers_a_representative_rpc(arm_sim, arm_robot):
+    """No service the directory lists answers UNIMPLEMENTED (or has no gRPC service)."""
+    calls = representative_calls()
+    listed = {entry.name for entry in arm_robot.list_services()}
+    assert listed - set(calls) == set(), f"no representative call for {listed - set(calls)}"
+    for name in sorted(listed):
+        try:
+            calls[name](arm_robot)
+        except sdk_errors.UnimplementedError:
+            pytest.fail(f"{name} answered UNIMPLEMENTED")
+        except sdk_errors.RpcError as exc:
+            assert not isinstance(exc, sdk_errors.UnimplementedError), name
+            assert "UNIMPLEMENTED" not in str(exc), (name, exc)
+        except sdk_errors.ResponseError:
+            pass  # a refusal is an answer
+
+
+def representative_calls() -> dict:
+    from bosdyn.client.auth import AuthClient
+    from bosdyn.client.directory import DirectoryClient
+    from bosdyn.client.estop import EstopClient
+    from bosdyn.client.image import ImageClient
+    from bosdyn.client.lease import LeaseClient
+    from bosdyn.client.power import PowerClient
+    from bosdyn.client.robot_command import RobotCommandClient
+    from bosdyn.client.robot_id import RobotIdClient
+    from bosdyn.client.time_sync import TimeSyncClient
+    from bosdyn.client.world_object import WorldObjectClient
+    from bosdyn.mission.client import MissionClient
+
+    def c(robot, name):
+        return robot.ensure_client(name)
+
+    return {
+        "robot-id": lambda r: c(r, RobotIdClient.default_service_name).get_id(),
+        "auth": lambda r: c(r, AuthClient.default_service_name).auth("nobody", "wrong"),
+        "directory": lambda r: c(r, DirectoryClient.default_service_name).list(),
+        "directory-registration": lambda r: c(
+            r, DirectoryRegistrationClient.default_service_name).unregister("nothing"),
+        "time-sync": lambda r: c(r, TimeSyncClient.default_service_name).get_time_sync_update(
+            None, "test"),
+        "lease": lambda r: c(r, LeaseClient.default_service_name).list_leases(),
+        "estop": lambda r: c(r, EstopClient.default_service_name).get_status(),
+        "power": lambda r: c(r, PowerClient.default_service_name).power_command_feedback(1),
+        "robot-command": lambda r: c(r, RobotCommandClient.default_service_name)
+        .robot_command_feedback(1),
+        "robot-state": lambda r: c(r, RobotStateClient.default_service_name).get_robot_state(),
+        "image": lambda r: c(r, ImageClient.default_service_name).list_image_sources(),
+        "docking": lambda r: c(r, DockingClient.default_service_name).get_docking_config(),
+        "world-objects": lambda r: c(r, WorldObjectClient.default_service_name)
+        .list_world_objects(),
+        "robot-mission": lambda r: c(r, MissionClient.default_service_name).get_state(),
+        "license": lambda r: c(r, LicenseClient.default_service_name).get_license_info(),
+        "fault": lambda r: c(r, FaultClient.default_service_name).clear_service_fault(
+            service_fault_pb2.ServiceFaultId(fault_name="none", service_name="none")),
+        "data-buffer": lambda r: c(r, DataBufferClient.default_service_name)
+        .add_operator_comment("hello"),
+        "data": lambda r: c(r, DataServiceClient.default_service_name)
+        .get_data_buffer_status(),
+        "keepalive": lambda r: c(r, KeepaliveClient.default_service_name).get_status(),
+        "payload": lambda r: c(r, PayloadClient.default_service_name).list_payloads(),
+        "payload-registration": lambda r: c(
+            r, PayloadRegistrationClient.default_service_name).get_payload_auth_token(
+            "nobody", "wrong"),
+        "log-status": lambda r: c(r, LogStatusClient.default_service_name)
+        .get_active_log_statuses(),
+        "ray-cast": lambda r: c(r, RayCastClient.default_service_name).raycast(
+            (0, 0, 1), (0, 0, -1), [ray_cast_pb2.RayIntersection.TYPE_GROUND_PLANE],
+            frame_name="odom"),
+        "ir-enable-disable-service": lambda r: c(
+            r, IREnableDisableServiceClient.default_service_name).set_ir_enabled(True),
+        "spot-check": lambda r: c(r, SpotCheckClient.default_service_name).spot_check_feedback(
+            spot_check_pb2.SpotCheckFeedbackRequest()),
+        "point-cloud": lambda r: c(r, PointCloudClient.default_service_name)
+        .list_point_cloud_sources(),
+        "velodyne-point-cloud": lambda r: (r.sync_with_directory(), r.ensure_client(
+            "velodyne-point-cloud").list_point_cloud_sources()),
+        "manipulation": lambda r: c(r, ManipulationApiClient.default_service_name)
+        .manipulation_api_feedback_command(
+            manipulation_api_pb2.ManipulationApiFeedbackRequest(manipulation_cmd_id=1)),
+        "inverse-kinematics": lambda r: c(r, InverseKinematicsClient.default_service_name)
+        .inverse_kinematics(inverse_kinematics_pb2.InverseKinematicsRequest(
+            root_frame_name="odom", tool_pose_task=inverse_kinematics_pb2
+            .InverseKinematicsRequest.ToolPoseTask())),
+        "gripper-camera-param": lambda r: c(r, GripperCameraParamClient.default_service_name)
+        .get_camera_params(gripper_camera_param_pb2.GripperCameraGetParamRequest()),
+    }
+
+
+# ---------------------------------------------------------------------------------- robot state
+def test_hardware_configuration_link_models_and_metrics(arm_sim, arm_robot):
+    state_client = client(arm_robot, RobotStateClient)
+    skeleton = state_client.get_robot_hardware_configuration().skeleton
+    names = [link.name for link in skeleton.links]
+    for expected in ("body", "front_left_upper_leg", "rear_right_lower_leg", "arm0.link_sh0",
+                     "arm0.link_wr1", "arm0.link_fngr"):
+        assert expected in names
+    model = state_client.get_robot_link_model("front_left_upper_leg")
+    vertices = [line for line in model.file_contents.splitlines() if line.startswith("v ")]
+    faces = [line for line in model.file_contents.splitlines() if line.startswith("f ")]
+    assert len(vertices) == 8 and len(faces) == 6
+    zs = [float(v.split()[3]) for v in vertices]
+    assert max(zs) - min(zs) == pytest.approx(0.3205, abs=1e-3)  # the upper leg's length
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        state_client.get_robot_link_model("no_such_link")
+    metrics = {m.label: m for m in state_client.get_robot_metrics().metrics}
+    assert {"distance", "gait cycles", "time moving", "electric power"} <= set(metrics)
+    assert metrics["distance"].units == "m"
+
+
+def test_hardware_configuration_without_arm_has_no_arm_links(sim, robot):
+    names = [link.name for link in
+             client(robot, RobotStateClient).get_robot_hardware_configuration().skeleton.links]
+    assert "body" in names and not any(n.startswith("arm0") for n in names)
+
+
+def test_metrics_count_walking(sim, robot):
+    state_client = client(robot, RobotStateClient)
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        commander(robot).robot_command(RobotCommandBuilder.synchro_velocity_command(0.5, 0, 0),
+                                       end_time_secs=time.time() + 1.0)
+        time.sleep(1.5)
+    metrics = {m.label: m for m in state_client.get_robot_metrics().metrics}
+    assert metrics["distance"].float_value > 0.2
+    assert metrics["time moving"].duration.ToNanoseconds() > 0.5e9
+
+
+# ---------------------------------------------------------------------------------- data
+def test_data_buffer_stores_and_the_data_service_reads_back(sim, robot):
+    buffer = client(robot, DataBufferClient)
+    data = client(robot, DataServiceClient)
+    buffer.add_operator_comment("the robot looked at the gauge")
+    buffer.add_text_messages([data_buffer_pb2.TextMessage(message="hello", source="test")])
+    event = data_buffer_pb2.Event(type="inspection", description="gauge read", source="test",
+                                  level=data_buffer_pb2.Event.LEVEL_MEDIUM)
+    robot.time_sync.wait_for_sync(timeout_sec=5)
+    event.start_time.CopyFrom(robot.time_sync.robot_timestamp_from_local_secs(time.time()))
+    event.end_time.CopyFrom(event.start_time)
+    buffer.add_events([event])
+    buffer.add_blob(b"\x01\x02\x03", "my.BlobType", channel="blobs")
+    schema_id = buffer.register_signal_schema(
+        [data_buffer_pb2.SignalSchema.Variable(name="x", type=data_buffer_pb2.SignalSchema
+                                               .Variable.TYPE_FLOAT64)], "signals")
+    assert schema_id > 0
+    comments = data.get_events_comments(data_index_pb2.EventsCommentsSpec(
+        comments=True, events=[{}])).events_comments
+    assert [c.message for c in comments.operator_comments] == ["the robot looked at the gauge"]
+    assert [e.type for e in comments.events] == ["inspection"]
+    status = data.get_data_buffer_status(get_blob_specs=True).data_buffer_status
+    assert status.num_comments == 1 and status.num_events == 1
+    assert [s.channel for s in status.blob_specs] == ["blobs"]
+    index = data.get_data_index(data_index_pb2.DataQuery(
+        text_messages=True, blobs=[data_index_pb2.BlobSpec(channel="blobs")])).data_index
+    assert index.text_messages.pages[0].num_ticks == 1
+    assert index.blobs[0].pages[0].page.num_ticks == 1
+    pages = data.get_data_pages(time_range_pb2.TimeRange()).pages
+    deleted = data.delete_data_pages(time_range_pb2.TimeRange(), [p.id for p in pages])
+    assert deleted.bytes_deleted > 0
+    assert data.get_data_buffer_status().data_buffer_status.num_comments == 0
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        buffer.register_signal_schema([], "empty")
+
+
+# ---------------------------------------------------------------------------------- license
+def test_license_lists_features_and_a_withheld_feature_is_refused(certs_dir):
+    with running_sim(certs_dir, has_arm=True, withheld_features=("docking", "arm")) as spot:
+        robot = connect(spot)
+        try:
+            licenses = client(robot, LicenseClient)
+            info = licenses.get_license_info()
+            assert info.status == info.STATUS_VALID and info.robot_serial
+            assert "docking" not in info.licensed_features
+            assert "choreography" in info.licensed_features
+            enabled = licenses.get_feature_enabled(["docking", "choreography", "arm"])
+            assert dict(enabled) == {"docking": False, "choreography": True, "arm": False}
+            with operated(robot):
+                power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+                docking = client(robot, DockingClient)
+                end = robot.time_sync.robot_timestamp_from_local_secs(time.time() + 20)
+                with pytest.raises(sdk_errors.InvalidRequestError, match="docking"):
+                    docking.docking_command(520, robot.time_sync.endpoint.clock_identifier, end)
+                with pytest.raises(UnsupportedError) as refused:
+                    commander(robot).robot_command(RobotCommandBuilder.arm_ready_command())
+                assert "'arm'" in refused.value.response.message
+        finally:
+            robot.time_sync.stop()
+
+
+# ---------------------------------------------------------------------------------- stance
+def test_stance_command_with_feedback(sim, robot):
+    from bosdyn.api import basic_command_pb2
+
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        snapshot = state_of(robot).kinematic_state.transforms_snapshot
+        odom_t_body = get_a_tform_b(snapshot, "odom", "body")
+        feet = [odom_t_body * SE3Pose(x, y, 0, Quat())
+                for x, y in ((0.3, 0.15), (0.3, -0.15), (-0.3, 0.15), (-0.3, -0.15))]
+        command = RobotCommandBuilder.stance_command(
+            "odom", *[Vec2(f.x, f.y).to_proto() for f in feet])
+        command_id = commander(robot).robot_command(command, end_time_secs=time.time() + 5)
+        Stance = basic_command_pb2.StanceCommand.Feedback
+
+        def status():
+            feedback = commander(robot).robot_command_feedback(command_id)
+            return (feedback.feedback.synchronized_feedback.mobility_command_feedback
+                    .stance_feedback.status)
+
+        assert wait_for(lambda: status() == Stance.STATUS_STANCED, timeout=5)
+        far = RobotCommandBuilder.stance_command(
+            "odom", *[Vec2(f.x + 3.0, f.y).to_proto() for f in feet])
+        far_id = commander(robot).robot_command(far, end_time_secs=time.time() + 5)
+        command_id = far_id
+        assert status() == Stance.STATUS_TOO_FAR_AWAY
+        missing = RobotCommandBuilder.stance_command(
+            "odom", *[Vec2(f.x, f.y).to_proto() for f in feet])
+        del missing.synchronized_command.mobility_command.stance_request.stance \
+            .foot_positions["hr"]
+        with pytest.raises(sdk_errors.InvalidRequestError):
+            commander(robot).robot_command(missing, end_time_secs=time.time() + 5)
+
+
+# ---------------------------------------------------------------------------------- faults
+def test_service_faults_trigger_show_in_state_and_clear(sim, robot):
+    faults = client(robot, FaultClient)
+    fault = service_fault_pb2.ServiceFault(error_message="camera unplugged",
+                                           severity=service_fault_pb2.ServiceFault.SEVERITY_WARN)
+    fault.fault_id.fault_name = "camera"
+    fault.fault_id.service_name = "my-service"
+    faults.trigger_service_fault(fault)
+    active = state_of(robot).service_fault_state.faults
+    assert [f.error_message for f in active] == ["camera unplugged"]
+    with pytest.raises(sdk_errors.ResponseError):
+        faults.trigger_service_fault(fault)  # already active
+    faults.clear_service_fault(fault.fault_id)
+    assert not state_of(robot).service_fault_state.faults
+    with pytest.raises(ServiceFaultDoesNotExistError):
+        faults.clear_service_fault(fault.fault_id)
+
+
+# ---------------------------------------------------------------------------------- keepalive
+def test_keepalive_policy_cuts_power_when_checkins_stop(sim, robot):
+    keepalive = client(robot, KeepaliveClient)
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        policy = Policy()
+        policy.name = "operator heartbeat"
+        policy.add_controlled_motors_off_action(0.6)
+        added = keepalive.modify_policy(to_add=policy).added_policy
+        for _ in range(5):
+            keepalive.check_in(added.policy_id)
+            time.sleep(0.2)
+        assert sim.robot.powered  # checked in often enough
+        assert [p.policy.name for p in keepalive.get_status().status] == ["operator heartbeat"]
+        assert wait_for(lambda: not sim.robot.powered, timeout=5)  # stopped checking in
+        keepalive.modify_policy(policy_ids_to_remove=[added.policy_id])
+        with pytest.raises(InvalidPolicyError):
+            keepalive.check_in(added.policy_id)
+
+
+# ---------------------------------------------------------------------------------- payloads
+def test_payload_registration_needs_authorization(sim, robot):
+    registration = client(robot, PayloadRegistrationClient)
+    payload = payload_pb2.Payload(GUID="3e2c6e0f-sim-payload", name="inspection kit",
+                                  description="test payload")
+    registration.register_payload(payload, "payload-secret")
+    listed = client(robot, PayloadClient).list_payloads()
+    assert [(p.name, p.is_authorized) for p in listed] == [("inspection kit", False)]
+    with pytest.raises(PayloadNotAuthorizedError):
+        registration.get_payload_auth_token(payload.GUID, "payload-secret")
+    assert sim.authorize_payload(payload.GUID)
+    assert registration.get_payload_auth_token(payload.GUID, "payload-secret")
+    with pytest.raises(sdk_errors.ResponseError):
+        registration.get_payload_auth_token(payload.GUID, "wrong secret")
+
+
+# ---------------------------------------------------------------------------------- logs
+def test_log_status_experiment_and_retro_logs(sim, robot):
+    logs = client(robot, LogStatusClient)
+    started = logs.start_experiment_log(0.5)
+    log_id = started.log_status.id
+    assert logs.get_log_status(log_id).log_status.status == \
+        started.log_status.STATUS_IN_PROGRESS
+    assert [s.id for s in logs.get_active_log_statuses().log_statuses] == [log_id]
+    with pytest.raises(sdk_errors.ResponseError):
+        logs.start_experiment_log(1.0)  # one experiment log at a time
+    time.sleep(0.7)
+    assert logs.get_log_status(log_id).log_status.status == started.log_status.STATUS_DONE
+    retro = logs.start_retro_log(5.0)
+    logs.terminate_log(retro.log_status.id)
+    with pytest.raises(sdk_errors.ResponseError):
+        logs.get_log_status("no-such-log")
+
+
+# ---------------------------------------------------------------------------------- arm tools
+def test_inverse_kinematics_from_the_arm_kinematics(arm_sim, arm_robot):
+    from spot_sim import arm_kinematics
+
+    ik = client(arm_robot, InverseKinematicsClient)
+    snapshot = state_of(arm_robot).kinematic_state.transforms_snapshot
+    odom_t_body = get_a_tform_b(snapshot, "odom", "body")
+    body_t_tool = SE3Pose(0.7, 0.0, 0.3, Quat())  # no wrist-mounted tool: the tool is the hand
+    task = inverse_kinematics_pb2.InverseKinematicsRequest.ToolPoseTask(
+        task_tform_desired_tool=body_t_tool.to_proto())
+    request = inverse_kinematics_pb2.InverseKinematicsRequest(
+        root_frame_name="odom", scene_tform_task=odom_t_body.to_proto(), tool_pose_task=task)
+    response = ik.inverse_kinematics(request)
+    assert response.status == response.STATUS_OK
+    q = [j.position.value for j in response.robot_configuration.joint_states][:6]
+    hand = arm_kinematics.hand_pose(q)
+    assert hand[:3, 3] == pytest.approx([0.7, 0.0, 0.3], abs=2e-3)  # the sim arm's own FK
+    reported = get_a_tform_b(response.robot_configuration.transforms_snapshot, "body", "hand")
+    assert (reported.x, reported.y, reported.z) == pytest.approx((0.7, 0.0, 0.3), abs=2e-3)
+    far = inverse_kinematics_pb2.InverseKinematicsRequest(
+        root_frame_name="odom", scene_tform_task=odom_t_body.to_proto(),
+        tool_pose_task=inverse_kinematics_pb2.InverseKinematicsRequest.ToolPoseTask(
+            task_tform_desired_tool=SE3Pose(5.0, 0, 0, Quat()).to_proto()))
+    assert ik.inverse_kinematics(far).status == response.STATUS_NO_SOLUTION_FOUND
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        ik.inverse_kinematics(inverse_kinematics_pb2.InverseKinematicsRequest(
+            root_frame_name="hand", tool_pose_task=task))
+
+
+def test_gripper_camera_params_round_trip(arm_sim, arm_robot):
+    params = client(arm_robot, GripperCameraParamClient)
+    request = gripper_camera_param_pb2.GripperCameraParamRequest()
+    request.params.brightness.value = 0.8
+    request.params.camera_mode = request.params.MODE_1920_1080
+    params.set_camera_params(request)
+    got = params.get_camera_params(gripper_camera_param_pb2.GripperCameraGetParamRequest())
+    assert got.params.brightness.value == pytest.approx(0.8)
+    assert got.params.camera_mode == request.params.MODE_1920_1080
+    request.params.brightness.value = 3.0
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        params.set_camera_params(request)
+
+
+def test_ir_enable_disable(sim, robot):
+    ir = client(robot, IREnableDisableServiceClient)
+    ir.set_ir_enabled(False)
+    ir.set_ir_enabled(True)
+
+
+# ---------------------------------------------------------------------------------- ray cast
+def test_ray_cast_hits_the_floor_and_boxes(sim, robot):
+    rays = client(robot, RayCastClient)
+    Hit = ray_cast_pb2.RayIntersection
+    down = rays.raycast((0, 0, 2), (0, 0, -1), [Hit.TYPE_GROUND_PLANE], frame_name="odom")
+    assert down.hits[0].distance_meters == pytest.approx(2.0, abs=1e-4)
+    # The red box spans x 2.2-2.8 at y 0.4-1.0, 0.8 m high: a ray along +x at y 0.7, z 0.4.
+    box = rays.raycast((0, 0.7, 0.4), (1, 0, 0), [Hit.TYPE_VOXEL_MAP], frame_name="odom")
+    assert box.hits[0].type == Hit.TYPE_VOXEL_MAP
+    assert box.hits[0].hit_position_in_hit_frame.x == pytest.approx(2.2, abs=1e-3)
+    body = rays.raycast((0, 0, 0), (0, 0, -1), [Hit.TYPE_GROUND_PLANE], frame_name="body")
+    assert body.hit_frame_name == "body" and body.hits[0].distance_meters > 0.1
+    with pytest.raises(sdk_errors.ResponseError):
+        rays.raycast((0, 0, 0), (0, 0, -1), [Hit.TYPE_GROUND_PLANE], frame_name="no_such_frame")
+
+
+# ---------------------------------------------------------------------------------- spot check
+def test_spot_check_runs_with_feedback_and_refuses_a_standing_robot(sim, robot):
+    from bosdyn.client.spot_check import SpotCheckNotSittingError
+
+    checks = client(robot, SpotCheckClient)
+    with operated(robot):
+        result = run_spot_check(checks, robot.lease_wallet.get_lease(), timeout_sec=20,
+                                update_frequency=2.0)
+        assert result.state == result.STATE_FINISHED and result.progress == pytest.approx(1.0)
+        assert set(result.camera_results) == {"frontleft", "frontright", "left", "right",
+                                              "back"}
+        assert sim.robot.powered  # Spot Check powers the motors on itself
+        blocking_stand(commander(robot), timeout_sec=10)
+        with pytest.raises(SpotCheckNotSittingError):
+            run_spot_check(checks, robot.lease_wallet.get_lease(), timeout_sec=10,
+                           update_frequency=2.0)
+
+
+# ---------------------------------------------------------------------------------- point cloud
+def test_point_cloud_under_its_standard_name(sim, robot):
+    clouds = client(robot, PointCloudClient)
+    sources = [s.name for s in clouds.list_point_cloud_sources()]
+    assert sources == ["velodyne-point-cloud"]
+    (response,) = clouds.get_point_cloud_from_sources(sources)
+    assert response.point_cloud.num_points > 1000
