@@ -1,7 +1,7 @@
 """Cameras and lidar end to end: simulated Spot -> driver -> subscriber, three processes.
 
 The simulated robot (``python -m spot_sim``) and the driver run as their own processes; this
-process subscribes (raw CDR, sensor-data QoS) to every camera topic of the five body cameras
+process subscribes (raw CDR, reliable as RViz and image_transport do) to every camera topic of the five body cameras
 (image, compressed, camera_info, depth image) at 15 Hz and to the lidar at 10 Hz for 30 s, and
 records per topic the delivered rate and the image age (header stamp, i.e. acquisition time
 on the local clock, to receipt). It also takes the robot-state streams (joint_states,
@@ -91,7 +91,7 @@ class Recorder:
         self.samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
         self._lock = threading.Lock()
         for topic, (msg_type, _) in topics().items():
-            profile = qos.STATE if topic in STATE_TOPICS else qos.STREAM
+            profile = qos.STATE if topic in STATE_TOPICS else qos.SENSOR  # reliable, as RViz
             node.create_subscription(msg_type, topic, self._callback(topic), profile, raw=True)
 
     def _callback(self, topic: str):

@@ -1,9 +1,9 @@
-"""Launch the Spot driver on a real ROS 2 install (a thin wrapper over the console script).
+"""Launch the Spot driver, robot_state_publisher for its model and, optionally, RViz.
 
-    ros2 launch spot_driver spot_driver.launch.py hostname:=192.168.80.3 robot_name:=spot1
+    ros2 launch spot_driver spot_driver.launch.py hostname:=192.168.80.3 robot_name:=spot1 arm:=true
 
 Credentials come from BOSDYN_CLIENT_USERNAME / BOSDYN_CLIENT_PASSWORD in the environment or
-from the file named by the credentials_file parameter in the config file.
+from ``credentials_file`` (never from launch arguments or parameters).
 """
 
 import os
@@ -14,33 +14,59 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from spot_driver.robot_model import robot_description
+
+SHARE = get_package_share_directory("spot_driver")
+ARGUMENTS = (
+    ("config_file", os.path.join(SHARE, "config", "spot_driver.yaml"),
+     "parameter file (see config/spot_driver.yaml)"),
+    ("hostname", "", "robot address; overrides the config file"),
+    ("port", "", "robot API port; empty: the config file's (0: the standard 443)"),
+    ("certificate", "", "CA certificate of the robot; empty: the config file's"),
+    ("credentials_file", "", "file with username=/password= lines (else the environment)"),
+    ("estop_endpoint", "", "true: register the driver's own e-stop endpoint"),
+    ("robot_name", "", "namespace and frame prefix (<robot_name>/) for this robot"),
+    ("namespace", "", "namespace (default: robot_name)"),
+    ("arm", "false", "the robot has an arm (selects the model robot_state_publisher uses)"),
+    ("launch_rsp", "true", "start robot_state_publisher with the robot's URDF"),
+    ("launch_rviz", "false", "start RViz with rviz/spot.rviz"),
+    ("log_level", "info", "log level of the driver (debug, info, warn, error)"),
+)
 
 
-def _driver(context):
-    config = LaunchConfiguration("config_file").perform(context)
-    robot_name = LaunchConfiguration("robot_name").perform(context)
-    namespace = LaunchConfiguration("namespace").perform(context) or robot_name
-    overrides = {}
-    hostname = LaunchConfiguration("hostname").perform(context)
-    if hostname:
-        overrides["hostname"] = hostname
-    if robot_name:
-        overrides["frame_prefix"] = f"{robot_name}/"
-    return [Node(package="spot_driver", executable="spot_driver", namespace=namespace,
-                 output="screen", parameters=[config, overrides])]
+def _nodes(context):
+    def arg(name: str) -> str:
+        return LaunchConfiguration(name).perform(context)
+
+    robot_name = arg("robot_name")
+    namespace = arg("namespace") or robot_name
+    prefix = f"{robot_name}/" if robot_name else ""
+    launch_rsp = arg("launch_rsp").lower() == "true"
+    overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp}
+    for name in ("hostname", "certificate", "credentials_file"):
+        if arg(name):
+            overrides[name] = arg(name)
+    if arg("port"):
+        overrides["port"] = int(arg("port"))
+    if arg("estop_endpoint"):
+        overrides["estop_endpoint"] = arg("estop_endpoint").lower() == "true"
+    nodes = [Node(package="spot_driver", executable="spot_driver", namespace=namespace,
+                  output="screen", parameters=[arg("config_file"), overrides],
+                  arguments=["--ros-args", "--log-level", arg("log_level")])]
+    if launch_rsp:
+        urdf = robot_description(arg("arm").lower() == "true", prefix)
+        nodes.append(Node(package="robot_state_publisher", executable="robot_state_publisher",
+                          namespace=namespace, output="screen",
+                          parameters=[{"robot_description": urdf}]))
+    if arg("launch_rviz").lower() == "true":
+        nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
+                          arguments=["-d", os.path.join(SHARE, "rviz", "spot.rviz")]))
+    return nodes
 
 
 def generate_launch_description() -> LaunchDescription:
-    default_config = os.path.join(get_package_share_directory("spot_driver"), "config",
-                                  "spot_driver.yaml")
     return LaunchDescription([
-        DeclareLaunchArgument("config_file", default_value=default_config,
-                              description="parameter file (see config/spot_driver.yaml)"),
-        DeclareLaunchArgument("hostname", default_value="",
-                              description="robot address; overrides the config file"),
-        DeclareLaunchArgument("robot_name", default_value="",
-                              description="namespace and frame prefix for this robot"),
-        DeclareLaunchArgument("namespace", default_value="",
-                              description="namespace (default: robot_name)"),
-        OpaqueFunction(function=_driver),
+        *[DeclareLaunchArgument(name, default_value=default, description=description)
+          for name, default, description in ARGUMENTS],
+        OpaqueFunction(function=_nodes),
     ])

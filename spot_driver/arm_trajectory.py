@@ -10,21 +10,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spot_driver import robot_model
+
 ARM_JOINTS = ("arm0.sh0", "arm0.sh1", "arm0.el0", "arm0.el1", "arm0.wr0", "arm0.wr1")
 GRIPPER_JOINT = "arm0.f1x"
 # The same joints as named in joint_states and the URDF (before the driver's frame prefix).
 URDF_ARM_JOINTS = tuple(name.replace("arm0.", "arm_") for name in ARM_JOINTS)
 URDF_GRIPPER_JOINT = "arm_f1x"
-# Joint limits (rad) of Spot's arm as documented by Boston Dynamics, in ARM_JOINTS order.
-LIMITS = np.array([
-    [-5 * math.pi / 6, math.pi],
-    [-math.pi, math.pi / 6],
-    [0.0, math.pi],
-    [-8 * math.pi / 9, 8 * math.pi / 9],
-    [-7 * math.pi / 12, 7 * math.pi / 12],
-    [-11 * math.pi / 12, 11 * math.pi / 12],
-])
-GRIPPER_OPEN = -1.5708  # rad, arm0.f1x fully open (0 is closed)
+# Joint limits (rad) of Spot's arm, in ARM_JOINTS order, and the open gripper: from the robot
+# model (urdf/spot_kinematics.yaml), as the URDF's.
+LIMITS = robot_model.arm_limits()
+GRIPPER_OPEN = robot_model.gripper_open()  # rad, arm0.f1x fully open (0 is closed)
 MAX_POINTS = 250  # the most points the robot accepts in one arm joint trajectory
 
 # control_msgs/FollowJointTrajectory result codes.

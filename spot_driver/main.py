@@ -20,6 +20,7 @@ from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import describe
 from spot_driver.nodes.arm_node import ArmNode
 from spot_driver.nodes.command_node import CommandNode
+from spot_driver.nodes.description_node import DescriptionNode
 from spot_driver.nodes.diagnostics_node import DiagnosticsNode
 from spot_driver.nodes.docking_node import DockingNode
 from spot_driver.nodes.driver_node import DriverNode
@@ -27,6 +28,7 @@ from spot_driver.nodes.mission_node import MissionNode
 from spot_driver.nodes.motion_node import MotionNode
 from spot_driver.nodes.perception_node import PerceptionNode
 from spot_driver.nodes.state_node import StateNode
+from spot_driver.perception import LidarStream
 from spot_driver.shutdown import ShutdownRequest
 from spot_driver.state_cache import RobotStateCache
 from spot_driver.supervisor import ConnectionSupervisor
@@ -138,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         state = StateNode(connection, cache, namespace)
         perception = PerceptionNode(connection, namespace)
         stream_nodes = [state, perception]
+        has_lidar = any(isinstance(s, LidarStream) for s in perception.streams)
         nodes = [driver, state, commands, ArmNode(connection, cache, namespace), perception,
+                 DescriptionNode(connection, has_lidar, namespace),
                  DockingNode(connection, cache, namespace), MissionNode(connection, namespace),
                  DiagnosticsNode(connection, supervisor, cache,
                                  [state.stream, *perception.streams], namespace)]

@@ -12,8 +12,14 @@ from rclpy.qos import (
 # reliable delivery) all match; a shallow queue so nothing stale piles up.
 STATE = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-# Periodic status and sensor streams: newest sample wins.
+# Periodic status streams: newest sample wins.
 STREAM = qos_profile_sensor_data
+# Sensor streams (images, camera_info, depth, points, lidar), REP-2003: reliable by default so
+# default subscribers (RViz displays, image_transport) receive them; best-effort subscribers
+# match too. The parameter sensor_qos: best_effort publishes STREAM instead.
+SENSOR = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=5,
+                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+SENSOR_PROFILES = {"reliable": SENSOR, "best_effort": STREAM}
 # Latched data (static TF, settings): late subscribers get the last value.
 LATCHED = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                      reliability=ReliabilityPolicy.RELIABLE,

@@ -1,8 +1,9 @@
 """Kinematics of the simulated Spot arm: joint limits, forward kinematics and inverse kinematics.
 
 The arm is a chain of six revolute joints (``arm0.sh0`` .. ``arm0.wr1``) from the body to the
-``hand`` frame, plus the gripper joint ``arm0.f1x``. Link offsets approximate the published
-Spot arm geometry; poses are 4x4 homogeneous matrices in the body frame.
+``hand`` frame, plus the gripper joint ``arm0.f1x``. Link offsets (approximating the published
+Spot arm geometry) and limits come from ``urdf/spot_kinematics.yaml``, as the URDF's do; poses
+are 4x4 homogeneous matrices in the body frame.
 """
 
 import math
@@ -10,34 +11,22 @@ import math
 import numpy as np
 from transforms3d.axangles import mat2axangle
 
+from spot_sim.model import GEOMETRY
+
+_ARM = GEOMETRY["arm"]
 # Joint limits (rad) as documented for the Spot arm, in ARM_JOINTS order without f1x.
-JOINT_LIMITS = np.array([
-    [-5 * math.pi / 6, math.pi],  # sh0: shoulder yaw
-    [-math.pi, math.pi / 6],  # sh1: shoulder pitch
-    [0.0, math.pi],  # el0: elbow pitch
-    [-8 * math.pi / 9, 8 * math.pi / 9],  # el1: forearm roll
-    [-7 * math.pi / 12, 7 * math.pi / 12],  # wr0: wrist pitch
-    [-11 * math.pi / 12, 11 * math.pi / 12],  # wr1: wrist roll
-])
-GRIPPER_LIMITS = (-1.5708, 0.0)  # f1x (rad): fully open .. closed
+JOINT_LIMITS = np.array(_ARM["limits"], dtype=float)
+GRIPPER_LIMITS = tuple(_ARM["gripper_limits"])  # f1x (rad): fully open .. closed
 MAX_JOINT_SPEED = 2.5  # rad/s the planner allows for joint moves
 STOW = np.array([0.0, -3.1, 3.1, 0.0, 0.0, 0.0])
 READY = np.array([0.0, -0.9, 1.8, 0.0, -0.9, 0.0])
 CARRY = np.array([0.0, -2.4, 2.6, 0.0, 0.9, 0.0])
 
-LINKS = ("arm0.link_sh0", "arm0.link_sh1", "arm0.link_el0", "arm0.link_el1", "arm0.link_wr0",
-         "arm0.link_wr1")
+LINKS = tuple(_ARM["links"])
 # Joint origin in the parent link (m) and rotation axis, for each joint in chain order.
-_ORIGINS = np.array([
-    [0.292, 0.0, 0.188],
-    [0.0, 0.0, 0.0],
-    [0.3385, 0.0, 0.0],
-    [0.4033, 0.0, 0.075],
-    [0.0, 0.0, 0.0],
-    [0.11745, 0.0, 0.0],
-])
-_AXES = "zyyxyx"
-WRIST_TO_HAND = np.array([0.19557, 0.0, 0.0])  # hand frame in arm0.link_wr1
+_ORIGINS = np.array(_ARM["origins"], dtype=float)
+_AXES = "".join(_ARM["axes"])
+WRIST_TO_HAND = np.array(_ARM["wrist_to_hand"], dtype=float)  # hand frame in arm0.link_wr1
 
 
 def _rotation(axis: str, angle: float) -> np.ndarray:

@@ -4,6 +4,7 @@ import math
 
 from bosdyn.api import lease_pb2, robot_state_pb2
 from geometry_msgs.msg import Twist, Vector3, Vector3Stamped
+from sensor_msgs.msg import BatteryState as RosBatteryState
 from std_msgs.msg import Header
 
 from spot_driver.conversions.time import duration_msg, robot_stamp_to_msg
@@ -49,6 +50,43 @@ def battery_states(state: robot_state_pb2.RobotState, header: Header,
         msg.temperatures = list(battery.temperatures)
         msg.status = battery.status
         out.battery_states.append(msg)
+    return out
+
+
+_ROS_BATTERY_STATUS = {
+    robot_state_pb2.BatteryState.STATUS_MISSING: RosBatteryState.POWER_SUPPLY_STATUS_UNKNOWN,
+    robot_state_pb2.BatteryState.STATUS_CHARGING: RosBatteryState.POWER_SUPPLY_STATUS_CHARGING,
+    robot_state_pb2.BatteryState.STATUS_DISCHARGING:
+        RosBatteryState.POWER_SUPPLY_STATUS_DISCHARGING,
+    robot_state_pb2.BatteryState.STATUS_BOOTING: RosBatteryState.POWER_SUPPLY_STATUS_UNKNOWN,
+}
+
+
+def ros_battery_states(state: robot_state_pb2.RobotState, header: Header,
+                       skew_nsec: int) -> list[RosBatteryState]:
+    """Each battery as sensor_msgs/BatteryState (what dashboards and rqt expect): percentage
+    0..1, voltage V, current A (negative while discharging), mean temperature, location = the
+    battery's identifier; unknown values NaN."""
+    out = []
+    for battery in state.battery_states:
+        msg = RosBatteryState()
+        msg.header.frame_id = header.frame_id
+        msg.header.stamp = (robot_stamp_to_msg(battery.timestamp, skew_nsec)
+                            if battery.HasField("timestamp") else header.stamp)
+        msg.voltage = _value(battery.voltage, battery.HasField("voltage"))
+        msg.current = _value(battery.current, battery.HasField("current"))
+        msg.temperature = (float(sum(battery.temperatures) / len(battery.temperatures))
+                           if battery.temperatures else math.nan)
+        msg.charge = msg.capacity = msg.design_capacity = math.nan
+        percent = _value(battery.charge_percentage, battery.HasField("charge_percentage"))
+        msg.percentage = percent / 100.0
+        msg.power_supply_status = _ROS_BATTERY_STATUS.get(
+            battery.status, RosBatteryState.POWER_SUPPLY_STATUS_UNKNOWN)
+        msg.power_supply_health = RosBatteryState.POWER_SUPPLY_HEALTH_UNKNOWN
+        msg.power_supply_technology = RosBatteryState.POWER_SUPPLY_TECHNOLOGY_LION
+        msg.present = battery.status != robot_state_pb2.BatteryState.STATUS_MISSING
+        msg.location = battery.identifier
+        out.append(msg)
     return out
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 from bosdyn.api import arm_command_pb2, basic_command_pb2, gripper_command_pb2, manipulation_api_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
-from control_msgs.action import FollowJointTrajectory
+from control_msgs.action import FollowJointTrajectory, GripperCommand
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -80,6 +80,7 @@ class ArmNode(Node):
             server(PickObjectInImage, "manipulation/pick_object_in_image", self._pick),
             server(FollowJointTrajectory, "arm_controller/follow_joint_trajectory",
                    self._follow_joint_trajectory),
+            server(GripperCommand, "gripper_controller/gripper_cmd", self._gripper_command),
         ]
         for name, action in (("gripper/open", lambda: self._send_gripper(at.GRIPPER_OPEN)),
                              ("gripper/close", lambda: self._send_gripper(0.0)),
@@ -266,22 +267,14 @@ class ArmNode(Node):
             else:
                 raise CommandError(f"unknown gripper command {request.command}; use OPEN (0), "
                                    "CLOSE (1) or ANGLE (2)")
-            command_id = self.arm.gripper(angle, request.max_torque)
             feedback = Gripper.Feedback()
 
-            def judge(fb):
-                gripper = fb.gripper_command_feedback
-                claw = gripper.claw_gripper_feedback.status
-                feedback.status = ClawFb.Status.Name(claw)
+            def publish(status: str) -> None:
+                feedback.status = status
                 feedback.open_percentage = self._open_percentage()
                 goal_handle.publish_feedback(feedback)
-                if gripper.status != PROCESSING:
-                    return True, False, feedback.status
-                done = claw in (ClawFb.STATUS_AT_GOAL, ClawFb.STATUS_APPLYING_FORCE)
-                return done, done, feedback.status
 
-            ok, status = self._follow(goal_handle, command_id, judge, 10.0,
-                                      on_cancel=lambda: self.arm.gripper(self._gripper_angle()))
+            ok, status = self._move_gripper(goal_handle, angle, request.max_torque, publish)
             state = self._cache.wait_newer(1.0) or self._cache.latest()
             result.open_percentage = state.manipulator_state.gripper_open_percentage
             result.holding_item = state.manipulator_state.is_gripper_holding_item
@@ -291,6 +284,56 @@ class ArmNode(Node):
             return ok, message, status
 
         return self._finish(goal_handle, result, run)
+
+    def _move_gripper(self, goal_handle, angle: float, torque: float,
+                      publish: Callable[[str], None]) -> tuple[bool, str]:
+        """Send the claw to ``angle`` and follow it until it is there or holds an object;
+        (ok, claw status). A cancel holds the claw where it is."""
+        command_id = self.arm.gripper(angle, torque)
+
+        def judge(fb):
+            gripper = fb.gripper_command_feedback
+            claw = gripper.claw_gripper_feedback.status
+            status = ClawFb.Status.Name(claw)
+            publish(status)
+            if gripper.status != PROCESSING:
+                return True, False, status
+            done = claw in (ClawFb.STATUS_AT_GOAL, ClawFb.STATUS_APPLYING_FORCE)
+            return done, done, status
+
+        return self._follow(goal_handle, command_id, judge, 10.0,
+                            on_cancel=lambda: self.arm.gripper(self._gripper_angle()))
+
+    def _gripper_command(self, goal_handle):
+        """control_msgs/GripperCommand (MoveIt's gripper controller): position is the arm_f1x
+        angle (rad), max_effort the closing torque (N*m)."""
+        command = goal_handle.request.command
+        result = GripperCommand.Result()
+        feedback = GripperCommand.Feedback()
+
+        def publish(status: str) -> None:
+            feedback.position = self._gripper_angle()
+            feedback.stalled = status == "STATUS_APPLYING_FORCE"
+            goal_handle.publish_feedback(feedback)
+
+        try:
+            ok, status = self._move_gripper(goal_handle, command.position, command.max_effort,
+                                            publish)
+        except CanceledError:
+            goal_handle.canceled()
+            return result
+        except Exception as exc:
+            self.get_logger().warning(f"gripper_cmd: {describe(exc)}")
+            goal_handle.abort()
+            return result
+        result.position = self._gripper_angle()
+        result.stalled = status == "STATUS_APPLYING_FORCE"
+        result.reached_goal = status == "STATUS_AT_GOAL"
+        if ok:
+            goal_handle.succeed()
+        else:
+            goal_handle.abort()
+        return result
 
     def _open_percentage(self) -> float:
         state = self._cache.latest()

@@ -59,6 +59,11 @@ class PerceptionNode(Node):
         lidar_source = declare("lidar_source", "velodyne-point-cloud").value
         lidar_rate = float(declare("lidar_rate", 10.0).value)
         workers = int(declare("perception_workers", 2).value)
+        sensor_qos = declare("sensor_qos", "reliable").value
+        if sensor_qos not in qos.SENSOR_PROFILES:
+            raise ValueError(f"parameter sensor_qos must be one of {sorted(qos.SENSOR_PROFILES)}, "
+                             f"not {sensor_qos!r}")
+        self._sensor_qos = qos.SENSOR_PROFILES[sensor_qos]
         self.prefix = declare("frame_prefix", "").value
         if color not in _PIXEL_FORMATS:
             raise ValueError(f"parameter image_color must be one of {sorted(_PIXEL_FORMATS)}, "
@@ -163,7 +168,7 @@ class PerceptionNode(Node):
                            in_flight)
 
     def _output(self, msg_type, topic: str) -> TopicOutput:
-        return TopicOutput(self.create_publisher(msg_type, topic, qos.STREAM), self._lazy)
+        return TopicOutput(self.create_publisher(msg_type, topic, self._sensor_qos), self._lazy)
 
     def _report(self, message: str) -> None:
         """Log a stream's error, at most once per ERROR_LOG_PERIOD per stream."""

@@ -11,6 +11,7 @@ from geometry_msgs.msg import Vector3Stamped
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
+from sensor_msgs.msg import BatteryState as RosBatteryState
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
@@ -78,6 +79,7 @@ class StateNode(Node):
                                                      "status/behavior_faults", qos.STREAM),
             "time_sync": self.create_publisher(TimeSyncState, "status/time_sync", qos.STREAM),
         }
+        self._battery_pub = self.create_publisher(RosBatteryState, "battery_state", qos.STREAM)
         self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
         self._manipulator_pub = self.create_publisher(ManipulatorState, "status/manipulation",
                                                       qos.STREAM)
@@ -132,6 +134,8 @@ class StateNode(Node):
         header = Header(stamp=stamp, frame_id=self.prefix + "body")
         pubs = self._status_pubs
         pubs["battery"].publish(status.battery_states(state, header, skew))
+        for battery in status.ros_battery_states(state, header, skew):
+            self._battery_pub.publish(battery)
         pubs["power"].publish(status.power_state(state, header, skew))
         pubs["estop"].publish(status.estop_states(state, header, skew))
         pubs["wifi"].publish(status.wifi_state(state, header))

@@ -1,0 +1,60 @@
+"""MoveIt's move_group for Spot's arm, executing on the driver's actions (needs MoveIt 2).
+
+Start the driver first (spot_driver.launch.py with arm:=true), then:
+
+    ros2 launch spot_driver moveit.launch.py [robot_name:=spot1] [launch_rviz:=true]
+
+Planning group "arm" (body -> hand) and "gripper"; trajectories go to
+arm_controller/follow_joint_trajectory, gripper goals to gripper_controller/gripper_cmd.
+"""
+
+import os
+
+import yaml
+from ament_index_python.packages import get_package_share_directory
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from launch import LaunchDescription
+from spot_driver.robot_model import robot_description
+
+SHARE = get_package_share_directory("spot_driver")
+MOVEIT = os.path.join(SHARE, "config", "moveit")
+
+
+def _load(name: str) -> dict:
+    with open(os.path.join(MOVEIT, name)) as file:
+        return yaml.safe_load(file)
+
+
+def _nodes(context):
+    robot_name = LaunchConfiguration("robot_name").perform(context)
+    namespace = robot_name
+    prefix = f"{robot_name}/" if robot_name else ""
+    with open(os.path.join(MOVEIT, "spot.srdf")) as file:
+        srdf = file.read()
+    parameters = {
+        "robot_description": robot_description(True, prefix),
+        "robot_description_semantic": srdf,
+        "robot_description_kinematics": _load("kinematics.yaml"),
+        "robot_description_planning": _load("joint_limits.yaml"),
+        "publish_robot_description_semantic": True,
+        **_load("moveit_controllers.yaml"),
+    }
+    nodes = [Node(package="moveit_ros_move_group", executable="move_group",
+                  namespace=namespace, output="screen", parameters=[parameters])]
+    if LaunchConfiguration("launch_rviz").perform(context).lower() == "true":
+        nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
+                          parameters=[parameters]))
+    return nodes
+
+
+def generate_launch_description() -> LaunchDescription:
+    return LaunchDescription([
+        DeclareLaunchArgument("robot_name", default_value="",
+                              description="the driver's robot_name (namespace and prefix)"),
+        DeclareLaunchArgument("launch_rviz", default_value="false",
+                              description="start RViz with the MotionPlanning panel"),
+        OpaqueFunction(function=_nodes),
+    ])

@@ -1,0 +1,47 @@
+"""Spot's robot model: the URDF (``urdf/spot.urdf.xacro``) expanded for the connected robot, and
+the joint limits from its source ``urdf/spot_kinematics.yaml`` (the simulated robot reads the
+same file, so model, simulator and driver agree)."""
+
+import os
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import xacro
+import yaml
+
+PACKAGE = "spot_driver"
+XACRO = "spot.urdf.xacro"
+KINEMATICS = "spot_kinematics.yaml"
+
+
+def urdf_dir() -> Path:
+    """``urdf/`` of the installed package (AMENT_PREFIX_PATH), else of this checkout."""
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        installed = Path(prefix) / "share" / PACKAGE / "urdf"
+        if (installed / XACRO).is_file():
+            return installed
+    return Path(__file__).resolve().parent.parent / "urdf"
+
+
+@cache
+def geometry() -> dict:
+    return yaml.safe_load((urdf_dir() / KINEMATICS).read_text())
+
+
+def arm_limits() -> np.ndarray:
+    """(6, 2) lower/upper limits (rad) of arm0.sh0 .. arm0.wr1."""
+    return np.array(geometry()["arm"]["limits"], dtype=float)
+
+
+def gripper_open() -> float:
+    """arm0.f1x fully open (rad); 0 is closed."""
+    return float(geometry()["arm"]["gripper_limits"][0])
+
+
+def robot_description(has_arm: bool, prefix: str = "", lidar: bool = False) -> str:
+    """The URDF of a Spot with or without arm, links and joints prefixed with ``prefix``."""
+    mappings = {"arm": str(has_arm).lower(), "prefix": prefix, "lidar": str(lidar).lower(),
+                "kinematics": str(urdf_dir() / KINEMATICS)}
+    document = xacro.process_file(str(urdf_dir() / XACRO), mappings=mappings)
+    return document.toprettyxml(indent="  ")

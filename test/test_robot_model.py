@@ -1,0 +1,235 @@
+"""The robot model and the files for the ROS tools, checked without the tools: the URDF expands
+for every variant and agrees with the simulated robot's kinematics and the driver's limits;
+the MoveIt, Nav2 and RViz files name only what the model and the driver have; package.xml
+declares every ROS package the code and launch files use."""
+
+import ast
+import io
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+import yourdfpy
+
+from spot_driver import arm_trajectory, robot_model
+from spot_driver.conversions.joint_states import urdf_joint_name
+from spot_sim import arm_kinematics, kinematics
+
+REPO = Path(__file__).resolve().parent.parent
+LEG_NAMES = ("front_left", "front_right", "rear_left", "rear_right")
+# ROS packages used by name (launch Node(package=...)) or not registered in the wheels' index.
+ROS_BY_NAME = {"launch", "launch_ros", "xacro", "robot_state_publisher", "rviz2",
+               "moveit_ros_move_group", "ament_index_python"}
+
+
+def load(has_arm: bool, prefix: str = "", lidar: bool = False) -> yourdfpy.URDF:
+    urdf = robot_model.robot_description(has_arm, prefix, lidar)
+    return yourdfpy.URDF.load(io.BytesIO(urdf.encode()), load_meshes=False,
+                              build_collision_scene_graph=False)
+
+
+def sim_joint_names(has_arm: bool) -> list[str]:
+    names = list(kinematics.LEG_JOINTS) + (list(kinematics.ARM_JOINTS) if has_arm else [])
+    return [urdf_joint_name(n) for n in names]
+
+
+@pytest.mark.parametrize("has_arm,prefix", [(False, ""), (True, ""), (True, "spot1/")])
+def test_urdf_expands_and_every_reported_joint_is_a_movable_joint(has_arm, prefix):
+    model = load(has_arm, prefix, lidar=True)
+    assert model.validate()
+    actuated = set(model.actuated_joint_names)
+    expected = {prefix + name for name in sim_joint_names(has_arm)}
+    assert actuated == expected
+    links = set(model.link_map)
+    for frame in ("body", "head", "frontleft", "frontleft_fisheye", "back_fisheye", "sensor"):
+        assert prefix + frame in links
+    assert (prefix + "hand" in links) == has_arm
+    assert all(name.startswith(prefix) for name in links)
+
+
+def test_joint_limits_are_those_the_driver_validates():
+    model = load(True)
+    for name, (low, high) in zip(arm_trajectory.URDF_ARM_JOINTS, arm_trajectory.LIMITS,
+                                 strict=True):
+        limit = model.joint_map[name].limit
+        assert (limit.lower, limit.upper) == pytest.approx((low, high))
+    gripper = model.joint_map[arm_trajectory.URDF_GRIPPER_JOINT].limit
+    assert (gripper.lower, gripper.upper) == pytest.approx((arm_trajectory.GRIPPER_OPEN, 0.0))
+    np.testing.assert_allclose(arm_trajectory.LIMITS, arm_kinematics.JOINT_LIMITS)
+    legs = robot_model.geometry()["legs"]["limits"]
+    for leg in LEG_NAMES:
+        for joint, key in (("hip_x", "hip_x"), ("hip_y", "hip_y"), ("knee", "knee")):
+            limit = model.joint_map[f"{leg}_{joint}"].limit
+            assert (limit.lower, limit.upper) == pytest.approx(tuple(legs[key]))
+
+
+def test_standing_and_sitting_poses_of_the_simulator_are_within_the_model_limits():
+    model = load(True)
+    for height in (kinematics.SIT_HEIGHT, kinematics.STAND_HEIGHT):
+        q = kinematics.leg_joint_positions(height)
+        for name, value in zip(sim_joint_names(False), q, strict=True):
+            limit = model.joint_map[name].limit
+            assert limit.lower <= value <= limit.upper, (name, value)
+
+
+def test_urdf_forward_kinematics_equals_the_simulated_robot(seed=3):
+    """One source of truth: feet, arm links, hand and cameras from the URDF (yourdfpy) and from
+    the simulator's own kinematics agree for random joint angles."""
+    model = load(True, lidar=True)
+    rng = np.random.default_rng(seed)
+    names = sim_joint_names(True)
+    for _ in range(25):
+        legs = np.concatenate([[rng.uniform(-0.7, 0.7), rng.uniform(-0.8, 2.2),
+                                rng.uniform(-2.7, -0.3)] for _ in LEG_NAMES])
+        arm = rng.uniform(arm_kinematics.JOINT_LIMITS[:, 0], arm_kinematics.JOINT_LIMITS[:, 1])
+        model.update_cfg(dict(zip(names, [*legs, *arm, -0.5], strict=True)))
+        feet = np.array([model.get_transform(f"{leg}_foot", "body")[:3, 3]
+                         for leg in LEG_NAMES])
+        np.testing.assert_allclose(feet, kinematics.foot_positions_in_body(legs), atol=1e-9)
+        sim_links = arm_kinematics.link_poses(arm)
+        for link, pose in zip((*arm_kinematics.LINKS, "hand"), sim_links, strict=True):
+            np.testing.assert_allclose(model.get_transform(link, "body"), pose, atol=1e-9)
+    for name, (parent, parent_t_depth, depth_t_visual) in kinematics.CAMERA_MOUNTS.items():
+        body_t_parent = kinematics.HEAD_IN_BODY.to_matrix() if parent == "head" else np.eye(4)
+        body_t_depth = body_t_parent @ parent_t_depth.to_matrix()
+        np.testing.assert_allclose(model.get_transform(name, "body"), body_t_depth, atol=1e-9)
+        np.testing.assert_allclose(model.get_transform(f"{name}_fisheye", "body"),
+                                   body_t_depth @ depth_t_visual.to_matrix(), atol=1e-9)
+    np.testing.assert_allclose(model.get_transform("sensor", "body"),
+                               kinematics.LIDAR_IN_BODY.to_matrix(), atol=1e-9)
+
+
+# ---------------------------------------------------------------------------------- MoveIt
+def test_moveit_files_name_only_what_the_model_has():
+    model = load(True)
+    srdf = ET.parse(REPO / "config" / "moveit" / "spot.srdf").getroot()
+    links, joints = set(model.link_map), set(model.joint_map)
+    for chain in srdf.iter("chain"):
+        assert chain.get("base_link") in links and chain.get("tip_link") in links
+    for element in srdf.iter("joint"):
+        assert element.get("name") in joints, element.get("name")
+    for element in srdf.iter("disable_collisions"):
+        assert element.get("link1") in links and element.get("link2") in links
+    for element in srdf.iter("end_effector"):
+        assert element.get("parent_link") in links
+    for element in srdf.iter("passive_joint"):
+        assert element.get("name") in joints
+    controllers = yaml.safe_load((REPO / "config/moveit/moveit_controllers.yaml").read_text())
+    manager = controllers["moveit_simple_controller_manager"]
+    for name in manager["controller_names"]:
+        for joint in manager[name]["joints"]:
+            assert joint in model.actuated_joint_names
+    limits = yaml.safe_load((REPO / "config/moveit/joint_limits.yaml").read_text())
+    assert set(limits["joint_limits"]) == {j for j in model.actuated_joint_names
+                                           if j.startswith("arm_")}
+    assert yaml.safe_load((REPO / "config/moveit/kinematics.yaml").read_text())["arm"]
+
+
+# ---------------------------------------------------------------------------------- Nav2
+def _footprint(text: str) -> np.ndarray:
+    return np.array(yaml.safe_load(text), dtype=float)
+
+
+def test_nav2_footprint_covers_the_model_and_velocities_are_within_the_clamps():
+    nav2 = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
+    model = load(True)
+    standing = dict(zip(sim_joint_names(False),
+                        kinematics.leg_joint_positions(kinematics.STAND_HEIGHT), strict=True))
+    standing.update(zip([f"arm_{j}" for j in ("sh0", "sh1", "el0", "el1", "wr0", "wr1")],
+                        arm_kinematics.STOW, strict=True))
+    model.update_cfg(standing)
+    corners = []
+    for name, link in model.link_map.items():
+        for visual in link.visuals:
+            if visual.geometry.box is None:
+                continue
+            pose = model.get_transform(name, "body") @ (
+                visual.origin if visual.origin is not None else np.eye(4))
+            half = np.array(visual.geometry.box.size) / 2
+            for signs in np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).T.reshape(-1, 3):
+                corners.append((pose @ np.append(signs * half, 1.0))[:2])
+    low, high = np.min(corners, axis=0), np.max(corners, axis=0)
+    for costmap in ("local_costmap", "global_costmap"):
+        params = nav2[costmap][costmap]["ros__parameters"]
+        footprint = _footprint(params["footprint"])
+        assert np.all(footprint.min(axis=0) <= low) and np.all(footprint.max(axis=0) >= high)
+        assert np.all(footprint.max(axis=0) - high <= 0.15)  # not much larger than the robot
+        assert params["robot_base_frame"] == "body"
+    driver = yaml.safe_load((REPO / "config" / "spot_driver.yaml").read_text())
+    clamps = driver["/**"]["ros__parameters"]
+    dwb = nav2["controller_server"]["ros__parameters"]["FollowPath"]
+    assert dwb["max_vel_x"] <= clamps["max_linear_velocity_x"]
+    assert dwb["max_vel_y"] <= clamps["max_linear_velocity_y"]
+    assert dwb["max_vel_theta"] <= clamps["max_angular_velocity_z"]
+    assert nav2["velocity_smoother"]["ros__parameters"]["max_velocity"] <= [
+        clamps["max_linear_velocity_x"], clamps["max_linear_velocity_y"],
+        clamps["max_angular_velocity_z"]]
+
+
+def nav2_topics_and_frames() -> tuple[set[str], set[str]]:
+    """Every topic and frame the Nav2 example names (checked against a running driver in
+    test_robot_model_e2e)."""
+    nav2 = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
+    topics, frames = set(), set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("topic", "odom_topic") and isinstance(value, str):
+                    topics.add(value)
+                elif key.endswith("frame") and isinstance(value, str):
+                    frames.add(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(nav2)
+    return topics, frames
+
+
+def rviz_topics() -> set[str]:
+    config = yaml.safe_load((REPO / "rviz" / "spot.rviz").read_text())
+    return {display["Topic"]["Value"] for display in config["Visualization Manager"]["Displays"]
+            if "Topic" in display} | {"/robot_description"}
+
+
+# ---------------------------------------------------------------------------------- package.xml
+def _ament_packages() -> set[str]:
+    found = set()
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        index = Path(prefix) / "share" / "ament_index" / "resource_index" / "packages"
+        if index.is_dir():
+            found.update(p.name for p in index.iterdir())
+    return found
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_package_xml_declares_every_ros_package_used():
+    root = ET.parse(REPO / "package.xml").getroot()
+    declared = {e.text for e in root if e.tag in ("depend", "exec_depend", "build_depend")}
+    ros = _ament_packages() | ROS_BY_NAME
+    files = [*sorted((REPO / "spot_driver").rglob("*.py")), *sorted((REPO / "launch").glob("*.py"))]
+    used = set()
+    for path in files:
+        used |= _imports(path) & ros
+        used |= set(re.findall(r'package="([a-z0-9_]+)"', path.read_text())) - {"spot_driver"}
+    used.discard("spot_driver")
+    assert used, "no ROS package found: is AMENT_PREFIX_PATH set (scripts/env.sh)?"
+    assert {"rclpy", "control_msgs", "trajectory_msgs", "robot_state_publisher"} <= used
+    assert used <= declared, f"package.xml lacks {sorted(used - declared)}"

@@ -1,0 +1,152 @@
+"""The robot model and the ROS tools' view of a running driver, end to end (simulated Spot with
+an arm): robot_description for a late subscriber, its forward kinematics against the driver's
+/tf and foot states, REP-2003 QoS for reliable and best-effort subscribers, sensor_msgs
+BatteryState, the MoveIt controllers' actions, and every topic and frame the Nav2 and RViz
+files name."""
+
+import io
+import time
+
+import numpy as np
+import pytest
+import yourdfpy
+from control_msgs.action import FollowJointTrajectory, GripperCommand
+from nav_msgs.msg import Odometry
+from rclpy.action import ActionClient
+from ros_harness import DriverProcess, RosClient, odom_tform
+from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+from test_robot_model import LEG_NAMES, nav2_topics_and_frames, rviz_topics
+from tf2_msgs.msg import TFMessage
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_msgs.msg import FootStateArray
+
+CAMERA_HZ = 10.0
+LIDAR_HZ = 5.0
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
+        ros = RosClient("robot_model_test_client")
+        for topic, msg_type in (("/joint_states", JointState), ("/tf", TFMessage),
+                                ("/odometry", Odometry)):
+            ros.subscribe(topic, msg_type)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        ros.subscribe("/status/feet", FootStateArray, reliable=False)
+        ros.subscribe("/battery_state", BatteryState, reliable=False)
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log", USERNAME,
+                               PASSWORD, params={
+                                   "auto_claim": "true", "auto_power_on": "true",
+                                   "auto_stand": "true", "cameras": "[frontleft,frontright]",
+                                   "camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ,
+                                   "publish_depth_points": "true"})
+        try:
+            assert ros.wait_for(lambda: "stand: standing" in driver.output(), 30), \
+                driver.output()
+            yield sim, driver, ros
+        finally:
+            ros.close()
+            driver.stop()
+
+
+def test_late_subscriber_gets_the_robot_description_of_the_connected_robot(world):
+    _sim, _driver, ros = world
+    time.sleep(1.0)  # subscribe well after the driver published it
+    ros.subscribe("/robot_description", String, latched=True)
+    assert ros.wait_for(lambda: ros.latest("/robot_description") is not None, 5)
+    urdf = ros.latest("/robot_description").data
+    model = yourdfpy.URDF.load(io.BytesIO(urdf.encode()), load_meshes=False,
+                               build_collision_scene_graph=False)
+    assert "arm_sh0" in model.actuated_joint_names and "hand" in model.link_map
+    assert "sensor" in model.link_map  # the simulated robot has a lidar
+
+
+def test_model_forward_kinematics_matches_tf_and_foot_states(world):
+    _sim, _driver, ros = world
+    ros.subscribe("/robot_description", String, latched=True)
+    assert ros.wait_for(lambda: ros.latest("/robot_description") is not None, 5)
+    model = yourdfpy.URDF.load(io.BytesIO(ros.latest("/robot_description").data.encode()),
+                               load_meshes=False, build_collision_scene_graph=False)
+    assert ros.call(Trigger, "/arm/stop").success
+    time.sleep(0.5)  # arm still: joint_states and /tf describe the same pose
+    joints = ros.latest("/joint_states")
+    model.update_cfg({n: p for n, p in zip(joints.name, joints.position, strict=True)
+                      if n in model.actuated_joint_names})
+    body_t_hand_urdf = model.get_transform("hand", "body")
+    odom_t_body, odom_t_hand = odom_tform(ros, "body"), odom_tform(ros, "hand")
+    body_t_hand_tf = (odom_t_body.inverse() * odom_t_hand).to_matrix()
+    assert np.linalg.norm(body_t_hand_urdf[:3, 3] - body_t_hand_tf[:3, 3]) < 0.01
+    feet = ros.latest("/status/feet").states
+    for leg, foot in zip(LEG_NAMES, feet, strict=True):
+        urdf_foot = model.get_transform(f"{leg}_foot", "body")[:3, 3]
+        reported = np.array([foot.foot_position_rt_body.x, foot.foot_position_rt_body.y,
+                             foot.foot_position_rt_body.z])
+        assert np.linalg.norm(urdf_foot - reported) < 0.01, leg
+
+
+@pytest.mark.parametrize("reliable", [True, False], ids=["reliable", "best-effort"])
+def test_default_and_best_effort_subscribers_receive_sensor_streams(world, reliable):
+    _sim, _driver, ros = world
+    suffix = "" if reliable else " (best effort)"
+    topics = {"/camera/frontleft/image": (Image, CAMERA_HZ),
+              "/camera/frontleft/camera_info": (CameraInfo, CAMERA_HZ),
+              "/lidar/points": (PointCloud2, LIDAR_HZ)}
+    subscriptions = [ros.subscribe(topic, msg_type, reliable=reliable)
+                     for topic, (msg_type, _) in topics.items()]
+    try:
+        assert ros.wait_for(lambda: all(ros.received(t) for t in topics), 10), suffix
+        start = {t: len(ros.received(t)) for t in topics}
+        time.sleep(3.0)
+        for topic, (_, hz) in topics.items():
+            rate = (len(ros.received(topic)) - start[topic]) / 3.0
+            assert rate >= 0.85 * hz, f"{topic}{suffix}: {rate:.1f} Hz of {hz}"
+    finally:
+        for subscription in subscriptions:
+            ros.node.destroy_subscription(subscription)
+        with ros._lock:
+            for topic in topics:
+                ros.messages[topic].clear()
+
+
+def test_battery_as_sensor_msgs_battery_state(world):
+    _sim, _driver, ros = world
+    assert ros.wait_for(lambda: ros.latest("/battery_state") is not None, 5)
+    battery = ros.latest("/battery_state")
+    assert 0.0 < battery.percentage <= 1.0 and battery.present
+    assert battery.power_supply_status == BatteryState.POWER_SUPPLY_STATUS_DISCHARGING
+    assert battery.location  # the battery's identifier
+
+
+def test_moveit_controller_actions_exist_and_the_gripper_command_works(world):
+    sim, _driver, ros = world
+    arm = ActionClient(ros.node, FollowJointTrajectory, "/arm_controller/follow_joint_trajectory")
+    assert arm.wait_for_server(timeout_sec=5)
+    gripper = ActionClient(ros.node, GripperCommand, "/gripper_controller/gripper_cmd")
+    assert gripper.wait_for_server(timeout_sec=5)
+    goal = GripperCommand.Goal()
+    goal.command.position = -1.0  # rad of arm_f1x: mostly open
+    handle = ros.wait_future(gripper.send_goal_async(goal))
+    assert handle.accepted
+    result = ros.wait_future(handle.get_result_async(), timeout=15).result
+    assert result.reached_goal and result.position == pytest.approx(-1.0, abs=0.05)
+    assert sim.robot.arm.gripper == pytest.approx(-1.0, abs=0.05)
+
+
+def test_every_topic_and_frame_the_nav2_and_rviz_files_name_exists(world):
+    _sim, _driver, ros = world
+    nav2_topics, nav2_frames = nav2_topics_and_frames()
+    wanted = {"/" + t.lstrip("/") for t in nav2_topics} | rviz_topics()
+
+    def published() -> set[str]:
+        return {name for name, _ in ros.node.get_topic_names_and_types()}
+
+    assert ros.wait_for(lambda: wanted <= published(), 10), sorted(wanted - published())
+    frames = set()
+    for msg in ros.received("/tf_static") + ros.received("/tf")[-20:]:
+        for transform in msg.transforms:
+            frames.update((transform.header.frame_id, transform.child_frame_id))
+    assert nav2_frames <= frames, sorted(nav2_frames - frames)
+    assert {"sensor", "frontleft", "frontright"} <= frames  # observation sources' frames
