@@ -2,11 +2,11 @@
 
 The simulated robot (``python -m spot_sim``) and the driver run as their own processes; this
 process subscribes (raw CDR, reliable as RViz and image_transport do) to every camera topic of
-the five body cameras (image, compressed, camera_info, depth image) at 15 Hz and to the lidar at 10 Hz for 30 s, and
-records per topic the delivered rate and the image age (header stamp, i.e. acquisition time
-on the local clock, to receipt). It also takes the robot-state streams (joint_states,
-odometry, /tf; reliable) to record the state rate held under that load (goal: >= 99 % of
-robot_state_rate). Writes benchmarks/results/perception_e2e.json.
+the five body cameras (image, compressed, camera_info, depth image) at 15 Hz and to the lidar
+at 10 Hz for 30 s, and records per topic the delivered rate and the image age (header stamp,
+i.e. acquisition time on the local clock, to receipt). It also takes the robot-state streams
+(joint_states, odometry, /tf; reliable) to record the state rate held under that load (goal:
+>= 99 % of robot_state_rate). Writes benchmarks/results/perception_e2e.json.
 """
 
 import json
