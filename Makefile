@@ -2,7 +2,7 @@
 .PHONY: run test setup lint bench clean
 
 run: setup
-	@scripts/run.sh
+	@scripts/run.sh $(ARGS)
 
 test: setup
 	@scripts/run_tests.sh

@@ -8,7 +8,7 @@ from ``credentials_file`` (never from launch arguments or parameters).
 
 import os
 
-from ament_index_python.packages import get_package_share_directory
+from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
@@ -28,10 +28,27 @@ ARGUMENTS = (
     ("robot_name", "", "namespace and frame prefix (<robot_name>/) for this robot"),
     ("namespace", "", "namespace (default: robot_name)"),
     ("arm", "false", "the robot has an arm (selects the model robot_state_publisher uses)"),
-    ("launch_rsp", "true", "start robot_state_publisher with the robot's URDF"),
+    ("launch_rsp", "auto", "start robot_state_publisher with the robot's URDF (auto: when "
+     "installed; otherwise the driver publishes robot_description itself)"),
     ("launch_rviz", "false", "start RViz with rviz/spot.rviz"),
     ("log_level", "info", "log level of the driver (debug, info, warn, error)"),
+    ("perception", "true", "start the cameras and lidar (node spot_perception)"),
+    ("manipulation", "true", "start the arm, gripper and manipulation actions (spot_arm)"),
+    ("docking", "true", "start docking and world objects (spot_docking)"),
+    ("missions", "true", "start missions (spot_mission)"),
 )
+CAPABILITIES = ("perception", "manipulation", "docking", "missions")
+
+
+def _wanted(value: str, package: str) -> bool:
+    """A launch flag: true, false, or auto (when ``package`` is installed)."""
+    if value.lower() != "auto":
+        return value.lower() == "true"
+    try:
+        get_package_share_directory(package)
+        return True
+    except PackageNotFoundError:
+        return False
 
 
 def _nodes(context):
@@ -41,13 +58,15 @@ def _nodes(context):
     robot_name = arg("robot_name")
     namespace = arg("namespace") or robot_name
     prefix = f"{robot_name}/" if robot_name else ""
-    launch_rsp = arg("launch_rsp").lower() == "true"
+    launch_rsp = _wanted(arg("launch_rsp"), "robot_state_publisher")
     overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp}
     for name in ("hostname", "certificate", "credentials_file"):
         if arg(name):
             overrides[name] = arg(name)
     if arg("port"):
         overrides["port"] = int(arg("port"))
+    for name in CAPABILITIES:
+        overrides[f"enable_{name}"] = arg(name).lower() == "true"
     if arg("estop_endpoint"):
         overrides["estop_endpoint"] = arg("estop_endpoint").lower() == "true"
     nodes = [Node(package="spot_driver", executable="spot_driver", namespace=namespace,

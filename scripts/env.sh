@@ -8,6 +8,11 @@ export AMENT_PREFIX_PATH="$_SPOT_ROOT/.venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_P
 case $- in *u*) _spot_nounset=1; set +u ;; *) _spot_nounset=0 ;; esac
 # shellcheck disable=SC1091
 source "$_SPOT_ROOT/install/setup.bash"
+# ros2 launch and the ros2 CLI built by scripts/setup.sh from the workplace kit, if any.
+if [ -f "$_SPOT_ROOT/.work/ros2-tools/setup.bash" ]; then
+  # shellcheck disable=SC1091
+  source "$_SPOT_ROOT/.work/ros2-tools/setup.bash"
+fi
 [ "$_spot_nounset" = 1 ] && set -u
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 export ROS_LOCALHOST_ONLY=1

@@ -85,4 +85,17 @@ if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then
   )
   stamp_set build "$build_hash"
 fi
+# --- ros2 launch and the ros2 CLI ----------------------------------------------------------
+# Not on PyPI: built from the workplace kit (../shared/vendor/ros2-tools) into .work/ros2-tools,
+# only where launch_ros is not importable (an apt-installed ROS has its own; never shadow it).
+KIT="$ROOT/../shared/vendor/ros2-tools"
+if ! "$VENV/bin/python" -c 'import launch_ros' 2>/dev/null; then
+  if [ -x "$KIT/install.sh" ]; then
+    "$KIT/install.sh" "$VENV" "$ROOT/.work/ros2-tools" > .work/ros2-tools.log 2>&1 \
+      || { cat .work/ros2-tools.log; exit 1; }
+    log "$(tail -1 .work/ros2-tools.log | cut -c1-120)"
+  elif [ -n "${CI:-}" ]; then
+    log "WARNING: no ros2 launch (no ROS install and no ../shared/vendor/ros2-tools kit)"
+  fi
+fi
 log "environment ready"

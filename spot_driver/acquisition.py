@@ -8,6 +8,7 @@ both the gRPC threads and the ROS executor. A slow or failing stream only delays
 
 import heapq
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -49,8 +50,14 @@ class Stream:
         self.period = 1.0 / rate_hz
         self.max_in_flight = max(1, int(max_in_flight))
         self.in_flight = 0
+        self.enabled = True  # False: paused (not requested) until enabled again
         self.stats = StreamStats()
         self._report = report
+
+    def set_rate(self, rate_hz: float) -> None:
+        """A new rate, in effect from the next request on."""
+        check_rate(self.name, rate_hz, self.max_rate)
+        self.rate, self.period = rate_hz, 1.0 / rate_hz
 
     def wanted(self) -> bool:
         """Whether anyone consumes this stream now (otherwise the tick is not requested)."""
@@ -82,10 +89,15 @@ class Scheduler:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="acquire")
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._added: queue.SimpleQueue[Stream] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="acquire-scheduler", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+
+    def add(self, stream: Stream) -> None:
+        """Start driving another stream (thread-safe)."""
+        self._added.put(stream)
 
     def stop(self) -> None:
         self._stop.set()
@@ -98,11 +110,17 @@ class Scheduler:
         # Stagger the first requests so streams of equal rate do not all fire at once.
         due = [(now + i * 0.003, i) for i in range(len(self.streams))]
         heapq.heapify(due)
-        while due and not self._stop.is_set():
+        while not self._stop.is_set():
+            while not self._added.empty():
+                self.streams.append(self._added.get())
+                heapq.heappush(due, (time.monotonic(), len(self.streams) - 1))
+            if not due:
+                self._stop.wait(IDLE_RECHECK_S)
+                continue
             when, index = due[0]
             delay = when - time.monotonic()
             if delay > 0:
-                self._stop.wait(delay)
+                self._stop.wait(min(delay, IDLE_RECHECK_S))
                 continue
             heapq.heappop(due)
             stream = self.streams[index]
@@ -117,7 +135,7 @@ class Scheduler:
     def _tick(self, stream: Stream) -> bool:
         """Request one sample if the stream is wanted; False when it is not."""
         try:
-            if not stream.wanted():
+            if not stream.enabled or not stream.wanted():
                 return False
         except Exception as exc:  # a consumer check must not kill the scheduler
             _LOG.debug("%s: wanted() failed: %s", stream.name, exc)

@@ -11,6 +11,7 @@ import threading
 
 import rclpy
 from bosdyn.client.robot_command import RobotCommandBuilder
+from rclpy.exceptions import InvalidParameterValueException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
@@ -138,14 +139,21 @@ def main(argv: list[str] | None = None) -> int:
         commands = CommandNode(connection, cache, namespace)
         motion = MotionNode(connection, commands.commander, namespace)
         state = StateNode(connection, cache, namespace)
-        perception = PerceptionNode(connection, namespace)
-        stream_nodes = [state, perception]
-        has_lidar = any(isinstance(s, LidarStream) for s in perception.streams)
-        nodes = [driver, state, commands, ArmNode(connection, cache, namespace), perception,
+        enabled = driver.capabilities
+        perception = PerceptionNode(connection, namespace) if enabled["perception"] else None
+        streams = perception.streams if perception is not None else []
+        stream_nodes = [state] + ([perception] if perception is not None else [])
+        has_lidar = any(isinstance(s, LidarStream) for s in streams)
+        nodes = [driver, state, commands, *stream_nodes[1:],
                  DescriptionNode(connection, has_lidar, namespace),
-                 DockingNode(connection, cache, namespace), MissionNode(connection, namespace),
                  DiagnosticsNode(connection, supervisor, cache,
-                                 [state.stream, *perception.streams], namespace)]
+                                 lambda: [state.stream, *streams], namespace)]
+        if enabled["manipulation"]:
+            nodes.append(ArmNode(connection, cache, namespace))
+        if enabled["docking"]:
+            nodes.append(DockingNode(connection, cache, namespace))
+        if enabled["missions"]:
+            nodes.append(MissionNode(connection, namespace))
         supervisor.start()
         _startup_actions(driver, commands.commander, connection)
         # cmd_vel, stop and e-stop get their own executor: never queued behind slow calls.
@@ -155,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         while not stop.wait(0.5):
             pass
         driver.get_logger().info(f"{stop.signal_name or 'shutdown'}: stopping")
-    except (CredentialsError, ValueError) as exc:
+    except (CredentialsError, ValueError, InvalidParameterValueException) as exc:
         if driver is not None:
             driver.get_logger().fatal(str(exc))
         else:
@@ -176,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         if driver is not None and driver not in nodes:
             driver.destroy_node()
         rclpy.try_shutdown()
+        stop.ignore_further()
     return 0
 
 

@@ -35,6 +35,13 @@ class ShutdownRequest:
         self.signal_name = name
         self._event.set()
 
+    def ignore_further(self) -> None:
+        """Ignore SIGINT/SIGTERM from now on: at interpreter exit Python resets its handlers to
+        the default, so a signal arriving then (launch forwards one after the group got it)
+        would kill the process with status -2 after a clean shutdown."""
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+
     def request(self) -> None:
         self._event.set()
 

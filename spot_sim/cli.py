@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: done.set())
     done.wait()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a repeated signal must not cut shutdown short
+        signal.signal(sig, signal.SIG_IGN)        # (Python restores SIG_DFL for handlers at exit)
     if admin is not None:
         admin.stop()
     sim.stop()

@@ -199,3 +199,47 @@ class SimProcess:
                 self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+class LaunchProcess:
+    """``ros2 launch ...`` as a service or script starts it: no terminal, its own process group,
+    SIGINT at its default disposition. Output captured in a file."""
+
+    def __init__(self, args: list[str], log_path: Path, env: dict | None = None) -> None:
+        self.log_path = log_path
+        self._log = open(log_path, "w")
+        merged = dict(os.environ, PYTHONUNBUFFERED="1")
+        merged.update(env or {})
+        self.process = subprocess.Popen(
+            ["ros2", "launch", *args], stdin=subprocess.DEVNULL, stdout=self._log,
+            stderr=subprocess.STDOUT, env=merged, cwd=REPO, start_new_session=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def output(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text()
+
+    def signal_group(self, sig: int = signal.SIGINT) -> None:
+        """What systemd's KillSignal=SIGINT or Ctrl-C in a terminal does: the whole group."""
+        os.killpg(self.process.pid, sig)
+
+    def wait(self, timeout: float) -> int:
+        return self.process.wait(timeout=timeout)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.signal_group()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self._log.close()
+        return self.process.returncode
+
+
+def ros2(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
+    """A ``ros2`` CLI command as a user types it; output as text."""
+    return subprocess.run(["ros2", *args], capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, cwd=REPO)

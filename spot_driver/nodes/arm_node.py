@@ -21,6 +21,7 @@ from spot_driver.arm import NO_ARM, ArmCommander, arm_status_name
 from spot_driver.arm_trajectory import ARM_JOINTS, TrajectoryError
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError, describe
+from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.triggers import trigger_callback
 from spot_driver.state_cache import RobotStateCache
 from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
@@ -61,9 +62,9 @@ class ArmNode(Node):
         super().__init__("spot_arm", namespace=namespace)
         self._cache = cache
         self.arm = ArmCommander(connection)
-        self.prefix = self.declare_parameter("frame_prefix", "").value
-        self.goal_tolerance = self.declare_parameter("arm_goal_tolerance", 0.02).value
-        self.goal_time = self.declare_parameter("arm_goal_time_tolerance", 1.0).value
+        self.prefix = declare(self, "frame_prefix", "")
+        self.goal_tolerance = declare(self, "arm_goal_tolerance", 0.02)
+        self.goal_time = declare(self, "arm_goal_time_tolerance", 1.0)
         group = ReentrantCallbackGroup()
 
         def server(action_type, name: str, execute: Callable) -> ActionServer:

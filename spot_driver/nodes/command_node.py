@@ -28,11 +28,15 @@ from spot_driver.commander import (
 )
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError, describe
+from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.state_cache import RobotStateCache
 from spot_msgs.action import Trajectory
 from spot_msgs.msg import CommandFeedback, MobilityParams
 from spot_msgs.srv import Claim, SetLocomotion, SetStairsMode, SetStandHeight, SetVelocityLimit
 
+# cmd_vel clamps: (parameter, default, the robot's own maximum) in m/s and rad/s.
+VELOCITY_LIMITS = (("max_linear_velocity_x", 1.0, 1.6), ("max_linear_velocity_y", 0.5, 0.5),
+                   ("max_angular_velocity_z", 1.0, 1.5))
 _TRAJ = basic_command_pb2.SE2TrajectoryCommand.Feedback
 _PROCESSING = basic_command_pb2.RobotCommandFeedbackStatus.STATUS_PROCESSING
 
@@ -47,11 +51,12 @@ class CommandNode(Node):
         self._cache = cache
         self.commander = Commander(connection)
         self._mobility_lock = threading.Lock()
-        self.prefix = self.declare_parameter("frame_prefix", "").value
-        limits = (self.declare_parameter("max_linear_velocity_x", 1.0).value,
-                  self.declare_parameter("max_linear_velocity_y", 0.5).value,
-                  self.declare_parameter("max_angular_velocity_z", 1.0).value)
-        self.commander.mobility = self.commander.mobility.with_max_velocity(*limits)
+        self.prefix = declare(self, "frame_prefix", "")
+        self._limits = [declare(self, name, default, read_only=False, bounds=(0.0, top))
+                        for name, default, top in VELOCITY_LIMITS]
+        self.commander.mobility = self.commander.mobility.with_max_velocity(*self._limits)
+        on_change(self, {name: (None, lambda value, i=i: self._set_limit(i, value))
+                         for i, (name, _, _) in enumerate(VELOCITY_LIMITS)})
 
         services = ReentrantCallbackGroup()
         self._services_group = services
@@ -98,6 +103,10 @@ class CommandNode(Node):
             goal_callback=lambda goal: GoalResponse.ACCEPT,
             cancel_callback=lambda goal: CancelResponse.ACCEPT,
             **qos.ACTION_SERVER, callback_group=ReentrantCallbackGroup())
+
+    def _set_limit(self, index: int, value: float) -> None:
+        self._limits[index] = value
+        self._update_mobility(lambda m: m.with_max_velocity(*self._limits))
 
     # ------------------------------------------------------------------ services
     def _trigger(self, name: str, action: Callable[[], str]) -> None:

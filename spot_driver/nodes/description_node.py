@@ -7,6 +7,7 @@ from std_msgs.msg import String
 from spot_driver import qos, robot_model
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import describe
+from spot_driver.nodes.parameters import declare
 
 
 class DescriptionNode(Node):
@@ -15,8 +16,8 @@ class DescriptionNode(Node):
     def __init__(self, connection: RobotConnection, has_lidar: bool,
                  namespace: str = "") -> None:
         super().__init__("spot_description", namespace=namespace)
-        self.prefix = self.declare_parameter("frame_prefix", "").value
-        publish = self.declare_parameter("publish_robot_description", True).value
+        self.prefix = declare(self, "frame_prefix", "")
+        publish = declare(self, "publish_robot_description", True)
         self.has_arm = self._has_arm(connection)
         self.urdf = robot_model.robot_description(self.has_arm, self.prefix, has_lidar)
         if publish:

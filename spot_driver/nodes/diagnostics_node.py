@@ -1,6 +1,7 @@
 """Publishes the driver's and the robot's health on /diagnostics at ``diagnostics_rate``."""
 
 import time
+from collections.abc import Callable
 
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -10,6 +11,7 @@ from std_msgs.msg import Header
 from spot_driver import diagnostics, qos
 from spot_driver.acquisition import Stream
 from spot_driver.connection import RobotConnection
+from spot_driver.nodes.parameters import declare
 from spot_driver.state_cache import RobotStateCache
 from spot_driver.supervisor import ConnectionSupervisor
 
@@ -20,15 +22,15 @@ class DiagnosticsNode(Node):
     """Connection, time sync, lease, e-stop, power, battery, faults and per-stream rates."""
 
     def __init__(self, connection: RobotConnection, supervisor: ConnectionSupervisor,
-                 cache: RobotStateCache, streams: list[Stream], namespace: str = "") -> None:
+                 cache: RobotStateCache, streams: Callable[[], list[Stream]],
+                 namespace: str = "") -> None:
         super().__init__("spot_diagnostics", namespace=namespace)
-        rate = self.declare_parameter("diagnostics_rate", 1.0).value
+        rate = declare(self, "diagnostics_rate", 1.0)
         if not 0 < rate <= 10:
             raise ValueError("diagnostics_rate must be in (0, 10] Hz")
         self._connection, self._supervisor, self._cache = connection, supervisor, cache
         self._streams = streams
-        self._meters = {name: diagnostics.RateMeter()
-                        for name in [s.name for s in streams]}
+        self._meters: dict[str, diagnostics.RateMeter] = {}
         ns = self.get_namespace().rstrip("/")
         self._prefix = f"{ns}/spot_driver: " if ns else "spot_driver: "
         self._hw = connection.config.hostname
@@ -55,9 +57,10 @@ class DiagnosticsNode(Node):
             out.append(build(p, hw, fresh) if fresh is not None
                        else diagnostics.stale(p, hw, what, age))
         now = time.monotonic()
-        for stream in self._streams:
+        for stream in self._streams():
             stats = stream.stats
+            meter = self._meters.setdefault(stream.name, diagnostics.RateMeter())
             out.append(diagnostics.stream(
-                p, hw, stream.name, stream.rate, self._meters[stream.name].rate(
-                    stats.delivered, now), stream.wanted(), stats.errors, stats.last_error))
+                p, hw, stream.name, stream.rate, meter.rate(stats.delivered, now),
+                stream.enabled and stream.wanted(), stats.errors, stats.last_error))
         return out

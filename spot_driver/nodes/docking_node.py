@@ -16,6 +16,7 @@ from spot_driver.connection import RobotConnection
 from spot_driver.conversions import autonomy
 from spot_driver.docking import IN_PROGRESS, DockingCommander, feedback_name
 from spot_driver.errors import describe
+from spot_driver.nodes.parameters import declare
 from spot_driver.state_cache import RobotStateCache
 from spot_msgs.action import Dock, Undock
 from spot_msgs.msg import DockState, WorldObjectArray
@@ -33,11 +34,11 @@ class DockingNode(Node):
         super().__init__("spot_docking", namespace=namespace)
         self._connection = connection
         self.docking = DockingCommander(connection, cache)
-        self.timeout = self.declare_parameter("docking_timeout", 60.0).value
-        state_rate = self.declare_parameter("docking_state_rate", 1.0).value
-        objects_rate = self.declare_parameter("world_objects_rate", 1.0).value
-        self.root = self.declare_parameter("tf_root", "odom").value
-        self.prefix = self.declare_parameter("frame_prefix", "").value
+        self.timeout = declare(self, "docking_timeout", 60.0)
+        state_rate = declare(self, "docking_state_rate", 1.0)
+        objects_rate = declare(self, "world_objects_rate", 1.0)
+        self.root = declare(self, "tf_root", "odom")
+        self.prefix = declare(self, "frame_prefix", "")
         self._state_pub = self.create_publisher(DockState, "status/docking", qos.LATCHED)
         self._objects_pub = self.create_publisher(WorldObjectArray, "world_objects", qos.STREAM)
         self._tf_pub = self.create_publisher(TFMessage, "/tf", qos.STATE)

@@ -3,7 +3,10 @@
 from rclpy.node import Node
 
 from spot_driver.connection import ConnectionConfig
+from spot_driver.nodes.parameters import declare
 from spot_driver.supervisor import SupervisorConfig
+
+CAPABILITIES = ("perception", "manipulation", "docking", "missions")
 
 
 class DriverNode(Node):
@@ -12,21 +15,23 @@ class DriverNode(Node):
     def __init__(self, namespace: str = "") -> None:
         super().__init__("spot_driver", namespace=namespace)
         self.connection_config = ConnectionConfig(
-            hostname=self.declare_parameter("hostname", "").value,
-            port=self.declare_parameter("port", 0).value,
-            certificate=self.declare_parameter("certificate", "").value,
-            client_name=self.declare_parameter("client_name", "spot_ros2_driver").value,
-            estop_endpoint=self.declare_parameter("estop_endpoint", False).value,
-            estop_timeout=self.declare_parameter("estop_timeout", 9.0).value,
+            hostname=declare(self, "hostname", ""),
+            port=declare(self, "port", 0),
+            certificate=declare(self, "certificate", ""),
+            client_name=declare(self, "client_name", "spot_ros2_driver"),
+            estop_endpoint=declare(self, "estop_endpoint", False),
+            estop_timeout=declare(self, "estop_timeout", 9.0),
         )
         self.supervisor_config = SupervisorConfig(
-            period=self.declare_parameter("heartbeat_period", 0.5).value,
-            link_timeout=self.declare_parameter("link_timeout", 1.5).value,
-            max_backoff=self.declare_parameter("reconnect_max_backoff", 1.0).value,
+            period=declare(self, "heartbeat_period", 0.5),
+            link_timeout=declare(self, "link_timeout", 1.5),
+            max_backoff=declare(self, "reconnect_max_backoff", 1.0),
         )
-        self.credentials_file = self.declare_parameter("credentials_file", "").value
-        self.auto_claim = self.declare_parameter("auto_claim", False).value
-        self.auto_power_on = self.declare_parameter("auto_power_on", False).value
-        self.auto_stand = self.declare_parameter("auto_stand", False).value
+        self.credentials_file = declare(self, "credentials_file", "")
+        self.auto_claim = declare(self, "auto_claim", False)
+        self.auto_power_on = declare(self, "auto_power_on", False)
+        self.auto_stand = declare(self, "auto_stand", False)
+        self.capabilities = {name: declare(self, f"enable_{name}", True)
+                             for name in CAPABILITIES}
         if not self.connection_config.hostname:
             raise ValueError("parameter 'hostname' is required (the robot's address)")

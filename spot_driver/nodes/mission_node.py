@@ -21,6 +21,7 @@ from spot_driver.mission import (
     play_settings,
     read_mission_file,
 )
+from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.triggers import trigger_callback
 from spot_msgs.action import Mission
 from spot_msgs.msg import MissionStatus
@@ -41,9 +42,9 @@ class MissionNode(Node):
 
     def __init__(self, connection: RobotConnection, namespace: str = "") -> None:
         super().__init__("spot_mission", namespace=namespace)
-        pause_window = self.declare_parameter("mission_pause_window", 3.0).value
-        chunk_bytes = self.declare_parameter("mission_chunk_bytes", 2 * 1024 * 1024).value
-        status_rate = self.declare_parameter("mission_status_rate", 1.0).value
+        pause_window = declare(self, "mission_pause_window", 3.0)
+        chunk_bytes = declare(self, "mission_chunk_bytes", 2 * 1024 * 1024)
+        status_rate = declare(self, "mission_status_rate", 1.0)
         self.session = MissionSession(connection, pause_window, chunk_bytes)
         self._lock = threading.Lock()
         self._active: _ActiveGoal | None = None

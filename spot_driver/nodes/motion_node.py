@@ -17,6 +17,7 @@ from spot_driver.commander import Commander
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError, describe
 from spot_driver.mobility import InvalidVelocityError, clamp_velocity
+from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.triggers import trigger_callback
 
 
@@ -28,11 +29,15 @@ class MotionNode(Node):
         super().__init__("spot_motion", namespace=namespace)
         self._connection = connection
         self.commander = commander
-        self.cmd_duration = self.declare_parameter("cmd_duration", 0.25).value
-        stamped = self.declare_parameter("cmd_vel_stamped", False).value
-        self.stale_after = self.declare_parameter("cmd_vel_stale_timeout", 0.5).value
-        if not 0.05 <= self.cmd_duration <= 2.0:
-            raise ValueError("cmd_duration must be within [0.05, 2.0] s")
+        self.cmd_duration = declare(self, "cmd_duration", 0.25, read_only=False,
+                                    bounds=(0.05, 2.0))
+        stamped = declare(self, "cmd_vel_stamped", False)
+        self.stale_after = declare(self, "cmd_vel_stale_timeout", 0.5, read_only=False,
+                                   bounds=(0.01, 10.0))
+        on_change(self, {
+            "cmd_duration": (None, lambda value: setattr(self, "cmd_duration", value)),
+            "cmd_vel_stale_timeout": (None, lambda value: setattr(self, "stale_after", value)),
+        })
 
         safety = MutuallyExclusiveCallbackGroup()
         for name, action in (

@@ -12,9 +12,10 @@ from sensor_msgs.msg import Image as ImageMsg
 
 from spot_driver import qos
 from spot_driver.acquisition import Scheduler, Stream, check_rate
-from spot_driver.cameras import BODY_CAMERAS, UnknownCameraError, camera_sources
+from spot_driver.cameras import BODY_CAMERAS, KNOWN_CAMERAS, UnknownCameraError, camera_sources
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import describe
+from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.perception import CameraSettings, CameraStream, LidarStream
 
 _PIXEL_FORMATS = {
@@ -23,6 +24,8 @@ _PIXEL_FORMATS = {
     "rgb": image_pb2.Image.PIXEL_FORMAT_RGB_U8,
 }
 ERROR_LOG_PERIOD = 5.0  # s between repeated error logs of one stream
+ALL_CAMERAS = KNOWN_CAMERAS
+CAMERA_RATES = (0.1, 30.0)  # Hz a camera_rate / rates.<camera> may take
 
 
 class TopicOutput:
@@ -43,58 +46,118 @@ class PerceptionNode(Node):
 
     def __init__(self, connection: RobotConnection, namespace: str = "") -> None:
         super().__init__("spot_perception", namespace=namespace)
-        declare = self.declare_parameter
-        self.cameras = list(declare("cameras", list(BODY_CAMERAS)).value)
-        default_rate = float(declare("camera_rate", 15.0).value)
-        self.rates = {c: float(declare(f"rates.{c}", default_rate).value) for c in self.cameras}
-        raw = declare("publish_raw_images", True).value
-        compressed = declare("publish_compressed_images", True).value
-        depth = declare("publish_depth", True).value
-        registered = declare("publish_depth_registered", False).value
-        points = declare("publish_depth_points", False).value
-        quality = int(declare("jpeg_quality", 75).value)
-        color = declare("image_color", "native").value
-        in_flight = int(declare("image_pipeline_depth", 2).value)
-        lazy = declare("lazy_publishing", True).value
-        lidar_source = declare("lidar_source", "velodyne-point-cloud").value
-        lidar_rate = float(declare("lidar_rate", 10.0).value)
-        workers = int(declare("perception_workers", 2).value)
-        sensor_qos = declare("sensor_qos", "reliable").value
+        self.cameras = list(declare(self, "cameras", list(BODY_CAMERAS), read_only=False))
+        self.default_rate = float(declare(self, "camera_rate", 15.0, read_only=False,
+                                          bounds=CAMERA_RATES))
+        self.rates = {c: float(declare(self, f"rates.{c}", self.default_rate, read_only=False,
+                                       bounds=CAMERA_RATES,
+                                       description=f"Hz of camera {c} (default: camera_rate)"))
+                      for c in ALL_CAMERAS}
+        raw = declare(self, "publish_raw_images", True)
+        compressed = declare(self, "publish_compressed_images", True)
+        depth = declare(self, "publish_depth", True)
+        registered = declare(self, "publish_depth_registered", False)
+        points = declare(self, "publish_depth_points", False)
+        quality = int(declare(self, "jpeg_quality", 75, bounds=(1, 100)))
+        color = declare(self, "image_color", "native")
+        in_flight = int(declare(self, "image_pipeline_depth", 2, bounds=(1, 8)))
+        lazy = declare(self, "lazy_publishing", True)
+        lidar_source = declare(self, "lidar_source", "velodyne-point-cloud")
+        lidar_rate = float(declare(self, "lidar_rate", 10.0, read_only=False,
+                                   bounds=(0.1, 20.0)))
+        workers = int(declare(self, "perception_workers", 2, bounds=(1, 16)))
+        sensor_qos = declare(self, "sensor_qos", "reliable")
         if sensor_qos not in qos.SENSOR_PROFILES:
-            raise ValueError(f"parameter sensor_qos must be one of {sorted(qos.SENSOR_PROFILES)}, "
-                             f"not {sensor_qos!r}")
+            raise ValueError(f"parameter sensor_qos must be one of "
+                             f"{sorted(qos.SENSOR_PROFILES)}, not {sensor_qos!r}")
         self._sensor_qos = qos.SENSOR_PROFILES[sensor_qos]
-        self.prefix = declare("frame_prefix", "").value
+        self.prefix = declare(self, "frame_prefix", "")
         if color not in _PIXEL_FORMATS:
             raise ValueError(f"parameter image_color must be one of {sorted(_PIXEL_FORMATS)}, "
                              f"not {color!r}")
-        if not 1 <= quality <= 100:
-            raise ValueError(f"parameter jpeg_quality must be in [1, 100], not {quality}")
 
         self._connection = connection
         self._last_error_log: dict[str, float] = {}
         self._lazy = lazy
-        streams: list[Stream] = []
-        if self.cameras:
-            sources = self._list_sources()
-            for camera in self.cameras:
-                wants = dict(image=raw, compressed=compressed, info=raw or compressed,
-                             depth=depth, depth_info=depth, registered=registered,
-                             registered_info=registered, points=points)
-                settings = CameraSettings(self.rates[camera], quality, _PIXEL_FORMATS[color],
-                                          in_flight)
-                stream = self._camera_stream(camera, color == "rgb", sources, wants, settings)
-                if stream is not None:
-                    streams.append(stream)
-        if lidar_source:
-            stream = self._lidar_stream(lidar_source, lidar_rate, in_flight)
-            if stream is not None:
-                streams.append(stream)
-        self.streams = streams
-        self._scheduler = Scheduler(streams, workers=workers, describe=describe)
+        self._color = color
+        self._wants = dict(image=raw, compressed=compressed, info=raw or compressed,
+                           depth=depth, depth_info=depth, registered=registered,
+                           registered_info=registered, points=points)
+        self._settings = (quality, _PIXEL_FORMATS[color], in_flight)
+        self._sources: dict[str, image_pb2.ImageSource] | None = None
+        self.camera_streams: dict[str, CameraStream] = {}
+        self.streams: list[Stream] = []  # every stream made so far (diagnostics read it)
+        for camera in self.cameras:
+            self._add_camera(camera)
+        self.lidar = self._lidar_stream(lidar_source, lidar_rate, in_flight) \
+            if lidar_source else None
+        if self.lidar is not None:
+            self.streams.append(self.lidar)
+        self._scheduler = Scheduler(self.streams, workers=workers, describe=describe)
         self._scheduler.start()
         self.get_logger().info(
-            f"streaming {', '.join(s.name for s in streams) or 'nothing'}")
+            f"streaming {', '.join(s.name for s in self.streams) or 'nothing'}")
+        on_change(self, {
+            "cameras": (self._check_cameras, self._select_cameras),
+            "camera_rate": (None, self._set_default_rate),
+            **{f"rates.{c}": (None, lambda rate, c=c: self._set_rate(c, rate))
+               for c in ALL_CAMERAS},
+            "lidar_rate": (None, lambda rate: self.lidar is not None
+                           and self.lidar.set_rate(rate)),
+        })
+
+    # ------------------------------------------------------------------ live changes
+    def _robot_sources(self) -> dict[str, image_pb2.ImageSource]:
+        if not self._sources:
+            self._sources = self._list_sources()
+        return self._sources
+
+    def _check_cameras(self, cameras: list[str]) -> str:
+        sources = self._robot_sources()
+        for camera in cameras:
+            try:
+                names = camera_sources(camera, self._color == "rgb")
+            except UnknownCameraError as exc:
+                return str(exc)
+            if names.visual not in sources:
+                return f"the robot has no camera {camera!r}"
+        return ""
+
+    def _select_cameras(self, cameras: list[str]) -> None:
+        """Stream exactly ``cameras`` from now on (streams of others pause)."""
+        self.cameras = list(cameras)
+        for camera in cameras:
+            if camera in self.camera_streams:
+                self.camera_streams[camera].enabled = True
+            else:
+                stream = self._add_camera(camera)
+                if stream is not None:
+                    self._scheduler.add(stream)
+        for camera, stream in self.camera_streams.items():
+            stream.enabled = camera in cameras
+
+    def _add_camera(self, camera: str) -> "CameraStream | None":
+        quality, pixel_format, in_flight = self._settings
+        settings = CameraSettings(self.rates.get(camera, self.default_rate), quality,
+                                  pixel_format, in_flight)
+        stream = self._camera_stream(camera, self._color == "rgb", self._robot_sources(),
+                                     dict(self._wants), settings)
+        if stream is not None:
+            self.camera_streams[camera] = stream
+            self.streams.append(stream)
+        return stream
+
+    def _set_default_rate(self, rate: float) -> None:
+        """camera_rate: every camera still at the previous default follows it."""
+        for camera, current in self.rates.items():
+            if current == self.default_rate:
+                self._set_rate(camera, rate)
+        self.default_rate = rate
+
+    def _set_rate(self, camera: str, rate: float) -> None:
+        self.rates[camera] = rate
+        if camera in self.camera_streams:
+            self.camera_streams[camera].set_rate(rate)
 
     # ------------------------------------------------------------------ setup
     def _list_sources(self) -> dict[str, image_pb2.ImageSource]:

@@ -23,6 +23,7 @@ from spot_driver.conversions import frames, status
 from spot_driver.conversions.state_cdr import StateSerializer
 from spot_driver.conversions.time import duration_msg_from_nsec, robot_stamp_to_msg
 from spot_driver.errors import describe
+from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.state_cache import RobotStateCache
 from spot_msgs.msg import (
     BatteryStateArray,
@@ -46,11 +47,11 @@ class StateNode(Node):
         super().__init__("spot_state", namespace=namespace)
         self._connection = connection
         self._cache = cache
-        self.rate = self.declare_parameter("robot_state_rate", 50.0).value
-        status_rate = self.declare_parameter("status_rate", 10.0).value
-        self.root = self.declare_parameter("tf_root", "odom").value
-        self.prefix = self.declare_parameter("frame_prefix", "").value
-        self.publish_tf = self.declare_parameter("publish_tf", True).value
+        self.rate = declare(self, "robot_state_rate", 50.0, read_only=False, bounds=(0.1, 500.0))
+        status_rate = declare(self, "status_rate", 10.0, read_only=False, bounds=(0.1, 500.0))
+        self.root = declare(self, "tf_root", "odom")
+        self.prefix = declare(self, "frame_prefix", "")
+        self.publish_tf = declare(self, "publish_tf", True, read_only=False)
         if self.root not in frames.WORLD_FRAMES:
             raise ValueError(f"parameter tf_root must be one of {frames.WORLD_FRAMES}, "
                              f"not {self.root!r}")
@@ -90,6 +91,25 @@ class StateNode(Node):
         self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
         self._scheduler = Scheduler([self.stream], workers=1, describe=describe)
         self._scheduler.start()
+        self._status_rate = status_rate
+        on_change(self, {
+            "robot_state_rate": (lambda rate: "" if self._status_rate <= rate else
+                                 f"must be at least status_rate ({self._status_rate} Hz)",
+                                 self._set_rate),
+            "status_rate": (lambda rate: "" if rate <= self.rate else
+                            f"must not exceed robot_state_rate ({self.rate} Hz)",
+                            self._set_status_rate),
+            "publish_tf": (None, lambda value: setattr(self, "publish_tf", value)),
+        })
+
+    def _set_rate(self, rate: float) -> None:
+        self.rate = rate
+        self.stream.set_rate(rate)
+        self._set_status_rate(self._status_rate)
+
+    def _set_status_rate(self, rate: float) -> None:
+        self._status_rate = rate
+        self._status_every = max(1, round(self.rate / rate))
 
     def _on_state(self, state) -> None:
         self._cache.update(state)
