@@ -169,9 +169,16 @@ def test_two_robots_from_one_launch_are_disjoint(tmp_path):
             listed = ros2("topic", "list", "--no-daemon", "--spin-time", "3").stdout
             return set(listed.split())
 
-        wanted = {"/spot1/joint_states", "/spot2/joint_states"}
-        assert wait_until(lambda: wanted <= topics(), 20), topics()
-        assert "/joint_states" not in topics()
+        def disjoint() -> bool:
+            """Both robots have the same interface, each under its own namespace (/tf and
+            /tf_static are shared, with prefixed frames)."""
+            listed = topics()
+            per_robot = [{t.removeprefix(f"/{r}") for t in listed if t.startswith(f"/{r}/")}
+                         for r in ("spot1", "spot2")]
+            return per_robot[0] == per_robot[1] and "/joint_states" in per_robot[0] and \
+                len(per_robot[0]) > 30
+
+        assert wait_until(disjoint, 30), topics()
         prefix = ros2("param", "get", "/spot2/spot_state", "frame_prefix", "--no-daemon",
                       "--spin-time", "3")
         assert "spot2/" in prefix.stdout
