@@ -32,12 +32,13 @@ from tf2_msgs.msg import TFMessage
 from spot_driver import qos
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "benchmarks" / "results" / "perception_e2e.json"
+RESULTS = REPO / "benchmarks" / "results" / "perception_e2e.json"  # best_effort: *_best_effort
 CAMERAS = ("frontleft", "frontright", "left", "right", "back")
 CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
 STATE_TOPICS = ("/joint_states", "/odometry", "/tf")
 WARMUP_S = float(os.environ.get("BENCH_WARMUP_S", 6.0))
 WINDOW_S = float(os.environ.get("BENCH_WINDOW_S", 30.0))
+SENSOR_QOS = os.environ.get("BENCH_SENSOR_QOS", "reliable")  # or best_effort (both: README)
 USER, PASSWORD = "bench", "bench-password"
 
 
@@ -80,6 +81,7 @@ def start_driver(port: int, ca: str) -> subprocess.Popen:
          "-p", f"camera_rate:={CAMERA_HZ}", "-p", f"lidar_rate:={LIDAR_HZ}",
          "-p", "publish_raw_images:=true", "-p", "publish_compressed_images:=true",
          "-p", "publish_depth:=true", "-p", f"robot_state_rate:={STATE_HZ}",
+         "-p", f"sensor_qos:={SENSOR_QOS}",
          "--log-level", "warn"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -91,7 +93,7 @@ class Recorder:
         self.samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
         self._lock = threading.Lock()
         for topic, (msg_type, _) in topics().items():
-            profile = qos.STATE if topic in STATE_TOPICS else qos.SENSOR  # reliable, as RViz
+            profile = qos.STATE if topic in STATE_TOPICS else qos.SENSOR_PROFILES[SENSOR_QOS]
             node.create_subscription(msg_type, topic, self._callback(topic), profile, raw=True)
 
     def _callback(self, topic: str):
@@ -155,7 +157,8 @@ def main() -> dict:
             image_ages.extend(ages)
     image_ages = np.array(image_ages)
     results = {
-        "window_s": WINDOW_S, "cameras": list(CAMERAS), "camera_hz": CAMERA_HZ,
+        "window_s": WINDOW_S, "sensor_qos": SENSOR_QOS, "cameras": list(CAMERAS),
+        "camera_hz": CAMERA_HZ,
         "lidar_hz": LIDAR_HZ, "cpu_percent_of_one_core": cpu,
         "min_delivered_percent": min(v["delivered_percent"] for t, v in per_topic.items()
                                      if t not in STATE_TOPICS),
@@ -169,7 +172,9 @@ def main() -> dict:
         "topics": per_topic,
     }
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    path = RESULTS if SENSOR_QOS == "reliable" else RESULTS.with_name(
+        f"perception_e2e_{SENSOR_QOS}.json")
+    path.write_text(json.dumps(results, indent=2) + "\n")
     return results
 
 
