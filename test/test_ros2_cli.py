@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from bosdyn.client.lease import LeaseClient
 from ros_harness import REPO, LaunchProcess, SimProcess, ros2
+from test_sim_motion import wait_for
 
 from conftest import PASSWORD, USERNAME, connect
 
@@ -59,15 +60,6 @@ def no_daemon_left_behind():
             os.kill(int(proc.name), signal.SIGTERM)
 
 
-def wait_until(predicate, timeout: float, period: float = 0.5) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(period)
-    return predicate()
-
-
 def node_names() -> set[str]:
     return set(ros2("node", "list", "--no-daemon", "--spin-time", "2").stdout.split())
 
@@ -92,7 +84,7 @@ def launched(tmp_path_factory):
     launch = LaunchProcess(["spot_driver", "spot_sim.launch.py", f"certs_dir:={logs / 'certs'}",
                             "arm:=true"], logs / "launch.log")
     try:
-        assert wait_until(lambda: "streaming camera" in launch.output(), 30), launch.output()
+        assert wait_for(lambda: "streaming camera" in launch.output(), 30), launch.output()
         yield launch
     finally:
         assert launch.stop() == 0, launch.output()[-3000:]
@@ -103,7 +95,7 @@ def test_launch_starts_every_node(launched):
     expected = {"/spot_driver", "/spot_state", "/spot_commands", "/spot_motion", "/spot_arm",
                 "/spot_perception", "/spot_docking", "/spot_mission", "/spot_diagnostics",
                 "/spot_description"}
-    assert wait_until(lambda: expected <= node_names(), 15), node_names()
+    assert wait_for(lambda: expected <= node_names(), 15), node_names()
 
 
 def test_topic_rates_are_the_configured_rates(launched):
@@ -160,9 +152,9 @@ def test_two_robots_from_one_launch_are_disjoint(tmp_path):
     launch = LaunchProcess(["spot_driver", "multi_robot.launch.py"], tmp_path / "multi.log",
                            env={"HOME": str(tmp_path)})
     try:
-        assert wait_until(lambda: launch.output().count("streaming camera") == 2, 40), \
+        assert wait_for(lambda: launch.output().count("streaming camera") == 2, 40), \
             launch.output()
-        assert wait_until(lambda: {"/spot1/spot_state", "/spot2/spot_state"} <= node_names(),
+        assert wait_for(lambda: {"/spot1/spot_state", "/spot2/spot_state"} <= node_names(),
                           20), node_names()
 
         def topics() -> set[str]:
@@ -178,7 +170,7 @@ def test_two_robots_from_one_launch_are_disjoint(tmp_path):
             return per_robot[0] == per_robot[1] and "/joint_states" in per_robot[0] and \
                 len(per_robot[0]) > 30
 
-        assert wait_until(disjoint, 30), topics()
+        assert wait_for(disjoint, 30), topics()
         prefix = ros2("param", "get", "/spot2/spot_state", "frame_prefix", "--no-daemon",
                       "--spin-time", "3")
         assert "spot2/" in prefix.stdout
@@ -228,7 +220,7 @@ def test_signals_to_a_terminal_less_launch_stop_cleanly(robot, tmp_path, how):
         tmp_path / "launch.log",
         env={"BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD})
     try:
-        assert wait_until(lambda: "connected to robot" in launch.output(), 20), launch.output()
+        assert wait_for(lambda: "connected to robot" in launch.output(), 20), launch.output()
         assert driver_running()
         claimed = ros2("service", "call", "/sigtest/claim", "std_srvs/srv/Trigger")
         assert "success=True" in claimed.stdout, claimed.stdout + launch.output()
@@ -241,7 +233,7 @@ def test_signals_to_a_terminal_less_launch_stop_cleanly(robot, tmp_path, how):
             time.sleep(0.05)
         code = launch.wait(timeout=10)
         output = launch.output()
-        assert wait_until(lambda: not driver_running(), 3.0, 0.05)
+        assert wait_for(lambda: not driver_running(), 3.0, 0.05)
         took = time.monotonic() - started
         assert took <= 3.0, took
         assert not BAD_LINES.search(output), output[-3000:]

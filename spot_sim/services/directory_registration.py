@@ -25,19 +25,19 @@ class DirectoryRegistrationServicer(
     def __init__(self, clock, directory: Directory) -> None:
         self.clock, self.directory = clock, directory
 
-    @unary(pb.RegisterServiceResponse)
-    def RegisterService(self, request, response, context):
+    def _register(self, request, response, replace: bool, missing: int) -> None:
         if _invalid(request, response):
             return
-        added = self.directory.register(request.service_entry, request.endpoint, replace=False)
-        response.status = response.STATUS_OK if added else response.STATUS_ALREADY_EXISTS
+        done = self.directory.register(request.service_entry, request.endpoint, replace)
+        response.status = response.STATUS_OK if done else missing
+
+    @unary(pb.RegisterServiceResponse)
+    def RegisterService(self, request, response, context):
+        self._register(request, response, False, response.STATUS_ALREADY_EXISTS)
 
     @unary(pb.UpdateServiceResponse)
     def UpdateService(self, request, response, context):
-        if _invalid(request, response):
-            return
-        updated = self.directory.register(request.service_entry, request.endpoint, replace=True)
-        response.status = response.STATUS_OK if updated else response.STATUS_NONEXISTENT_SERVICE
+        self._register(request, response, True, response.STATUS_NONEXISTENT_SERVICE)
 
     @unary(pb.UnregisterServiceResponse)
     def UnregisterService(self, request, response, context):

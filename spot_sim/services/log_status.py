@@ -74,13 +74,16 @@ class LogStatusServicer(log_status_service_pb2_grpc.LogStatusServiceServicer):
         response.log_status.CopyFrom(status)
         response.end_time.CopyFrom(self.clock.timestamp(now))
 
-    def _experiment(self, request, response, kind: int) -> None:
+    def _timed_log(self, request, response, kind: int, refusal) -> None:
+        """Start a log that runs for the request's keep_alive (10 s by default) unless
+        ``refusal()`` (called under the lock) returns a response status."""
         now = self.clock.now_nsec()
         keep = request.keep_alive.ToNanoseconds() or 10_000_000_000
         with self._lock:
             self._refresh()
-            if self._active(Status.TYPE_EXPERIMENT):
-                response.status = response.STATUS_EXPERIMENT_LOG_RUNNING
+            refused = refusal()
+            if refused is not None:
+                response.status = refused
                 return
             status = self._start(kind, now, now + keep)
         response.status = response.STATUS_OK
@@ -89,21 +92,15 @@ class LogStatusServicer(log_status_service_pb2_grpc.LogStatusServiceServicer):
 
     @unary(pb.StartExperimentLogResponse)
     def StartExperimentLog(self, request, response, context):
-        self._experiment(request, response, Status.TYPE_EXPERIMENT)
+        self._timed_log(request, response, Status.TYPE_EXPERIMENT,
+                        lambda: response.STATUS_EXPERIMENT_LOG_RUNNING
+                        if self._active(Status.TYPE_EXPERIMENT) else None)
 
     @unary(pb.StartConcurrentLogResponse)
     def StartConcurrentLog(self, request, response, context):
-        now = self.clock.now_nsec()
-        keep = request.keep_alive.ToNanoseconds() or 10_000_000_000
-        with self._lock:
-            self._refresh()
-            if len(self._active()) >= MAX_CONCURRENT:
-                response.status = response.STATUS_CONCURRENCY_LIMIT_REACHED
-                return
-            status = self._start(Status.TYPE_CONCURRENT, now, now + keep)
-        response.status = response.STATUS_OK
-        response.log_status.CopyFrom(status)
-        response.end_time.CopyFrom(self.clock.timestamp(now + keep))
+        self._timed_log(request, response, Status.TYPE_CONCURRENT,
+                        lambda: response.STATUS_CONCURRENCY_LIMIT_REACHED
+                        if len(self._active()) >= MAX_CONCURRENT else None)
 
     @unary(pb.UpdateExperimentLogResponse)
     def UpdateExperimentLog(self, request, response, context):
