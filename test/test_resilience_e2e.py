@@ -264,7 +264,8 @@ def test_latency_200ms_jitter_50ms_keeps_the_session_and_reports_it(world):
         rtt = float(value(diagnostic(ros, "connection"), "heartbeat_rtt_ms"))
         assert 140 <= rtt <= 320, rtt
         state = diagnostic(ros, "stream robot_state")
-        assert state.level[0] == WARN and 1.0 < float(value(state, "achieved_hz")) < 10.0
+        # Two state requests in flight: about 2 / round trip (~10 Hz), well below 50 Hz.
+        assert state.level[0] == WARN and 1.0 < float(value(state, "achieved_hz")) < 20.0
         asked = time.monotonic()
         assert trigger(ros, "stop").success
         assert time.monotonic() - asked < 2.0
