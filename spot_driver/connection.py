@@ -320,6 +320,12 @@ class RobotConnection:
         return skew if synced else self._last_skew
 
     # ------------------------------------------------------------------ lease
+    def wallet_lease(self) -> Lease | None:
+        """The driver's current body lease (None while down or without one)."""
+        with self._lock:
+            session = self._session
+        return session._wallet_lease() if session is not None else None
+
     @property
     def has_lease(self) -> bool:
         with self._lock:

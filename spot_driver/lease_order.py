@@ -5,8 +5,11 @@ sends. The robot rejects a command whose lease is older than one it has already 
 (``STATUS_OLDER``), so two commands sent at once from two threads can make the robot refuse
 the one that arrives second although both came from the lease holder. ``LeaseOrderedClient``
 wraps an SDK client so that its lease-carrying calls are serialised by one lock per session:
-each call advances the lease and is answered before the next one starts. Queries (state,
-feedback, lists) pass straight through.
+each blocking call advances the lease and is answered before the next one starts; an
+asynchronous call (cmd_vel's velocity commands) holds the lock only while its request is
+advanced and sent, so a stream of them stays pipelined (should the robot still take two out of
+order, the older one is refused and the newer one, which the driver sent last, stands).
+Queries (state, feedback, lists) pass straight through.
 """
 
 import threading
@@ -85,13 +88,7 @@ class LeaseOrderedClient:
 
     def _ordered_async(self, method):
         def call(*args, **kwargs):
-            self._lock.acquire()
-            try:
-                future = method(*args, **kwargs)
-            except BaseException:
-                self._lock.release()
-                raise
-            future.add_done_callback(lambda _: self._lock.release())
-            return future
+            with self._lock:
+                return method(*args, **kwargs)
 
         return call

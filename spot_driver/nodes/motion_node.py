@@ -16,6 +16,7 @@ from spot_driver import qos
 from spot_driver.commander import Commander
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError, describe
+from spot_driver.lease_order import is_own_older_lease
 from spot_driver.mobility import InvalidVelocityError, clamp_velocity
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.triggers import trigger_callback
@@ -88,9 +89,12 @@ class MotionNode(Node):
 
     def _check_cmd_vel_result(self, future) -> None:
         exc = future.exception()
-        if exc is not None:
-            self.get_logger().warning(f"cmd_vel refused: {describe(exc)}",
-                                      throttle_duration_sec=5.0)
+        if exc is None:
+            return
+        if is_own_older_lease(exc, self._connection.wallet_lease()):
+            return  # superseded by the driver's own newer command: nothing went wrong
+        self.get_logger().warning(f"cmd_vel refused: {describe(exc)}",
+                                  throttle_duration_sec=5.0)
 
 
 def _done(call: Callable[[], None], message: str) -> Callable[[], str]:
