@@ -56,7 +56,9 @@ def no_daemon_left_behind():
             environ = (proc / "environ").read_bytes()
         except OSError:
             continue
-        if b"_ros2_daemon" in cmdline and f"ROS_DOMAIN_ID={domain}".encode() in environ:
+        ours = f"--ros-domain-id\0{domain}\0".encode() in cmdline or \
+            f"ROS_DOMAIN_ID={domain}\0".encode() in environ
+        if b"ros2cli.daemon" in cmdline and ours:
             os.kill(int(proc.name), signal.SIGTERM)
 
 
