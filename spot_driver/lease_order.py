@@ -67,12 +67,14 @@ class LeaseOrderedClient:
         self._wallet_lease = wallet_lease
 
     def __getattr__(self, name: str):
+        """Called once per attribute name: ordered wrappers are kept on the instance (cmd_vel
+        looks one up 50 times a second)."""
         attribute = getattr(self._client, name)
         if not callable(attribute) or not is_ordered_call(name):
             return attribute
-        if name.endswith("_async"):
-            return self._ordered_async(attribute)
-        return self._ordered(attribute)
+        wrapped = (self._ordered_async if name.endswith("_async") else self._ordered)(attribute)
+        setattr(self, name, wrapped)
+        return wrapped
 
     def _ordered(self, method):
         def call(*args, **kwargs):

@@ -39,13 +39,19 @@ class LogStatusServicer(log_status_service_pb2_grpc.LogStatusServiceServicer):
         self._logs[status.id] = (status, end_ns)
         return status
 
+    def _find(self, log_id: str, response):
+        """(status, end ns) of a log; None, with STATUS_ID_NOT_FOUND answered, if unknown."""
+        found = self._logs.get(log_id)
+        if found is None:
+            response.status = response.STATUS_ID_NOT_FOUND
+        return found
+
     @unary(pb.GetLogStatusResponse)
     def GetLogStatus(self, request, response, context):
         with self._lock:
             self._refresh()
-            found = self._logs.get(request.id)
+            found = self._find(request.id, response)
             if found is None:
-                response.status = response.STATUS_ID_NOT_FOUND
                 return
             response.status = response.STATUS_OK
             response.log_status.CopyFrom(found[0])
@@ -107,9 +113,8 @@ class LogStatusServicer(log_status_service_pb2_grpc.LogStatusServiceServicer):
         now = self.clock.now_nsec()
         with self._lock:
             self._refresh()
-            found = self._logs.get(request.id)
+            found = self._find(request.id, response)
             if found is None:
-                response.status = response.STATUS_ID_NOT_FOUND
                 return
             status, _ = found
             if status.status != Status.STATUS_IN_PROGRESS:
@@ -125,9 +130,8 @@ class LogStatusServicer(log_status_service_pb2_grpc.LogStatusServiceServicer):
     def TerminateLog(self, request, response, context):
         now = self.clock.now_nsec()
         with self._lock:
-            found = self._logs.get(request.id)
+            found = self._find(request.id, response)
             if found is None:
-                response.status = response.STATUS_ID_NOT_FOUND
                 return
             status, _ = found
             if status.status == Status.STATUS_IN_PROGRESS:
