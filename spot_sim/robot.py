@@ -97,11 +97,16 @@ class SimRobot:
         self.estop = EstopManager(config.estop_required)
         self._ids = itertools.count(1)
         self._stop_event = threading.Event()
+        # Capabilities stepped with the physics loop, in order: fn(robot, now_ns).
+        self.step_hooks: list = []
         self._thread: threading.Thread | None = None
         self._reset_state()
         self.docking = Docking(world.DEFAULT_DOCKS, config.start_docked_id)
         if config.start_docked_id:
             self.odom_body = self.docking.docks[config.start_docked_id].pose
+        # Stable world object ids: a dock and its fiducial keep theirs for the robot's lifetime.
+        self._object_ids = {dock_id: 1 + 2 * index
+                            for index, dock_id in enumerate(sorted(self.docking.docks))}
 
     def _reset_state(self) -> None:
         sit = kinematics.leg_joint_positions(kinematics.SIT_HEIGHT)
@@ -195,6 +200,16 @@ class SimRobot:
                 arm_frames = arm_kinematics.link_poses(self.arm.q)
             return build_snapshot(odom_tform_body, vision_tform_body, self.config.has_arm,
                                   arm_frames=arm_frames, has_lidar=self.config.has_lidar)
+
+    def world_objects(self) -> list:
+        """The docks and fiducials in view now, as ListWorldObjects reports them."""
+        with self.lock:
+            height = self.body_height
+            odom_tform_body = body_pose(self.odom_body, height, self.body_rotation)
+            vision_tform_body = body_pose(self.vision_body(), height, self.body_rotation)
+            return world.world_objects(tuple(self.docking.docks.values()), odom_tform_body,
+                                       vision_tform_body, self.odom_body,
+                                       self.clock.timestamp(), self._object_ids)
 
     def active_fault(self) -> bool:
         return bool(self.behavior_faults)
@@ -371,6 +386,8 @@ class SimRobot:
             self._step_power(now)
             self._step_command(now)
             self.docking.step(self, now)
+            for hook in self.step_hooks:
+                hook(self, now)
             self._step_motion(dt)
             self._step_posture(now, dt)
             if self.arm is not None:

@@ -15,29 +15,36 @@ from spot_sim.command_log import CommandLog
 from spot_sim.config import SimConfig
 from spot_sim.directory import Directory
 from spot_sim.faults import FaultControl, RpcFaults
+from spot_sim.graph_nav.navigation import GraphNav
+from spot_sim.graph_nav.recording import Recorder
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import AuthInterceptor, TokenIssuer
 from spot_sim.sensors import Sensors
 from spot_sim.services import (
+    autowalk,
     camera_settings,
     data_buffer,
     directory_registration,
     docking,
     estop,
     fault,
+    graph_nav,
     identity,
     image,
     inverse_kinematics,
     keepalive,
     lease,
     license,
+    local_grid,
     log_status,
     manipulation,
+    map_processing,
     mission,
     payload,
     point_cloud,
     power,
     ray_cast,
+    recording,
     robot_command,
     robot_state,
     spot_check,
@@ -78,8 +85,13 @@ class SimulatedSpot:
         command = robot_command.RobotCommandServicer(self.robot, self.time_sync)
         power_servicer = power.PowerServicer(self.robot)
         docking_servicer = docking.DockingServicer(self.robot)
+        self.graph_nav = GraphNav(self.sensors.scene)
+        self.recorder = Recorder(self.graph_nav, self.sensors)
+        self.robot.step_hooks += [self.graph_nav.step, self.recorder.step]
+        graph_nav_servicer = graph_nav.GraphNavServicer(self.robot, self.graph_nav,
+                                                        self.recorder, self.time_sync)
         self.mission = mission.MissionServicer(self.robot, mission.RobotServices(
-            self.robot, command, power_servicer, docking_servicer))
+            self.robot, command, power_servicer, docking_servicer, graph_nav_servicer))
         self.data = data_buffer.DataStore(self.clock)
         self.payloads = payload.PayloadRegistry()
         self.keepalive = keepalive.KeepaliveServicer(self.robot, self.data)
@@ -98,6 +110,12 @@ class SimulatedSpot:
             (docking.spec(), docking_servicer),
             (world_object.spec(), world_object.WorldObjectServicer(self.robot)),
             (mission.spec(), self.mission),
+            (graph_nav.spec(), graph_nav_servicer),
+            (recording.spec(), recording.RecordingServicer(self.robot, self.recorder)),
+            (map_processing.spec(), map_processing.MapProcessingServicer(self.robot,
+                                                                         self.graph_nav)),
+            (local_grid.spec(), local_grid.LocalGridServicer(self.robot, self.sensors.scene)),
+            (autowalk.spec(), autowalk.AutowalkServicer(self.clock, self.mission)),
             (license.spec(), license.LicenseServicer(self.clock, self.robot.license)),
             (fault.spec(), fault.FaultServicer(self.clock, self.robot.service_faults)),
             (data_specs[0], data_buffer.DataBufferServicer(self.clock, self.data)),

@@ -129,12 +129,19 @@ def test_every_listed_service_answers_a_representative_rpc(arm_sim, arm_robot):
 
 
 def representative_calls() -> dict:
+    from bosdyn.api.autowalk import walks_pb2
+    from bosdyn.api.graph_nav import map_processing_pb2
     from bosdyn.client.auth import AuthClient
+    from bosdyn.client.autowalk import AutowalkClient
     from bosdyn.client.directory import DirectoryClient
     from bosdyn.client.estop import EstopClient
+    from bosdyn.client.graph_nav import GraphNavClient
     from bosdyn.client.image import ImageClient
     from bosdyn.client.lease import LeaseClient
+    from bosdyn.client.local_grid import LocalGridClient
+    from bosdyn.client.map_processing import MapProcessingServiceClient
     from bosdyn.client.power import PowerClient
+    from bosdyn.client.recording import GraphNavRecordingServiceClient
     from bosdyn.client.robot_command import RobotCommandClient
     from bosdyn.client.robot_id import RobotIdClient
     from bosdyn.client.time_sync import TimeSyncClient
@@ -163,6 +170,17 @@ def representative_calls() -> dict:
         "world-objects": lambda r: c(r, WorldObjectClient.default_service_name)
         .list_world_objects(),
         "robot-mission": lambda r: c(r, MissionClient.default_service_name).get_state(),
+        "graph-nav-service": lambda r: c(r, GraphNavClient.default_service_name)
+        .get_localization_state(),
+        "recording-service": lambda r: c(
+            r, GraphNavRecordingServiceClient.default_service_name).get_record_status(),
+        "map-processing-service": lambda r: c(
+            r, MapProcessingServiceClient.default_service_name).process_anchoring(
+            map_processing_pb2.ProcessAnchoringRequest.Params(), False, False),
+        "local-grid-service": lambda r: c(r, LocalGridClient.default_service_name)
+        .get_local_grid_types(),
+        "autowalk-service": lambda r: c(r, AutowalkClient.default_service_name)
+        .compile_autowalk(walks_pb2.Walk()),
         "license": lambda r: c(r, LicenseClient.default_service_name).get_license_info(),
         "fault": lambda r: c(r, FaultClient.default_service_name).clear_service_fault(
             service_fault_pb2.ServiceFaultId(fault_name="none", service_name="none")),

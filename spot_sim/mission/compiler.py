@@ -16,6 +16,7 @@ from bosdyn.api import power_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2
 from google.protobuf import descriptor
 
+from spot_sim.mission import graph_nav_nodes as graph_nav
 from spot_sim.mission import more_nodes as more
 from spot_sim.mission import nodes as core
 from spot_sim.mission.blackboard import BlackboardError, from_constant
@@ -26,14 +27,12 @@ _TYPE_FIELDS = {f.message_type.full_name: f.name
                 if f.message_type is not None and f.name != "impl"}
 _MOBILITY_KINDS = {"stand_request": "stand", "sit_request": "sit", "stop_request": "stop",
                    "se2_velocity_request": "velocity", "se2_trajectory_request": "trajectory"}
-_NO_GRAPH_NAV = "GraphNav (graph-nav-service) is not simulated yet"
+_NO_GRAPH_NAV_STATE = "GraphNav state queries in missions are not simulated"
 _NO_DAQ = "data acquisition (data-acquisition service) is not simulated"
 _NO_SPOT_CAM = "this robot has no Spot CAM payload"
 # Node types this robot refuses at load, with the reason (listed in the README).
 REFUSED = {
-    "bosdyn_navigate_to": _NO_GRAPH_NAV, "bosdyn_navigate_route": _NO_GRAPH_NAV,
-    "bosdyn_navigate_to_anchor": _NO_GRAPH_NAV, "bosdyn_graph_nav_state": _NO_GRAPH_NAV,
-    "bosdyn_graph_nav_localize": _NO_GRAPH_NAV,
+    "bosdyn_graph_nav_state": _NO_GRAPH_NAV_STATE,
     "data_acquisition": _NO_DAQ, "data_acquisition_on_interruption": _NO_DAQ,
     "data_acquisition_live_data": _NO_DAQ, "store_metadata": _NO_DAQ,
     "bosdyn_query_stored_captures": _NO_DAQ,
@@ -388,6 +387,24 @@ class _Compiler:
         if spec.WhichOneof("id") is None:
             raise CompileError("dock id is not set")
         return core.Dock(node_id, name, params, spec)
+
+    def _bosdyn_navigate_to(self, node_id, name, params, spec, info):
+        if not spec.destination_waypoint_id:
+            raise CompileError("destination_waypoint_id is not set")
+        return graph_nav.BosdynNavigate(node_id, name, params, spec, "navigate_to")
+
+    def _bosdyn_navigate_route(self, node_id, name, params, spec, info):
+        if not spec.route.waypoint_id:
+            raise CompileError("the route has no waypoints")
+        return graph_nav.BosdynNavigate(node_id, name, params, spec, "navigate_route")
+
+    def _bosdyn_navigate_to_anchor(self, node_id, name, params, spec, info):
+        if not spec.HasField("seed_tform_goal"):
+            raise CompileError("seed_tform_goal is not set")
+        return graph_nav.BosdynNavigate(node_id, name, params, spec, "navigate_to_anchor")
+
+    def _bosdyn_graph_nav_localize(self, node_id, name, params, spec, info):
+        return graph_nav.BosdynGraphNavLocalize(node_id, name, params, spec)
 
     def _bosdyn_dock_state(self, node_id, name, params, spec, info):
         child = self._child(spec.child, info, params, required=False)

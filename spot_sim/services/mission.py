@@ -3,6 +3,7 @@ questions and answers; chunked variants of load and of the info/mission reads.""
 
 from bosdyn.api import lease_pb2, power_pb2, robot_command_pb2
 from bosdyn.api.docking import docking_pb2
+from bosdyn.api.graph_nav import graph_nav_pb2
 from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.mission import mission_pb2, mission_service_pb2_grpc
 from bosdyn.client import data_chunk
@@ -22,9 +23,10 @@ class RobotServices:
     """What mission nodes call on the robot: the robot's own servicers, in process, so a
     mission's commands pass exactly the checks a client's do."""
 
-    def __init__(self, robot: SimRobot, robot_command, power, docking) -> None:
+    def __init__(self, robot: SimRobot, robot_command, power, docking, graph_nav=None) -> None:
         self._robot, self._command, self._power, self._docking = \
             robot, robot_command, power, docking
+        self._graph_nav = graph_nav
 
     def robot_command(self, request):
         return self._command.RobotCommand(request, None)
@@ -80,6 +82,29 @@ class RobotServices:
         request = robot_command_pb2.RobotCommandRequest(lease=lease)
         request.command.synchronized_command.mobility_command.stop_request.SetInParent()
         self.robot_command(request)
+
+    def navigate(self, kind: str, request):
+        """NavigateTo / NavigateRoute / NavigateToAnchor by ``kind``."""
+        method = {"navigate_to": self._graph_nav.NavigateTo,
+                  "navigate_route": self._graph_nav.NavigateRoute,
+                  "navigate_to_anchor": self._graph_nav.NavigateToAnchor}[kind]
+        return method(request, None)
+
+    def navigation_feedback(self, command_id: int):
+        return self._graph_nav.NavigationFeedback(
+            graph_nav_pb2.NavigationFeedbackRequest(command_id=command_id), None)
+
+    def cancel_navigation(self, command_id: int, lease) -> None:
+        """Stop the body if navigation ``command_id`` is still under way."""
+        with self._robot.lock:
+            task = self._graph_nav.graph_nav.tasks.get(command_id)
+            if task is None or task.done or task.motion is None:
+                return
+            motion_id = task.motion.id
+        self.stop_if_active(motion_id, lease)
+
+    def set_localization(self, request):
+        return self._graph_nav.SetLocalization(request, None)
 
     def docking_state(self):
         with self._robot.lock:

@@ -5,7 +5,6 @@ from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim import world
 from spot_sim.clock import timestamp_to_nsec
-from spot_sim.frame_tree import body_pose
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
 from spot_sim.services import ServiceSpec
@@ -14,20 +13,10 @@ from spot_sim.services import ServiceSpec
 class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServicer):
     def __init__(self, robot: SimRobot) -> None:
         self.robot, self.clock = robot, robot.clock
-        docks = sorted(robot.docking.docks)
-        # Stable ids: a dock and its fiducial keep theirs for the robot's lifetime.
-        self._ids = {dock_id: 1 + 2 * index for index, dock_id in enumerate(docks)}
 
     @unary(world_object_pb2.ListWorldObjectResponse)
     def ListWorldObjects(self, request, response, context):
-        robot = self.robot
-        with robot.lock:
-            height = robot.body_height
-            odom_tform_body = body_pose(robot.odom_body, height, robot.body_rotation)
-            vision_tform_body = body_pose(robot.vision_body(), height, robot.body_rotation)
-            objects = world.world_objects(
-                tuple(robot.docking.docks.values()), odom_tform_body, vision_tform_body,
-                robot.odom_body, self.clock.timestamp(), self._ids)
+        objects = self.robot.world_objects()
         kinds = set(request.object_type)
         newer_than = (timestamp_to_nsec(request.timestamp_filter)
                       if request.HasField("timestamp_filter") else None)

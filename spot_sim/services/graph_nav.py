@@ -1,0 +1,419 @@
+"""graph-nav-service: the map (upload, download, clear; graph and snapshots, plain and
+streamed), localization (set and get) and navigation (to a waypoint, along a route, to a pose
+in the seed frame) with its feedback. Behaviour lives in ``spot_sim.graph_nav``."""
+
+import itertools
+import math
+
+from bosdyn.api import data_chunk_pb2, lease_pb2
+from bosdyn.api.graph_nav import graph_nav_pb2, graph_nav_service_pb2_grpc, map_pb2
+from bosdyn.api.header_pb2 import CommonError
+from google.protobuf.message import DecodeError
+
+from spot_sim.clock import timestamp_to_nsec
+from spot_sim.graph_nav import navigation
+from spot_sim.graph_nav.map import InvalidGraphError, pose_finite, se2_from_proto, validate
+from spot_sim.graph_nav.navigation import GraphNav, LocalizationError
+from spot_sim.graph_nav.recording import Recorder
+from spot_sim.mobility import Se2
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import set_error, unary
+from spot_sim.services import ServiceSpec
+from spot_sim.services.time_sync import TimeSyncServicer
+
+CHUNK_BYTES = 1_000_000
+NavTo = graph_nav_pb2.NavigateToResponse
+NavRoute = graph_nav_pb2.NavigateRouteResponse
+NavAnchor = graph_nav_pb2.NavigateToAnchorResponse
+Localize = graph_nav_pb2.SetLocalizationRequest
+
+
+class NavigationRejectedError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def chunks(data: bytes):
+    """``data`` as DataChunks of at most CHUNK_BYTES (at least one, even when empty)."""
+    for start in range(0, max(len(data), 1), CHUNK_BYTES):
+        yield data_chunk_pb2.DataChunk(total_size=len(data), data=data[start:start + CHUNK_BYTES])
+
+
+def assemble(requests) -> tuple[bytes, list]:
+    """The bytes of a streamed upload, and the requests (for their header and lease)."""
+    parts, seen = [], []
+    for request in requests:
+        seen.append(request)
+        parts.append(request.chunk.data)
+    return b"".join(parts), seen
+
+
+class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
+    def __init__(self, robot: SimRobot, graph_nav: GraphNav, recorder: Recorder,
+                 time_sync: TimeSyncServicer) -> None:
+        self.robot, self.clock = robot, robot.clock
+        self.graph_nav, self.recorder, self.time_sync = graph_nav, recorder, time_sync
+
+    def _stamp(self, response, request_header=None):
+        header = response.header
+        if request_header is not None:
+            header.request_header.CopyFrom(request_header)
+        header.request_received_timestamp.CopyFrom(self.clock.timestamp())
+        header.response_timestamp.CopyFrom(self.clock.timestamp())
+        header.error.code = header.error.code or CommonError.CODE_OK
+        return response
+
+    def _use_lease(self, lease, response) -> bool:
+        """Map and recording RPCs check a lease when one is sent; the SDK sends none with
+        snapshot uploads or (without a lease wallet) recording requests."""
+        if not lease.resource:
+            return True
+        use = self.robot.leases.use(lease)
+        response.lease_use_result.CopyFrom(use)
+        return use.status == use.STATUS_OK
+
+    def _use_leases(self, leases, response) -> bool:
+        ok = bool(leases)
+        for lease in leases:
+            use = self.robot.leases.use(lease)
+            response.lease_use_results.append(use)
+            ok = ok and use.status == use.STATUS_OK
+        if not leases:
+            response.lease_use_results.add().status = lease_pb2.LeaseUseResult.STATUS_INVALID_LEASE
+        return ok
+
+    # ------------------------------------------------------------------ map
+    def _upload(self, request: graph_nav_pb2.UploadGraphRequest,
+                response: graph_nav_pb2.UploadGraphResponse) -> None:
+        if not self._use_lease(request.lease, response):
+            return
+        robot = self.robot
+        with robot.lock:
+            if self.recorder.recording:
+                set_error(response, CommonError.CODE_INVALID_REQUEST,
+                          "cannot change the map while recording")
+                return
+            graph_map = self.graph_nav.map
+            known = set() if request.replace_graph else {w.id for w in graph_map.graph.waypoints}
+            try:
+                validate(request.graph, known)
+            except InvalidGraphError as exc:
+                response.status = response.STATUS_INVALID_GRAPH
+                set_error(response, CommonError.CODE_INVALID_REQUEST, str(exc))
+                return
+            if request.replace_graph:
+                self.graph_nav.seed_tform_vision = None
+            graph_map.merge(request.graph, request.replace_graph)
+            response.replaced_graph = request.replace_graph
+            for waypoint in request.graph.waypoints:
+                if not waypoint.snapshot_id:
+                    continue
+                (response.loaded_waypoint_snapshot_ids
+                 if waypoint.snapshot_id in graph_map.waypoint_snapshots
+                 else response.unknown_waypoint_snapshot_ids).append(waypoint.snapshot_id)
+            for edge in request.graph.edges:
+                if not edge.snapshot_id:
+                    continue
+                (response.loaded_edge_snapshot_ids
+                 if edge.snapshot_id in graph_map.edge_snapshots
+                 else response.unknown_edge_snapshot_ids).append(edge.snapshot_id)
+        response.status = response.STATUS_OK
+
+    @unary(graph_nav_pb2.UploadGraphResponse)
+    def UploadGraph(self, request, response, context):
+        self._upload(request, response)
+
+    def UploadGraphStreaming(self, request_iterator, context):
+        data, _ = assemble(request_iterator)
+        request = graph_nav_pb2.UploadGraphRequest()
+        response = graph_nav_pb2.UploadGraphResponse()
+        try:
+            request.ParseFromString(data)
+        except DecodeError:
+            set_error(response, CommonError.CODE_INVALID_REQUEST, "upload is not a graph")
+            return self._stamp(response)
+        self._upload(request, response)
+        return self._stamp(response, request.header)
+
+    def _upload_snapshot(self, request_iterator, snapshot_type, store: str, response):
+        data, requests = assemble(request_iterator)
+        header = requests[0].header if requests else None
+        if not requests or not self._use_lease(requests[0].lease, response):
+            return self._stamp(response, header)
+        snapshot = snapshot_type()
+        try:
+            snapshot.ParseFromString(data)
+        except DecodeError:
+            set_error(response, CommonError.CODE_INVALID_REQUEST, "upload is not a snapshot")
+            return self._stamp(response, header)
+        if not snapshot.id:
+            set_error(response, CommonError.CODE_INVALID_REQUEST, "snapshot has no id")
+            return self._stamp(response, header)
+        with self.robot.lock:
+            getattr(self.graph_nav.map, store)[snapshot.id] = snapshot
+        if "status" in response.DESCRIPTOR.fields_by_name:
+            response.status = response.STATUS_OK
+        return self._stamp(response, header)
+
+    def UploadWaypointSnapshot(self, request_iterator, context):
+        return self._upload_snapshot(request_iterator, map_pb2.WaypointSnapshot,
+                                     "waypoint_snapshots",
+                                     graph_nav_pb2.UploadWaypointSnapshotResponse())
+
+    def UploadEdgeSnapshot(self, request_iterator, context):
+        return self._upload_snapshot(request_iterator, map_pb2.EdgeSnapshot, "edge_snapshots",
+                                     graph_nav_pb2.UploadEdgeSnapshotResponse())
+
+    def UploadSnapshots(self, request_iterator, context):
+        data, requests = assemble(request_iterator)
+        response = graph_nav_pb2.UploadSnapshotsResponse()
+        header = requests[0].header if requests else None
+        if not requests or not self._use_lease(requests[0].lease, response):
+            return self._stamp(response, header)
+        snapshots = graph_nav_pb2.UploadSnapshotsRequest.Snapshots()
+        try:
+            snapshots.ParseFromString(data)
+        except DecodeError:
+            set_error(response, CommonError.CODE_INVALID_REQUEST, "upload is not snapshots")
+            return self._stamp(response, header)
+        with self.robot.lock:
+            for snapshot in snapshots.waypoint_snapshots:
+                self.graph_nav.map.waypoint_snapshots[snapshot.id] = snapshot
+            for snapshot in snapshots.edge_snapshots:
+                self.graph_nav.map.edge_snapshots[snapshot.id] = snapshot
+        response.status = response.STATUS_OK
+        return self._stamp(response, header)
+
+    def _graph(self) -> map_pb2.Graph:
+        with self.robot.lock:
+            graph = map_pb2.Graph()
+            graph.CopyFrom(self.graph_nav.map.graph)
+            graph.anchoring.CopyFrom(self.graph_nav.map.anchoring())
+            return graph
+
+    @unary(graph_nav_pb2.DownloadGraphResponse)
+    def DownloadGraph(self, request, response, context):
+        response.graph.CopyFrom(self._graph())
+
+    def DownloadGraphStreaming(self, request, context):
+        whole = self._stamp(graph_nav_pb2.DownloadGraphResponse(graph=self._graph()),
+                            request.header)
+        for chunk in chunks(whole.SerializeToString()):
+            yield self._stamp(graph_nav_pb2.DownloadGraphStreamingResponse(chunk=chunk),
+                              request.header)
+
+    def _download_snapshot(self, request, store: str, snapshot_id: str, response_type):
+        with self.robot.lock:
+            snapshot = getattr(self.graph_nav.map, store).get(snapshot_id)
+        if snapshot is None:
+            response = response_type(status=response_type.STATUS_SNAPSHOT_DOES_NOT_EXIST)
+            yield self._stamp(response, request.header)
+            return
+        if store == "waypoint_snapshots" and (
+                request.do_not_download_point_cloud or not request.download_images):
+            copy = map_pb2.WaypointSnapshot()
+            copy.CopyFrom(snapshot)
+            if request.do_not_download_point_cloud:
+                copy.ClearField("point_cloud")
+            if not request.download_images:
+                copy.ClearField("images")
+            snapshot = copy
+        for chunk in chunks(snapshot.SerializeToString()):
+            response = response_type(status=response_type.STATUS_OK, chunk=chunk)
+            setattr(response, "waypoint_snapshot_id" if store == "waypoint_snapshots"
+                    else "edge_snapshot_id", snapshot_id)
+            yield self._stamp(response, request.header)
+
+    def DownloadWaypointSnapshot(self, request, context):
+        yield from self._download_snapshot(request, "waypoint_snapshots",
+                                           request.waypoint_snapshot_id,
+                                           graph_nav_pb2.DownloadWaypointSnapshotResponse)
+
+    def DownloadEdgeSnapshot(self, request, context):
+        yield from self._download_snapshot(request, "edge_snapshots", request.edge_snapshot_id,
+                                           graph_nav_pb2.DownloadEdgeSnapshotResponse)
+
+    @unary(graph_nav_pb2.ClearGraphResponse)
+    def ClearGraph(self, request, response, context):
+        if not self._use_lease(request.lease, response):
+            return
+        with self.robot.lock:
+            if self.recorder.recording:
+                response.status = response.STATUS_RECORDING
+                return
+            self.graph_nav.clear(self.robot)
+        response.status = response.STATUS_OK
+
+    # ------------------------------------------------------------------ localization
+    @unary(graph_nav_pb2.SetLocalizationResponse)
+    def SetLocalization(self, request, response, context):
+        robot = self.robot
+        with robot.lock:
+            if robot.active_fault():
+                response.status = response.STATUS_ROBOT_IMPAIRED
+                return
+            try:
+                if request.fiducial_init in (Localize.FIDUCIAL_INIT_UNKNOWN,
+                                             Localize.FIDUCIAL_INIT_NO_FIDUCIAL):
+                    guess = request.initial_guess
+                    if not pose_finite(guess.waypoint_tform_body):
+                        raise LocalizationError(response.STATUS_FAILED,
+                                                "initial guess is not finite")
+                    self.graph_nav.localize_to_guess(
+                        robot, guess.waypoint_id, se2_from_proto(guess.waypoint_tform_body),
+                        request.max_distance, request.max_yaw)
+                else:
+                    self.graph_nav.localize_to_fiducial(
+                        robot, request.fiducial_init, request.use_fiducial_id,
+                        request.initial_guess.waypoint_id)
+            except LocalizationError as exc:
+                response.status = exc.status
+                set_error(response, CommonError.CODE_OK, str(exc))
+                return
+            response.localization.CopyFrom(self.graph_nav.localization(robot))
+        response.status = response.STATUS_OK
+
+    @unary(graph_nav_pb2.GetLocalizationStateResponse)
+    def GetLocalizationState(self, request, response, context):
+        robot = self.robot
+        with robot.lock:
+            response.localization.CopyFrom(self.graph_nav.localization(robot))
+            snapshot = robot.transforms_snapshot()
+        response.robot_kinematics.transforms_snapshot.CopyFrom(snapshot)
+        response.robot_kinematics.acquisition_timestamp.CopyFrom(self.clock.timestamp())
+
+    # ------------------------------------------------------------------ navigation
+    def _end_ns(self, request, statuses) -> int:
+        if not request.HasField("end_time"):
+            raise NavigationRejectedError(statuses.STATUS_EXPIRED, "end_time is required")
+        if not self.time_sync.known(request.clock_identifier):
+            raise NavigationRejectedError(statuses.STATUS_NO_TIMESYNC,
+                                          "no time sync for this clock identifier")
+        end_ns = timestamp_to_nsec(request.end_time)
+        if end_ns < self.clock.now_nsec():
+            raise NavigationRejectedError(statuses.STATUS_EXPIRED, "end_time is in the past")
+        return end_ns
+
+    def _check_robot(self, statuses) -> Se2:
+        """The robot's seed-frame pose, after the checks every navigation command makes."""
+        robot = self.robot
+        if self.recorder.recording:
+            raise NavigationRejectedError(statuses.STATUS_RECORDING, "the robot is recording")
+        if not robot.powered or robot.active_fault():
+            raise NavigationRejectedError(statuses.STATUS_ROBOT_IMPAIRED,
+                                          "motor power is off or the robot is faulted")
+        seed_tform_body = self.graph_nav.seed_tform_body(robot)
+        if seed_tform_body is None or self.graph_nav.map.empty:
+            raise NavigationRejectedError(statuses.STATUS_NOT_LOCALIZED_TO_MAP,
+                                          "the robot is not localized to the map")
+        return seed_tform_body
+
+    def _navigate(self, request, response, statuses, plan) -> None:
+        """Common part of the three navigation commands; ``plan(seed_tform_body)`` returns the
+        route (and optional final seed goal) or raises NavigationRejectedError."""
+        if not self._use_leases(request.leases, response):
+            return
+        robot = self.robot
+        with robot.lock:
+            try:
+                end_ns = self._end_ns(request, statuses)
+                if request.command_id and self.graph_nav.renew(request.command_id, end_ns):
+                    response.status, response.command_id = statuses.STATUS_OK, request.command_id
+                    return
+                route, final_goal = plan(self._check_robot(statuses))
+            except NavigationRejectedError as exc:
+                response.status = exc.status
+                set_error(response, CommonError.CODE_OK, str(exc))
+                return
+            offset = (se2_from_pose2(request.destination_waypoint_tform_body_goal)
+                      if request.HasField("destination_waypoint_tform_body_goal") else None)
+            task = self.graph_nav.navigate(robot, route, end_ns, final_goal, offset)
+        response.status = statuses.STATUS_OK
+        response.command_id = task.id
+
+    def _route_from_here(self, seed_tform_body: Se2, goal: str, statuses) -> list[str]:
+        graph_map = self.graph_nav.map
+        start, _ = graph_map.nearest(seed_tform_body)
+        route = graph_map.route(start, goal)
+        if route is None:
+            raise NavigationRejectedError(statuses.STATUS_NO_PATH,
+                                          f"no path from {start!r} to {goal!r}")
+        return route
+
+    @unary(graph_nav_pb2.NavigateToResponse)
+    def NavigateTo(self, request, response, context):
+        goal = request.destination_waypoint_id
+
+        def plan(seed_tform_body):
+            if self.graph_nav.map.waypoint(goal) is None:
+                raise NavigationRejectedError(NavTo.STATUS_UNKNOWN_WAYPOINT,
+                                              f"unknown waypoint {goal!r}")
+            return self._route_from_here(seed_tform_body, goal, NavTo), None
+
+        self._navigate(request, response, NavTo, plan)
+
+    @unary(graph_nav_pb2.NavigateRouteResponse)
+    def NavigateRoute(self, request, response, context):
+        graph_map = self.graph_nav.map
+        waypoints = list(request.route.waypoint_id)
+
+        def plan(seed_tform_body):
+            unknown = [w for w in waypoints if graph_map.waypoint(w) is None]
+            if not waypoints or unknown:
+                response.error_waypoint_ids.extend(unknown)
+                raise NavigationRejectedError(NavRoute.STATUS_UNKNOWN_ROUTE_ELEMENTS,
+                                              "the route is empty or names unknown waypoints")
+            pairs = list(itertools.pairwise(waypoints))
+            edges = [(e.from_waypoint, e.to_waypoint) for e in request.route.edge_id]
+            if edges and len(edges) != len(pairs):
+                raise NavigationRejectedError(NavRoute.STATUS_INVALID_EDGE,
+                                              "the route needs one edge per waypoint pair")
+            for a, b in pairs:
+                if not graph_map.has_edge(a, b):
+                    response.error_edge_ids.add(from_waypoint=a, to_waypoint=b)
+            if response.error_edge_ids:
+                raise NavigationRejectedError(NavRoute.STATUS_INVALID_EDGE,
+                                              "consecutive route waypoints are not joined")
+            nearest, distance = graph_map.nearest(seed_tform_body, waypoints)
+            if distance > navigation.ROUTE_START_DISTANCE:
+                raise NavigationRejectedError(NavRoute.STATUS_NOT_LOCALIZED_TO_ROUTE,
+                                              "the robot is not near the route")
+            return waypoints[waypoints.index(nearest):], None
+
+        self._navigate(request, response, NavRoute, plan)
+
+    @unary(graph_nav_pb2.NavigateToAnchorResponse)
+    def NavigateToAnchor(self, request, response, context):
+        graph_map = self.graph_nav.map
+
+        def plan(seed_tform_body):
+            if not pose_finite(request.seed_tform_goal):
+                raise NavigationRejectedError(NavAnchor.STATUS_INVALID_POSE,
+                                              "seed_tform_goal is not finite")
+            goal = se2_from_proto(request.seed_tform_goal)
+            near, distance = graph_map.nearest(goal)
+            if distance > navigation.ANCHOR_GOAL_DISTANCE:
+                raise NavigationRejectedError(NavAnchor.STATUS_NO_PATH,
+                                              f"the goal is {distance:.1f} m from the map")
+            return self._route_from_here(seed_tform_body, near, NavAnchor), goal
+
+        self._navigate(request, response, NavAnchor, plan)
+
+    @unary(graph_nav_pb2.NavigationFeedbackResponse)
+    def NavigationFeedback(self, request, response, context):
+        with self.robot.lock:
+            self.graph_nav.feedback(request.command_id, response)
+
+
+def se2_from_pose2(pose) -> Se2:
+    """An SE2Pose proto as Se2 (non-finite values become zero)."""
+    values = (pose.position.x, pose.position.y, pose.angle)
+    x, y, angle = (v if math.isfinite(v) else 0.0 for v in values)
+    return Se2(x, y, angle)
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec("graph-nav-service", "bosdyn.api.graph_nav.GraphNavService",
+                       "api.spot.robot",
+                       graph_nav_service_pb2_grpc.add_GraphNavServiceServicer_to_server)

@@ -1,0 +1,134 @@
+"""recording-service: start and stop map recording, its status, and waypoints and edges made
+on request. Behaviour lives in ``spot_sim.graph_nav.recording``."""
+
+from bosdyn.api.graph_nav import recording_pb2, recording_service_pb2_grpc
+from bosdyn.api.header_pb2 import CommonError
+
+from spot_sim.graph_nav.map import InvalidGraphError, validate
+from spot_sim.graph_nav.navigation import fiducial_poses
+from spot_sim.graph_nav.recording import Recorder, RecordingError
+from spot_sim.robot import SimRobot
+from spot_sim.rpc import set_error, unary
+from spot_sim.services import ServiceSpec
+
+
+class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServicer):
+    def __init__(self, robot: SimRobot, recorder: Recorder) -> None:
+        self.robot, self.clock, self.recorder = robot, robot.clock, recorder
+
+    def _use_lease(self, lease, response) -> bool:
+        """Map and recording RPCs check a lease when one is sent; the SDK sends none with
+        snapshot uploads or (without a lease wallet) recording requests."""
+        if not lease.resource:
+            return True
+        use = self.robot.leases.use(lease)
+        response.lease_use_result.CopyFrom(use)
+        return use.status == use.STATUS_OK
+
+    def _missing_fiducials(self, required, response) -> bool:
+        seen = fiducial_poses(self.robot.world_objects(), "odom")
+        missing = [tag for tag in required if tag not in seen]
+        response.missing_fiducials.extend(missing)
+        if missing:
+            response.status = response.STATUS_MISSING_FIDUCIALS
+        return bool(missing)
+
+    @unary(recording_pb2.StartRecordingResponse)
+    def StartRecording(self, request, response, context):
+        if not self._use_lease(request.lease, response):
+            return
+        robot = self.robot
+        with robot.lock:
+            if self.recorder.recording:
+                response.status = response.STATUS_OK
+                return
+            if robot.active_fault():
+                response.status = response.STATUS_ROBOT_IMPAIRED
+                return
+            if self._missing_fiducials(request.require_fiducials, response):
+                return
+            environment = (request.recording_environment
+                           if request.HasField("recording_environment") else None)
+            session_start = (request.session_start_time
+                             if request.HasField("session_start_time") else robot.clock.timestamp())
+            try:
+                waypoint = self.recorder.start(robot, environment, session_start)
+            except RecordingError as exc:
+                response.status = exc.status
+                set_error(response, CommonError.CODE_OK, str(exc))
+                return
+            response.created_waypoint.CopyFrom(waypoint)
+            response.session_start_time.CopyFrom(session_start)
+        response.status = response.STATUS_OK
+
+    @unary(recording_pb2.StopRecordingResponse)
+    def StopRecording(self, request, response, context):
+        if not self._use_lease(request.lease, response):
+            return
+        with self.robot.lock:
+            if self.recorder.session_start is not None:
+                response.session_start_time.CopyFrom(self.recorder.session_start)
+            self.recorder.stop()
+        response.status = response.STATUS_OK
+
+    @unary(recording_pb2.GetRecordStatusResponse)
+    def GetRecordStatus(self, request, response, context):
+        with self.robot.lock:
+            self.recorder.status(response)
+
+    @unary(recording_pb2.SetRecordingEnvironmentResponse)
+    def SetRecordingEnvironment(self, request, response, context):
+        if not self._use_lease(request.lease, response):
+            return
+        with self.robot.lock:
+            self.recorder.environment.CopyFrom(request.environment)
+
+    @unary(recording_pb2.CreateWaypointResponse)
+    def CreateWaypoint(self, request, response, context):
+        if not self._use_lease(request.lease, response):
+            return
+        robot = self.robot
+        with robot.lock:
+            if not self.recorder.recording:
+                response.status = response.STATUS_NOT_RECORDING
+                return
+            if self._missing_fiducials(request.require_fiducials, response):
+                return
+            waypoint, edge = self.recorder.create_waypoint(robot, request.waypoint_name)
+            response.created_waypoint.CopyFrom(waypoint)
+            if edge is not None:
+                response.created_edge.CopyFrom(edge)
+        response.status = response.STATUS_OK
+
+    @unary(recording_pb2.CreateEdgeResponse)
+    def CreateEdge(self, request, response, context):
+        if not self._use_lease(request.lease, response):
+            return
+        with self.robot.lock:
+            graph_map = self.recorder.graph_nav.map
+            edge = request.edge
+            if not self.recorder.recording:
+                response.status = response.STATUS_NOT_RECORDING
+                return
+            for existing in graph_map.graph.edges:
+                if graph_map.edge_key(existing) == graph_map.edge_key(edge):
+                    response.status = response.STATUS_EXISTS
+                    response.error_existing_edge.CopyFrom(existing)
+                    return
+            known = {w.id for w in graph_map.graph.waypoints}
+            graph = type(graph_map.graph)()
+            graph.edges.append(edge)
+            try:
+                validate(graph, known)
+            except InvalidGraphError as exc:
+                response.status = response.STATUS_UNKNOWN_WAYPOINT
+                set_error(response, CommonError.CODE_OK, str(exc))
+                return
+            graph_map.add_edge(edge)
+        response.status = response.STATUS_OK
+
+
+def spec() -> ServiceSpec:
+    return ServiceSpec("recording-service", "bosdyn.api.graph_nav.GraphNavRecordingService",
+                       "api.spot.robot",
+                       recording_service_pb2_grpc.add_GraphNavRecordingServiceServicer_to_server)
