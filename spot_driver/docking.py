@@ -3,7 +3,6 @@ request from reaching the robot."""
 
 import time
 
-from bosdyn.api import robot_state_pb2
 from bosdyn.api.docking import docking_pb2
 from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client.docking import DockingClient
@@ -49,15 +48,6 @@ class DockingCommander:
     def state(self) -> docking_pb2.DockState:
         return self.client.get_docking_state()
 
-    def _check_robot_ready(self) -> None:
-        state = self._cache.latest()
-        if state is None:
-            return  # no state yet: the robot's own checks decide
-        if any(e.state == robot_state_pb2.EStopState.STATE_ESTOPPED for e in state.estop_states):
-            raise CommandError("robot is e-stopped; release the e-stop first")
-        if state.power_state.motor_power_state != robot_state_pb2.PowerState.STATE_ON:
-            raise CommandError("robot is not powered on; call 'power_on' first")
-
     def start(self, dock_id: int, behavior: int, timeout: float) -> int:
         """Send a docking command (``PREP_POSE_UNDOCK`` to undock); its command id."""
         self._connection.require_lease()
@@ -71,7 +61,7 @@ class DockingCommander:
                 known = ", ".join(f"{r.id_start}-{r.id_end}" for r in ranges) or "none"
                 raise CommandError(f"unknown dock id {dock_id}: this robot's docks have "
                                    f"ids {known}")
-        self._check_robot_ready()
+        self._cache.require_ready()
         robot = self._connection.robot
         end_time = robot.time_sync.robot_timestamp_from_local_secs(time.time() + timeout)
         try:

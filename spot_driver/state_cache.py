@@ -5,6 +5,8 @@ import time
 
 from bosdyn.api import robot_state_pb2
 
+from spot_driver.errors import CommandError
+
 
 class RobotStateCache:
     """Holds the newest RobotState; readers wait for a newer one when they need it."""
@@ -36,3 +38,14 @@ class RobotStateCache:
             start = self._count
             self._condition.wait_for(lambda: self._count > start, timeout)
             return self._state if self._count > start else None
+
+    def require_ready(self) -> None:
+        """Refuse (CommandError) when the newest state shows the robot e-stopped or its motors
+        off; with no state yet the robot's own checks decide."""
+        state = self.latest()
+        if state is None:
+            return
+        if any(e.state == robot_state_pb2.EStopState.STATE_ESTOPPED for e in state.estop_states):
+            raise CommandError("robot is e-stopped; release the e-stop first")
+        if state.power_state.motor_power_state != robot_state_pb2.PowerState.STATE_ON:
+            raise CommandError("robot is not powered on; call 'power_on' first")
