@@ -37,7 +37,7 @@ ARGUMENTS = (
     ("docking", "true", "start docking and world objects (spot_docking)"),
     ("missions", "true", "start missions (spot_mission)"),
 )
-CAPABILITIES = ("perception", "manipulation", "docking", "missions")
+CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy")
 
 
 def _wanted(value: str, package: str) -> bool:

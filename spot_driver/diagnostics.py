@@ -148,3 +148,19 @@ class RateMeter:
         if last is None or now <= last[0]:
             return 0.0
         return max(0, count - last[1]) / (now - last[0])
+
+
+def localization(prefix: str, hw: str, waypoint_id: str, map_waypoints: int,
+                 age: float) -> DiagnosticStatus:
+    """GraphNav localization: OK when localized to a waypoint, WARN when a map is loaded but
+    the robot is not localized on it, OK (nothing to do) without a map."""
+    name = f"{prefix}graph_nav localization"
+    if age == float("inf"):
+        return _status(name, STALE, "no localization answer yet", hw)
+    if waypoint_id:
+        return _status(name, OK, f"localized at waypoint {waypoint_id}", hw,
+                       waypoint=waypoint_id, map_waypoints=map_waypoints, age_s=f"{age:.1f}")
+    if map_waypoints:
+        return _status(name, WARN, "a map is loaded but the robot is not localized on it", hw,
+                       map_waypoints=map_waypoints)
+    return _status(name, OK, "no map loaded", hw, map_waypoints=0)

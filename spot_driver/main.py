@@ -25,6 +25,8 @@ from spot_driver.nodes.description_node import DescriptionNode
 from spot_driver.nodes.diagnostics_node import DiagnosticsNode
 from spot_driver.nodes.docking_node import DockingNode
 from spot_driver.nodes.driver_node import DriverNode
+from spot_driver.nodes.graph_nav_node import GraphNavNode
+from spot_driver.nodes.local_grid_node import LocalGridNode
 from spot_driver.nodes.mission_node import MissionNode
 from spot_driver.nodes.motion_node import MotionNode
 from spot_driver.nodes.perception_node import PerceptionNode
@@ -144,16 +146,21 @@ def main(argv: list[str] | None = None) -> int:
         streams = perception.streams if perception is not None else []
         stream_nodes = [state] + ([perception] if perception is not None else [])
         has_lidar = any(isinstance(s, LidarStream) for s in streams)
+        diagnostics_node = DiagnosticsNode(connection, supervisor, cache,
+                                           lambda: [state.stream, *streams], namespace)
         nodes = [driver, state, commands, *stream_nodes[1:],
                  DescriptionNode(connection, has_lidar, namespace),
-                 DiagnosticsNode(connection, supervisor, cache,
-                                 lambda: [state.stream, *streams], namespace)]
+                 diagnostics_node]
         if enabled["manipulation"]:
             nodes.append(ArmNode(connection, cache, namespace))
         if enabled["docking"]:
             nodes.append(DockingNode(connection, cache, namespace))
         if enabled["missions"]:
-            nodes.append(MissionNode(connection, namespace))
+            nodes.append(MissionNode(connection, cache, namespace))
+        if enabled["autonomy"]:
+            graph_nav = GraphNavNode(connection, cache, namespace)
+            nodes += [graph_nav, LocalGridNode(connection, namespace)]
+            diagnostics_node.extras.append(graph_nav.localization_status)
         supervisor.start()
         _startup_actions(driver, commands.commander, connection)
         # cmd_vel, stop and e-stop get their own executor: never queued behind slow calls.

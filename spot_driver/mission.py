@@ -38,9 +38,6 @@ def read_mission_file(path: str) -> nodes_pb2.Node:
     file = Path(path).expanduser()
     if not file.is_file():
         raise CommandError(f"mission file {str(file)!r} not found")
-    if file.suffix == ".walk":
-        raise CommandError("Autowalk (.walk) mission files are not supported yet; give a "
-                           "bosdyn.api.mission.Node file")
     if file.stat().st_size > MAX_FILE_BYTES:
         raise CommandError(f"mission file {str(file)!r} is larger than {MAX_FILE_BYTES} bytes")
     data = file.read_bytes()

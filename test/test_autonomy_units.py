@@ -44,15 +44,11 @@ def test_read_mission_file_refuses_bad_content(tmp_path, content, message):
         read_mission_file(str(path))
 
 
-def test_read_mission_file_refuses_missing_and_autowalk(tmp_path):
+def test_read_mission_file_refuses_missing(tmp_path):
     with pytest.raises(CommandError, match="not found"):
         read_mission_file(str(tmp_path / "absent"))
     with pytest.raises(CommandError, match="no mission file"):
         read_mission_file("")
-    walk = tmp_path / "route.walk"
-    walk.write_bytes(b"x")
-    with pytest.raises(CommandError, match="Autowalk"):
-        read_mission_file(str(walk))
 
 
 def test_play_settings():

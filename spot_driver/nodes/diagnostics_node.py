@@ -30,6 +30,8 @@ class DiagnosticsNode(Node):
             raise ValueError("diagnostics_rate must be in (0, 10] Hz")
         self._connection, self._supervisor, self._cache = connection, supervisor, cache
         self._streams = streams
+        # More statuses from other nodes: fn(prefix, hardware_id) -> DiagnosticStatus.
+        self.extras: list[Callable] = []
         self._meters: dict[str, diagnostics.RateMeter] = {}
         ns = self.get_namespace().rstrip("/")
         self._prefix = f"{ns}/spot_driver: " if ns else "spot_driver: "
@@ -63,4 +65,5 @@ class DiagnosticsNode(Node):
             out.append(diagnostics.stream(
                 p, hw, stream.name, stream.rate, meter.rate(stats.delivered, now),
                 stream.enabled and stream.wanted(), stats.errors, stats.last_error))
+        out.extend(extra(p, hw) for extra in self.extras)
         return out

@@ -6,7 +6,7 @@ from spot_driver.connection import ConnectionConfig
 from spot_driver.nodes.parameters import declare
 from spot_driver.supervisor import SupervisorConfig
 
-CAPABILITIES = ("perception", "manipulation", "docking", "missions")
+CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy")
 
 
 class DriverNode(Node):

@@ -11,6 +11,8 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from spot_driver import qos
+from spot_driver.autonomy.autowalk import AutowalkLoader, is_walk
+from spot_driver.autonomy.graph_nav import GraphNavigator
 from spot_driver.connection import RobotConnection
 from spot_driver.conversions import autonomy
 from spot_driver.errors import CommandError, describe
@@ -23,6 +25,7 @@ from spot_driver.mission import (
 )
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.state_cache import RobotStateCache
 from spot_msgs.action import Mission
 from spot_msgs.msg import MissionStatus
 from spot_msgs.srv import AnswerQuestion
@@ -40,12 +43,14 @@ class _ActiveGoal:
 class MissionNode(Node):
     """Loads and plays missions; renews their pause time while the goal is active."""
 
-    def __init__(self, connection: RobotConnection, namespace: str = "") -> None:
+    def __init__(self, connection: RobotConnection, cache: RobotStateCache,
+                 namespace: str = "") -> None:
         super().__init__("spot_mission", namespace=namespace)
         pause_window = declare(self, "mission_pause_window", 3.0)
         chunk_bytes = declare(self, "mission_chunk_bytes", 2 * 1024 * 1024)
         status_rate = declare(self, "mission_status_rate", 1.0)
         self.session = MissionSession(connection, pause_window, chunk_bytes)
+        self.autowalk = AutowalkLoader(connection, GraphNavigator(connection, cache))
         self._lock = threading.Lock()
         self._active: _ActiveGoal | None = None
         self._names: tuple[int, dict[int, str]] = (-1, {})
@@ -146,8 +151,10 @@ class MissionNode(Node):
                                      goal.disable_directed_exploration,
                                      goal.disable_alternate_route_finding,
                                      goal.ground_clutter_mode)
-            root = read_mission_file(goal.mission_file)
-            info = self.session.load(root)
+            if is_walk(goal.mission_file):
+                info = self.autowalk.load(goal.mission_file)
+            else:
+                info = self.session.load(read_mission_file(goal.mission_file))
         except Exception as exc:
             result.message = describe(exc)
             if isinstance(exc, MissionLoadError):

@@ -318,7 +318,11 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         with robot.lock:
             try:
                 end_ns = self._end_ns(request, statuses)
-                if request.command_id and self.graph_nav.renew(request.command_id, end_ns):
+                if request.command_id:  # continue a command: only the active one can be
+                    if not self.graph_nav.renew(request.command_id, end_ns):
+                        raise NavigationRejectedError(statuses.STATUS_UNRECOGNIZED_COMMAND,
+                                                      f"command {request.command_id} is not "
+                                                      f"the active navigation command")
                     response.status, response.command_id = statuses.STATUS_OK, request.command_id
                     return
                 route, final_goal = plan(self._check_robot(statuses))
