@@ -108,7 +108,7 @@ def graph_markers(graph: map_pb2.Graph, stamp, map_frame: str) -> MarkerArray:
         ends = [poses.get(edge.id.from_waypoint), poses.get(edge.id.to_waypoint)]
         if None not in ends:
             edges.points.extend(Point(x=p.x, y=p.y, z=p.z) for p in ends)
-    out.markers[1:1] = [waypoints, edges]
+    out.markers[1:1] = [m for m in (waypoints, edges) if m.points]
     return out
 
 

@@ -1,0 +1,313 @@
+"""End to end: GraphNav, recording, local grids and Autowalk through ROS -> driver -> gRPC ->
+simulated Spot, in the order a user works: record a map by driving with cmd_vel, download it,
+clear, upload, localize to the fiducial, navigate (to a waypoint, along a route, cancel), check
+``map -> odom -> body`` on /tf against the localization, play a walk built from the map, and
+see bad requests refused with nothing sent to the robot."""
+
+import math
+import shutil
+import time
+
+import pytest
+from bosdyn.api.autowalk import walks_pb2
+from bosdyn.api.graph_nav import map_pb2
+from bosdyn.client.math_helpers import SE3Pose
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist
+from nav_msgs.msg import OccupancyGrid
+from ros_harness import DriverProcess, RosClient, odom_tform, tf_pose
+from sensor_msgs.msg import PointCloud2
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_msgs.action import Mission, NavigateRoute, NavigateTo
+from spot_msgs.msg import LocalGrid
+from spot_msgs.srv import CreateWaypoint, MapDirectory, SetLocalization
+
+LEG = 1.5  # m between recorded waypoints
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with running_sim(tmp_path_factory.mktemp("certs")) as sim:
+        ros = RosClient("graph_nav_test_client")
+        ros.subscribe("/graph_nav/graph", MarkerArray, latched=True)
+        ros.subscribe("/graph_nav/cloud", PointCloud2, latched=True)
+        ros.subscribe("/graph_nav/localization", PoseWithCovarianceStamped)
+        ros.subscribe("/tf", TFMessage)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        ros.subscribe("/diagnostics", DiagnosticArray)
+        ros.subscribe("/local_grids/obstacle_distance", OccupancyGrid)
+        ros.subscribe("/local_grids/terrain", LocalGrid)
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
+                               USERNAME, PASSWORD,
+                               params={"localization_rate": 10.0, "local_grid_rate": 4.0,
+                                       "navigation_command_window": 2.0,
+                                       "enable_perception": False})
+        assert ros.wait_for(lambda: ros.received("/tf_static"), timeout=30), driver.output()
+        for name in ("claim", "power_on", "stand"):
+            response = ros.call(Trigger, f"/{name}")
+            assert response.success, (name, response.message)
+        yield sim, driver, ros, tmp_path_factory.mktemp("maps")
+        ros.close()
+        driver.stop()
+
+
+def drive(ros, vx: float = 0.0, wz: float = 0.0, seconds: float = 1.0) -> None:
+    """cmd_vel at 20 Hz, then wait until the robot stands still."""
+    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    twist = Twist()
+    twist.linear.x, twist.angular.z = vx, wz
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        publisher.publish(twist)
+        time.sleep(0.05)
+    ros.node.destroy_publisher(publisher)
+    time.sleep(0.8)
+
+
+def run(ros, action_type, name: str, goal, timeout: float = 60.0, feedback=None,
+        cancel_when=None):
+    client = ros.action_client(action_type, name)
+    handle = ros.wait_future(client.send_goal_async(
+        goal, feedback_callback=(lambda msg: feedback.append(msg.feedback))
+        if feedback is not None else None))
+    assert handle.accepted
+    if cancel_when is not None:
+        assert ros.wait_for(lambda: feedback and cancel_when(feedback[-1]), timeout=30)
+        ros.wait_future(handle.cancel_goal_async())
+    return ros.wait_future(handle.get_result_async(), timeout=timeout).result
+
+
+def map_dir_graph(directory) -> map_pb2.Graph:
+    return map_pb2.Graph.FromString((directory / "graph").read_bytes())
+
+
+def seed_pose(graph: map_pb2.Graph, waypoint_id: str) -> SE3Pose:
+    (anchor,) = [a for a in graph.anchoring.anchors if a.id == waypoint_id]
+    return SE3Pose.from_proto(anchor.seed_tform_waypoint)
+
+
+def localization(ros):
+    return ros.latest("/graph_nav/localization").pose.pose.position
+
+
+@pytest.fixture(scope="module")
+def recorded(world):
+    """Drive a U (forward, left, forward, left, forward) while recording; the map directory
+    and its waypoint ids in the order made."""
+    _sim, _driver, ros, maps = world
+    started = ros.call(Trigger, "/graph_nav/recording/start")
+    assert started.success, started.message
+    ids = [started.message.rsplit(" ", 1)[-1]]
+    for turn in (False, True, True):
+        if turn:
+            drive(ros, wz=0.8, seconds=math.pi / 2 / 0.8)
+        drive(ros, vx=0.5, seconds=LEG / 0.5)
+        made = ros.call(CreateWaypoint, "/graph_nav/recording/create_waypoint",
+                        CreateWaypoint.Request(name=f"leg{len(ids)}"))
+        assert made.success, made.message
+        ids.append(made.waypoint_id)
+    assert ros.call(Trigger, "/graph_nav/recording/stop").success
+    directory = maps / "recorded"
+    downloaded = ros.call(MapDirectory, "/graph_nav/download_map",
+                          MapDirectory.Request(directory=str(directory)))
+    assert downloaded.success, downloaded.message
+    return directory, ids
+
+
+def test_recording_by_cmd_vel_makes_a_map_drawn_for_rviz(world, recorded):
+    _sim, _driver, ros, _maps = world
+    directory, ids = recorded
+    graph = map_dir_graph(directory)
+    assert len(graph.waypoints) >= 4
+    assert [w.id for w in graph.waypoints][:1] == ids[:1] and set(ids) <= {
+        w.id for w in graph.waypoints}
+    assert len(list((directory / "waypoint_snapshots").iterdir())) == len(graph.waypoints)
+    corner = seed_pose(graph, ids[2])
+    assert (corner.x, corner.y) == pytest.approx((LEG, LEG), abs=0.3)
+
+    def drawn(count):
+        markers = ros.latest("/graph_nav/graph")
+        spheres = [m for m in markers.markers if m.ns == "waypoints"] if markers else []
+        return bool(spheres) and len(spheres[0].points) == count
+
+    assert ros.wait_for(lambda: drawn(len(graph.waypoints)), timeout=10)
+    cloud = ros.latest("/graph_nav/cloud")
+    assert cloud.header.frame_id == "map" and cloud.width > 1000
+
+
+def test_clear_upload_and_refusals_before_localizing(world, recorded):
+    sim, _driver, ros, maps = world
+    directory, ids = recorded
+    assert ros.call(Trigger, "/graph_nav/clear_map").success
+    assert not sim.graph_nav.map.graph.waypoints
+    assert ros.wait_for(lambda: not [m for m in ros.latest("/graph_nav/graph").markers
+                                     if m.ns == "waypoints"], timeout=10)
+
+    # Bad map directories: refused, the robot's (empty) map untouched.
+    missing = ros.call(MapDirectory, "/graph_nav/upload_map",
+                       MapDirectory.Request(directory=str(maps / "absent")))
+    assert not missing.success and "not found" in missing.message
+    corrupt = maps / "corrupt"
+    shutil.copytree(directory, corrupt)
+    (corrupt / "graph").write_bytes(b"\xff\xff\xff\xff")
+    refused = ros.call(MapDirectory, "/graph_nav/upload_map",
+                       MapDirectory.Request(directory=str(corrupt)))
+    assert not refused.success and "not a Graph" in refused.message
+    incomplete = maps / "incomplete"
+    shutil.copytree(directory, incomplete)
+    next((incomplete / "waypoint_snapshots").iterdir()).unlink()
+    refused = ros.call(MapDirectory, "/graph_nav/upload_map",
+                       MapDirectory.Request(directory=str(incomplete)))
+    assert not refused.success and "missing" in refused.message
+    assert not sim.graph_nav.map.graph.waypoints
+
+    uploaded = ros.call(MapDirectory, "/graph_nav/upload_map",
+                        MapDirectory.Request(directory=str(directory)))
+    assert uploaded.success, uploaded.message
+    assert uploaded.waypoints == len(map_dir_graph(directory).waypoints)
+
+    tasks = len(sim.graph_nav.tasks)
+    result = run(ros, NavigateTo, "/graph_nav/navigate_to", NavigateTo.Goal(waypoint_id=ids[0]))
+    assert not result.success and "not localized" in result.message
+    result = run(ros, NavigateTo, "/graph_nav/navigate_to",
+                 NavigateTo.Goal(waypoint_id="no-such-waypoint"))
+    assert not result.success and "unknown waypoint" in result.message
+    result = run(ros, NavigateRoute, "/graph_nav/navigate_route", NavigateRoute.Goal())
+    assert not result.success and "route is empty" in result.message
+    assert len(sim.graph_nav.tasks) == tasks  # nothing reached the robot
+
+
+def test_localize_to_fiducial_then_navigate(world, recorded):
+    _sim, _driver, ros, _maps = world
+    directory, ids = recorded
+    graph = map_dir_graph(directory)
+    bad = ros.call(SetLocalization, "/graph_nav/set_localization",
+                   SetLocalization.Request(method=SetLocalization.Request.WAYPOINT,
+                                           waypoint_id="nope"))
+    assert not bad.success and "unknown waypoint" in bad.message
+    localized = ros.call(SetLocalization, "/graph_nav/set_localization",
+                         SetLocalization.Request(method=SetLocalization.Request.FIDUCIAL_NEAREST))
+    assert localized.success, localized.message
+    assert localized.waypoint_id == ids[-1]  # still standing where recording ended
+
+    def diagnosed():
+        return any("graph_nav localization" in s.name and "localized at" in s.message
+                   for msg in ros.received("/diagnostics")[-5:] for s in msg.status)
+
+    assert ros.wait_for(diagnosed, timeout=5)
+
+    feedback = []
+    result = run(ros, NavigateTo, "/graph_nav/navigate_to",
+                 NavigateTo.Goal(waypoint_id=ids[0]), feedback=feedback)
+    assert result.success, result.message
+    assert result.status == "STATUS_REACHED_GOAL" and result.completed_waypoints[-1] == ids[0]
+    assert feedback[0].remaining_route_length > 1.0
+    goal = seed_pose(graph, ids[0])
+    assert ros.wait_for(lambda: math.hypot(localization(ros).x - goal.x,
+                                           localization(ros).y - goal.y) < 0.2, timeout=3)
+
+    result = run(ros, NavigateRoute, "/graph_nav/navigate_route",
+                 NavigateRoute.Goal(waypoint_ids=ids[:3]))
+    assert result.success, result.message
+    assert list(result.completed_waypoints) == ids[:3]
+    goal = seed_pose(graph, ids[2])
+    assert math.hypot(localization(ros).x - goal.x, localization(ros).y - goal.y) < 0.2
+
+    skipping = run(ros, NavigateRoute, "/graph_nav/navigate_route",
+                   NavigateRoute.Goal(waypoint_ids=[ids[0], ids[2]]))
+    assert not skipping.success and "no edge joins" in skipping.message
+
+
+def test_local_grids_show_the_box_near_the_robot(world, recorded):
+    _sim, _driver, ros, _maps = world
+    # The robot stands at the U's second corner (1.5, 1.5): the red box (2.2..2.8,
+    # 0.4..1.0, 0.8 m tall) is inside the 3.84 m grid.
+    assert ros.wait_for(lambda: ros.latest("/local_grids/obstacle_distance") is not None
+                        and ros.latest("/local_grids/terrain") is not None, timeout=5)
+    grid = ros.latest("/local_grids/obstacle_distance")
+    assert grid.header.frame_id == "odom" and grid.info.width == grid.info.height == 128
+    origin, res = grid.info.origin.position, grid.info.resolution
+
+    def cell(data, x, y):
+        return data[int((x - origin.x) / res) + grid.info.width * int((y - origin.y) / res)]
+
+    assert cell(grid.data, 2.5, 0.7) == 100
+    assert cell(grid.data, 1.5, 1.5) == 0
+    terrain = ros.latest("/local_grids/terrain")
+    heights = terrain.data
+    t_origin = terrain.origin.position
+    index = int((2.5 - t_origin.x) / terrain.resolution) + terrain.width * int(
+        (0.7 - t_origin.y) / terrain.resolution)
+    assert heights[index] == pytest.approx(0.8, abs=1e-3)
+
+
+def test_cancel_mid_route_stops_the_robot(world, recorded):
+    sim, _driver, ros, _maps = world
+    _directory, ids = recorded
+    feedback = []
+    result = run(ros, NavigateRoute, "/graph_nav/navigate_route",
+                 NavigateRoute.Goal(waypoint_ids=[ids[2], ids[1], ids[0]]), feedback=feedback,
+                 cancel_when=lambda f: 0 < f.remaining_route_length < 2.5)
+    assert "canceled" in result.message
+    assert ros.wait_for(lambda: sim.robot.body_velocity.x == 0.0, timeout=1.0)
+    stopped_at = sim.robot.odom_body
+    time.sleep(0.5)
+    assert math.hypot(sim.robot.odom_body.x - stopped_at.x,
+                      sim.robot.odom_body.y - stopped_at.y) < 0.01
+
+
+def test_map_odom_body_on_tf_equals_the_localization(world, recorded):
+    _sim, _driver, ros, _maps = world
+    _directory, ids = recorded
+    assert run(ros, NavigateTo, "/graph_nav/navigate_to",
+               NavigateTo.Goal(waypoint_id=ids[0])).success
+    time.sleep(0.5)  # standing still: every source describes the same instant
+
+    def map_tform_odom():
+        for msg in reversed(ros.received("/tf")):
+            for t in msg.transforms:
+                if t.child_frame_id == "odom":
+                    assert t.header.frame_id == "map"
+                    return tf_pose(t.transform)
+        return None
+
+    assert ros.wait_for(lambda: map_tform_odom() is not None, timeout=3)
+    composed = map_tform_odom() * odom_tform(ros, "body")
+    localized = ros.latest("/graph_nav/localization").pose.pose
+    assert math.hypot(composed.x - localized.position.x, composed.y - localized.position.y,
+                      composed.z - localized.position.z) < 0.01
+    parents = {t.child_frame_id: t.header.frame_id for msg in ros.received("/tf")[-50:]
+               for t in msg.transforms}
+    assert parents.get("body") == "odom" and parents.get("odom") == "map"  # one tree
+
+
+def test_walk_built_from_the_map_plays_through_the_mission_action(world, recorded):
+    sim, _driver, ros, maps = world
+    directory, ids = recorded
+    walk_dir = maps / "inspection.walk"
+    shutil.copytree(directory, walk_dir)
+    walk = walks_pb2.Walk(mission_name="inspection", map_name="recorded")
+    for index, waypoint_id in enumerate((ids[2], ids[0])):
+        element = walk.elements.add(name=f"stop {index}")
+        element.target.navigate_to.destination_waypoint_id = waypoint_id
+        element.action.sleep.duration.FromNanoseconds(200_000_000)
+    (walk_dir / "missions").mkdir()
+    (walk_dir / "missions" / "autogenerated.walk").write_bytes(walk.SerializeToString())
+    feedback = []
+    result = run(ros, Mission, "/mission", Mission.Goal(mission_file=str(walk_dir)),
+                 timeout=90, feedback=feedback)
+    assert result.success, result.message
+    assert result.status == "STATUS_SUCCESS"
+    assert sim.graph_nav.localization(sim.robot).waypoint_id == ids[0]
+
+    broken = maps / "broken.walk"
+    shutil.copytree(walk_dir, broken)
+    (broken / "missions" / "autogenerated.walk").write_bytes(b"\xff\xff")
+    tasks = len(sim.graph_nav.tasks)
+    result = run(ros, Mission, "/mission", Mission.Goal(mission_file=str(broken)))
+    assert not result.success and "not an Autowalk" in result.message
+    assert len(sim.graph_nav.tasks) == tasks
