@@ -36,6 +36,7 @@ ARGUMENTS = (
     ("manipulation", "true", "start the arm, gripper and manipulation actions (spot_arm)"),
     ("docking", "true", "start docking and world objects (spot_docking)"),
     ("missions", "true", "start missions (spot_mission)"),
+    ("autonomy", "true", "start GraphNav and local grids (spot_graph_nav, spot_local_grids)"),
 )
 CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy")
 

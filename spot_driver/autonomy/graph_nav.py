@@ -26,6 +26,7 @@ from spot_driver.state_cache import RobotStateCache
 Feedback = graph_nav_pb2.NavigationFeedbackResponse
 FOLLOWING = Feedback.STATUS_FOLLOWING_ROUTE
 Localize = graph_nav_pb2.SetLocalizationRequest
+SNAPSHOT_BATCH_BYTES = 4_000_000
 
 
 def _finite(pose: SE3Pose) -> bool:
@@ -46,6 +47,35 @@ def _refusal(exc: sdk_errors.ResponseError) -> CommandError:
     detail = response.header.error.message
     return CommandError(f"robot refused: {name or type(exc).__name__}"
                         + (f" ({detail})" if detail else ""))
+
+
+def send_map(client: GraphNavClient, files: MapFiles, batch_bytes: int = SNAPSHOT_BATCH_BYTES
+             ) -> None:
+    """Replace the robot's map: the graph, then the snapshots it does not have yet, several
+    per UploadSnapshots call (up to ``batch_bytes``); robots without that RPC get them one
+    per call."""
+    response = client.upload_graph(graph=files.graph,
+                                   generate_new_anchoring=not files.graph.anchoring.anchors,
+                                   replace_graph=True)
+    waypoints = [files.waypoint_snapshots[i] for i in response.unknown_waypoint_snapshot_ids]
+    edges = [files.edge_snapshots[i] for i in response.unknown_edge_snapshot_ids]
+    try:
+        batch, size = graph_nav_pb2.UploadSnapshotsRequest.Snapshots(), 0
+        for snapshot in (*waypoints, *edges):
+            if size and size + snapshot.ByteSize() > batch_bytes:
+                client.upload_snapshots(batch)
+                batch, size = graph_nav_pb2.UploadSnapshotsRequest.Snapshots(), 0
+            store = (batch.waypoint_snapshots if isinstance(snapshot, map_pb2.WaypointSnapshot)
+                     else batch.edge_snapshots)
+            store.append(snapshot)
+            size += snapshot.ByteSize()
+        if size:
+            client.upload_snapshots(batch)
+    except sdk_errors.UnimplementedError:
+        for snapshot in waypoints:
+            client.upload_waypoint_snapshot(snapshot)
+        for snapshot in edges:
+            client.upload_edge_snapshot(snapshot)
 
 
 class GraphNavigator:
@@ -73,13 +103,7 @@ class GraphNavigator:
         files = read_map(directory)
         self._connection.require_lease()
         try:
-            response = self.client.upload_graph(
-                graph=files.graph, generate_new_anchoring=not files.graph.anchoring.anchors,
-                replace_graph=True)
-            for snapshot_id in response.unknown_waypoint_snapshot_ids:
-                self.client.upload_waypoint_snapshot(files.waypoint_snapshots[snapshot_id])
-            for snapshot_id in response.unknown_edge_snapshot_ids:
-                self.client.upload_edge_snapshot(files.edge_snapshots[snapshot_id])
+            send_map(self.client, files)
         except sdk_errors.LeaseUseError:
             raise
         except sdk_errors.ResponseError as exc:
