@@ -311,3 +311,39 @@ def test_walk_built_from_the_map_plays_through_the_mission_action(world, recorde
     result = run(ros, Mission, "/mission", Mission.Goal(mission_file=str(broken)))
     assert not result.success and "not an Autowalk" in result.message
     assert len(sim.graph_nav.tasks) == tasks
+
+
+def test_navigate_to_a_pose_in_the_map_and_localize_from_a_guess(world, recorded):
+    sim, _driver, ros, _maps = world
+    directory, ids = recorded
+    graph = map_dir_graph(directory)
+    target = seed_pose(graph, ids[1])
+    goal = NavigateTo.Goal()
+    goal.goal_pose.header.frame_id = "map"
+    goal.goal_pose.pose.position.x, goal.goal_pose.pose.position.y = target.x - 0.4, target.y
+    goal.goal_pose.pose.orientation.w = 1.0
+    result = run(ros, NavigateTo, "/graph_nav/navigate_to", goal)
+    assert result.success, result.message
+    assert ros.wait_for(lambda: math.hypot(localization(ros).x - (target.x - 0.4),
+                                           localization(ros).y - target.y) < 0.1, timeout=3)
+
+    tasks = len(sim.graph_nav.tasks)
+    goal.goal_pose.pose.position.x = float("nan")
+    refused = run(ros, NavigateTo, "/graph_nav/navigate_to", goal)
+    assert not refused.success and "finite" in refused.message
+    goal.goal_pose.pose.position.x = target.x
+    goal.goal_pose.header.frame_id = "odom"
+    refused = run(ros, NavigateTo, "/graph_nav/navigate_to", goal)
+    assert not refused.success and "must be in 'map'" in refused.message
+    assert len(sim.graph_nav.tasks) == tasks
+
+    # A guess 0.2 m off is refined to where the robot is; a guess 3 m off is refused.
+    guess = SetLocalization.Request(method=SetLocalization.Request.WAYPOINT,
+                                    waypoint_id=ids[1])
+    guess.waypoint_tform_body.position.x = -0.4 + 0.2
+    guess.waypoint_tform_body.orientation.w = 1.0
+    fixed = ros.call(SetLocalization, "/graph_nav/set_localization", guess)
+    assert fixed.success and fixed.waypoint_id == ids[1], fixed.message
+    guess.waypoint_tform_body.position.x = 3.0
+    refused = ros.call(SetLocalization, "/graph_nav/set_localization", guess)
+    assert not refused.success and "STATUS_FAILED" in refused.message

@@ -47,19 +47,23 @@ class BosdynNavigate(Node):
         for use in response.lease_use_results:
             if use.status != use.STATUS_OK:
                 raise MissionNodeError(f"lease error: {use.Status.Name(use.status)}")
+        if self.command_id and response.status == response_type.STATUS_UNRECOGNIZED_COMMAND:
+            return  # it ended between the feedback and the renewal: the next tick reads how
         if response.status != response_type.STATUS_OK:
             raise MissionNodeError(f"navigation refused: "
                                    f"{response_type.Status.Name(response.status)}")
         self.command_id, self.sent_end_ns = response.command_id, ctx.pause_ns
 
     def update(self, ctx):
-        if self.command_id == 0 or ctx.pause_ns != self.sent_end_ns:
+        if self.command_id == 0:
             self._send(ctx)
         feedback = ctx.robot.navigation_feedback(self.command_id)
         key = self.spec.navigation_feedback_response_blackboard_key
         if key:
             ctx.blackboard.write(key, feedback.status)
         if feedback.status == Feedback.STATUS_FOLLOWING_ROUTE:
+            if ctx.pause_ns != self.sent_end_ns:
+                self._send(ctx)  # the mission's pause time was renewed: so is the command
             return RUNNING
         if feedback.status == Feedback.STATUS_REACHED_GOAL:
             return SUCCESS

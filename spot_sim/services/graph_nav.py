@@ -330,8 +330,10 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
                 response.status = exc.status
                 set_error(response, CommonError.CODE_OK, str(exc))
                 return
-            offset = (se2_from_pose2(request.destination_waypoint_tform_body_goal)
-                      if request.HasField("destination_waypoint_tform_body_goal") else None)
+            offset_field = "destination_waypoint_tform_body_goal"
+            offset = (se2_from_pose2(getattr(request, offset_field))
+                      if offset_field in request.DESCRIPTOR.fields_by_name
+                      and request.HasField(offset_field) else None)
             task = self.graph_nav.navigate(robot, route, end_ns, final_goal, offset)
         response.status = statuses.STATUS_OK
         response.command_id = task.id
