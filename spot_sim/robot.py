@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from bosdyn.api import basic_command_pb2, geometry_pb2, power_pb2, robot_state_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
-from bosdyn.client.math_helpers import Quat
+from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim import arm_kinematics, kinematics, manipulation, mobility, world
 from spot_sim.arm import Arm
@@ -123,6 +123,7 @@ class SimRobot:
         self.target_velocity = Se2()
         self.height_offset = 0.0
         self.body_rotation = Quat()  # orientation offset from mobility params
+        self.body_offset = SE3Pose(0, 0, 0, Quat())  # a dance's offset from the standing pose
         self.mobility_params: spot_command_pb2.MobilityParams | None = None  # last received
         self.velocity_limit = Se2(self.config.max_vel_x, self.config.max_vel_y,
                                   self.config.max_vel_yaw)
@@ -193,8 +194,10 @@ class SimRobot:
         """The robot's current frame tree (rooted at body), as robot state reports it."""
         with self.lock:
             height = self.body_height
-            odom_tform_body = body_pose(self.odom_body, height, self.body_rotation)
-            vision_tform_body = body_pose(self.vision_body(), height, self.body_rotation)
+            odom_tform_body = body_pose(self.odom_body, height, self.body_rotation) \
+                * self.body_offset
+            vision_tform_body = body_pose(self.vision_body(), height, self.body_rotation) \
+                * self.body_offset
             arm_frames = None
             if self.arm is not None:
                 arm_frames = arm_kinematics.link_poses(self.arm.q)
@@ -297,6 +300,15 @@ class SimRobot:
         command.done = True
         command.done_ns = now_ns
 
+    def start_posture(self, stand: bool, now_ns: int, duration: float) -> None:
+        """Begin moving the legs to the standing or sitting pose over ``duration`` seconds."""
+        self._start_posture(stand, now_ns, duration)
+
+    def finish_command(self, command: Command) -> None:
+        """End ``command`` (completed by whatever ran it, a dance for example)."""
+        if command is not None and not command.done:
+            self._finish(command, None, self.clock.now_nsec())
+
     def _start_posture(self, stand: bool, now_ns: int, duration: float | None = None) -> None:
         height = kinematics.STAND_HEIGHT + self.height_offset if stand else kinematics.SIT_HEIGHT
         target = kinematics.leg_joint_positions(height)
@@ -312,7 +324,7 @@ class SimRobot:
 
     def _begin(self, command: Command, now_ns: int) -> None:
         kind = command.kind
-        if kind in ("stand", "velocity", "trajectory", "stance"):
+        if kind in ("stand", "velocity", "trajectory", "stance", "choreography"):
             self._start_posture(True, now_ns)
         elif kind in ("sit", "safe_power_off", "battery_change_pose"):
             self.target_velocity = Se2()
@@ -321,7 +333,8 @@ class SimRobot:
         elif kind == "selfright":
             self.target_velocity = Se2()
             self._start_posture(False, now_ns, self.config.self_right_sec)
-        if kind in ("stop", "stop_fb", "freeze", "sit", "stand", "selfright", "stance"):
+        if kind in ("stop", "stop_fb", "freeze", "sit", "stand", "selfright", "stance",
+                    "choreography"):
             self.target_velocity = Se2()
         if kind == "velocity":
             self.target_velocity = mobility.clamp_velocity(command.velocity, self.velocity_limit)

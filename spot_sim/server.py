@@ -23,6 +23,7 @@ from spot_sim.sensors import Sensors
 from spot_sim.services import (
     autowalk,
     camera_settings,
+    choreography,
     data_buffer,
     directory_registration,
     docking,
@@ -116,6 +117,7 @@ class SimulatedSpot:
                                                                          self.graph_nav)),
             (local_grid.spec(), local_grid.LocalGridServicer(self.robot, self.sensors.scene)),
             (autowalk.spec(), autowalk.AutowalkServicer(self.clock, self.mission)),
+            (choreography.spec(), choreography.ChoreographyServicer(self.robot)),
             (license.spec(), license.LicenseServicer(self.clock, self.robot.license)),
             (fault.spec(), fault.FaultServicer(self.clock, self.robot.service_faults)),
             (data_specs[0], data_buffer.DataBufferServicer(self.clock, self.data)),

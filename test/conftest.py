@@ -5,6 +5,7 @@ import itertools
 
 import bosdyn.client
 import pytest
+from bosdyn.choreography.client.choreography import ChoreographyClient
 from bosdyn.mission.client import MissionClient
 
 from spot_sim import SimConfig, SimulatedSpot
@@ -36,7 +37,8 @@ def sim(certs_dir):
 def connect(sim: SimulatedSpot, authenticate: bool = True, password: str = PASSWORD):
     """An SDK Robot for ``sim``, exactly as an application would create one."""
     sdk = bosdyn.client.create_standard_sdk(f"test-client-{next(_client_names)}",
-                                            service_clients=[MissionClient])
+                                            service_clients=[MissionClient,
+                                                             ChoreographyClient])
     sdk.load_robot_cert(str(sim.ca_cert))
     robot = sdk.create_robot("127.0.0.1")
     robot.update_secure_channel_port(sim.port)

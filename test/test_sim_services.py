@@ -131,6 +131,7 @@ def test_every_listed_service_answers_a_representative_rpc(arm_sim, arm_robot):
 def representative_calls() -> dict:
     from bosdyn.api.autowalk import walks_pb2
     from bosdyn.api.graph_nav import map_processing_pb2
+    from bosdyn.choreography.client.choreography import ChoreographyClient
     from bosdyn.client.auth import AuthClient
     from bosdyn.client.autowalk import AutowalkClient
     from bosdyn.client.directory import DirectoryClient
@@ -181,6 +182,8 @@ def representative_calls() -> dict:
         .get_local_grid_types(),
         "autowalk-service": lambda r: c(r, AutowalkClient.default_service_name)
         .compile_autowalk(walks_pb2.Walk()),
+        "choreography": lambda r: c(r, ChoreographyClient.default_service_name)
+        .list_all_sequences(),
         "license": lambda r: c(r, LicenseClient.default_service_name).get_license_info(),
         "fault": lambda r: c(r, FaultClient.default_service_name).clear_service_fault(
             service_fault_pb2.ServiceFaultId(fault_name="none", service_name="none")),

@@ -1,0 +1,155 @@
+"""The simulated robot's choreography service through the SDK's own ChoreographyClient
+(``bosdyn-choreography-client``): the move catalog, uploads good and bad (strict and
+non-strict), animations, execution at a time-synced start with status, interruption, the
+robot-side refusals and a withheld license."""
+
+import math
+import time
+from pathlib import Path
+
+import pytest
+from bosdyn.api import lease_pb2
+from bosdyn.api.spot import choreography_sequence_pb2 as seq_pb2
+from bosdyn.choreography.client.animation_file_to_proto import convert_animation_file_to_proto
+from bosdyn.choreography.client.choreography import (
+    AnimationValidationFailedError,
+    ChoreographyClient,
+    RobotCommandIssuesError,
+)
+from bosdyn.client.exceptions import InvalidRequestError, LeaseUseError, ResponseError
+from bosdyn.client.power import power_on_motors
+from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
+from google.protobuf import text_format
+from test_sim_motion import commander, odom_tform_body, operated, wait_for
+
+from conftest import connect, running_sim
+
+DATA = Path(__file__).parent / "data" / "choreography"
+Status = seq_pb2.ChoreographyStatusResponse
+
+
+def sequence(name: str) -> seq_pb2.ChoreographySequence:
+    return text_format.Parse((DATA / f"{name}.csq").read_text(), seq_pb2.ChoreographySequence())
+
+
+def client(robot) -> ChoreographyClient:
+    return robot.ensure_client(ChoreographyClient.default_service_name)
+
+
+def test_move_catalog_with_parameter_specs(sim, robot):
+    moves = client(robot).list_all_moves()
+    names = {m.name for m in moves.moves}
+    assert {"sway", "rotate_body", "butt_circle", "body_hold", "turn", "step", "pace_2step",
+            "running_man", "bourree", "jump", "twerk", "chicken_head", "figure8", "sit",
+            "stand", "goto", "crawl", "hop"} <= names
+    sway = next(m for m in moves.moves if m.name == "sway")
+    assert sway.controls_body and not sway.controls_legs and sway.is_extendable
+    assert "sway horizontal default=0.08 min=-0.15 max=0.15" in moves.move_param_config
+    sit = next(m for m in moves.moves if m.name == "sit")
+    assert sit.exit_state == seq_pb2.MoveInfo.TRANSITION_STATE_SIT
+
+
+def test_uploads_are_validated(sim, robot):
+    chor = client(robot)
+    assert not chor.upload_choreography(sequence("short_sway")).warnings
+    assert not chor.upload_choreography(sequence("long_routine")).warnings
+    assert {"short_sway", "long_routine"} <= set(chor.list_all_sequences().known_sequences)
+
+    bad = sequence("out_of_range")
+    with pytest.raises(InvalidRequestError) as strict:
+        chor.upload_choreography(bad, non_strict_parsing=False)
+    assert "horizontal = 0.5 is outside [-0.15, 0.15]" in strict.value.response.warnings[0]
+    assert "out_of_range" not in chor.list_all_sequences().known_sequences
+    lenient = chor.upload_choreography(bad, non_strict_parsing=True)
+    assert "using 0.15" in lenient.warnings[0]  # corrected and kept
+    assert "out_of_range" in chor.list_all_sequences().known_sequences
+
+    broken = sequence("short_sway")
+    broken.name = "broken"
+    broken.moves.add(type="moonwalk", start_slice=8)
+    overlap = broken.moves.add(type="rotate_body", start_slice=1, requested_slices=4)
+    overlap.rotate_body_params.rotation.yaw.value = 0.1
+    for strictness in (True, False):
+        with pytest.raises(InvalidRequestError) as refused:
+            chor.upload_choreography(broken, non_strict_parsing=strictness)
+        warnings = "\n".join(refused.value.response.warnings)
+        assert "unknown move type 'moonwalk'" in warnings
+        assert "both control body during slices 1-4" in warnings
+    wrong_state = seq_pb2.ChoreographySequence(name="kneel", slices_per_minute=480)
+    wrong_state.moves.add(type="sit", start_slice=0)
+    wrong_state.moves.add(type="turn", start_slice=4)
+    with pytest.raises(InvalidRequestError) as refused:
+        chor.upload_choreography(wrong_state)
+    assert "the robot is in TRANSITION_STATE_SIT" in refused.value.response.warnings[0]
+
+
+def test_animation_upload(sim, robot):
+    chor = client(robot)
+    animation = convert_animation_file_to_proto(str(DATA / "nod.cha")).proto
+    chor.upload_animated_move(animation, "nod")
+    nod = next(m for m in chor.list_all_moves().moves if m.name == "nod")
+    assert nod.move_length_slices == 16  # 2 s at 120 bpm, 4 slices a beat
+    seq = seq_pb2.ChoreographySequence(name="nodding", slices_per_minute=480)
+    seq.moves.add(type="nod", start_slice=0, requested_slices=16).animate_params.speed.value = 1
+    assert not chor.upload_choreography(seq).warnings
+    single = seq_pb2.Animation(name="blip", controls_body=True)
+    single.animation_keyframes.add(time=0.0)
+    with pytest.raises(AnimationValidationFailedError):
+        chor.upload_animated_move(single, "blip")
+
+
+def test_execute_with_status_then_interrupt(sim, robot):
+    chor = client(robot)
+    chor.upload_choreography(sequence("short_sway"))
+    chor.upload_choreography(sequence("long_routine"))
+    with operated(robot):
+        with pytest.raises(RobotCommandIssuesError):  # motors off
+            chor.execute_choreography("short_sway", time.time() + 0.5, 0)
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        with pytest.raises(ResponseError, match="UNKNOWN_SEQUENCE"):
+            chor.execute_choreography("no_such_dance", time.time(), 0)
+        bogus = lease_pb2.Lease(resource="body", epoch="not-this-robot", sequence=[1])
+        with pytest.raises(LeaseUseError):
+            chor.execute_choreography("short_sway", time.time(), 0, lease=bogus)
+
+        start = time.time() + 1.0
+        response = chor.execute_choreography("short_sway", start, 0)
+        assert response.execution_id > 0
+        status, _ = chor.get_choreography_status()
+        assert status.status == Status.STATUS_WAITING_FOR_START_TIME
+        assert status.sequence_name == "short_sway" and status.sequence_slices == 8
+        rest = odom_tform_body(robot)
+        assert wait_for(lambda: chor.get_choreography_status()[0].status
+                        == Status.STATUS_DANCING, 3.0)
+        assert time.time() >= start - 0.05  # not before the requested start
+        time.sleep(0.2)
+        status, _ = chor.get_choreography_status()
+        assert [m.move.type for m in status.active_moves] == ["sway"]
+        swayed = odom_tform_body(robot)
+        assert abs(swayed.y - rest.y) > 0.01 or abs(swayed.z - rest.z) > 0.005
+        assert wait_for(lambda: chor.get_choreography_status()[0].status
+                        == Status.STATUS_COMPLETED_SEQUENCE, 3.0)
+        done = odom_tform_body(robot)
+        assert math.hypot(done.x - rest.x, done.y - rest.y) < 0.01  # back to its pose
+
+        chor.execute_choreography("long_routine", time.time(), 0)
+        assert wait_for(lambda: chor.get_choreography_status()[0].current_slice > 6, 3.0)
+        turned_from = odom_tform_body(robot).rot.to_yaw()
+        assert wait_for(lambda: abs(odom_tform_body(robot).rot.to_yaw() - turned_from) > 0.2,
+                        3.0)  # the turn (slices 4-8) turns the robot
+        commander(robot).robot_command(RobotCommandBuilder.stop_command())
+        assert wait_for(lambda: chor.get_choreography_status()[0].status
+                        == Status.STATUS_INTERRUPTED, 1.0)
+        slice_at_stop = chor.get_choreography_status()[0].current_slice
+        time.sleep(0.3)
+        assert chor.get_choreography_status()[0].current_slice == slice_at_stop
+
+
+def test_withheld_license_refuses_choreography(certs_dir):
+    with running_sim(certs_dir, withheld_features=("choreography",)) as spot:
+        robot = connect(spot)
+        with pytest.raises(InvalidRequestError, match="choreography"):
+            client(robot).list_all_moves()
+        with pytest.raises(InvalidRequestError, match="choreography"):
+            client(robot).upload_choreography(sequence("short_sway"))
