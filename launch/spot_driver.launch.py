@@ -37,8 +37,10 @@ ARGUMENTS = (
     ("docking", "true", "start docking and world objects (spot_docking)"),
     ("missions", "true", "start missions (spot_mission)"),
     ("autonomy", "true", "start GraphNav and local grids (spot_graph_nav, spot_local_grids)"),
+    ("choreography", "true", "start choreography (spot_choreography)"),
 )
-CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy")
+CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy",
+                "choreography")
 
 
 def _wanted(value: str, package: str) -> bool:

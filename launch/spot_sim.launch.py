@@ -32,7 +32,7 @@ from launch import LaunchDescription
 SHARE = get_package_share_directory("spot_driver")
 DRIVER_ARGUMENTS = ("robot_name", "namespace", "launch_rsp", "launch_rviz", "log_level",
                     "config_file", "perception", "manipulation", "docking", "missions",
-                    "autonomy")
+                    "autonomy", "choreography")
 
 
 def _free_port() -> int:
@@ -84,7 +84,8 @@ def generate_launch_description() -> LaunchDescription:
                        "launch_rviz": "false", "log_level": "info",
                        "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
                        "perception": "true", "manipulation": "true", "docking": "true",
-                       "missions": "true", "autonomy": "true"}
+                       "missions": "true", "autonomy": "true",
+                       "choreography": "true"}
     return LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",
                               description="port of the simulated robot on 127.0.0.1 (0: free)"),

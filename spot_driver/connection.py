@@ -17,6 +17,7 @@ from pathlib import Path
 
 import bosdyn.client
 from bosdyn.api import lease_pb2
+from bosdyn.choreography.client.choreography import ChoreographyClient
 from bosdyn.client.estop import EstopClient, EstopEndpoint, EstopKeepAlive
 from bosdyn.client.lease import Lease, LeaseClient, LeaseKeepAlive, ResourceAlreadyClaimedError
 from bosdyn.client.power import PowerClient
@@ -65,7 +66,8 @@ class _Session:
     def __init__(self, config: ConnectionConfig, credentials: Credentials,
                  timeout: float) -> None:
         sdk = bosdyn.client.create_standard_sdk(config.client_name,
-                                                service_clients=[MissionClient])
+                                                service_clients=[MissionClient,
+                                                                 ChoreographyClient])
         if config.certificate:
             path = Path(config.certificate).expanduser()
             if not path.is_file():

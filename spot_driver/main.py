@@ -20,6 +20,7 @@ from spot_driver.connection import RobotConnection, RobotConnectionError
 from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import describe
 from spot_driver.nodes.arm_node import ArmNode
+from spot_driver.nodes.choreography_node import ChoreographyNode
 from spot_driver.nodes.command_node import CommandNode
 from spot_driver.nodes.description_node import DescriptionNode
 from spot_driver.nodes.diagnostics_node import DiagnosticsNode
@@ -161,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
             graph_nav = GraphNavNode(connection, cache, namespace)
             nodes += [graph_nav, LocalGridNode(connection, namespace)]
             diagnostics_node.extras.append(graph_nav.localization_status)
+        if enabled["choreography"]:
+            nodes.append(ChoreographyNode(connection, cache, namespace))
         supervisor.start()
         _startup_actions(driver, commands.commander, connection)
         # cmd_vel, stop and e-stop get their own executor: never queued behind slow calls.

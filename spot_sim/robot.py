@@ -117,6 +117,7 @@ class SimRobot:
         self.mobility_command: Command | None = None
         self.posture = Posture(sit.copy(), sit.copy(), sit.copy())
         self.joint_velocity = np.zeros_like(sit)
+        self.leg_swing = np.zeros_like(sit)  # a dance's stepping, added to the leg joints
         self.odom_body = Se2()
         self.vision_odom = Se2()
         self.body_velocity = Se2()  # in the body frame

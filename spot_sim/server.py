@@ -91,6 +91,7 @@ class SimulatedSpot:
         self.robot.step_hooks += [self.graph_nav.step, self.recorder.step]
         graph_nav_servicer = graph_nav.GraphNavServicer(self.robot, self.graph_nav,
                                                         self.recorder, self.time_sync)
+        self.choreography = choreography.ChoreographyServicer(self.robot)
         self.mission = mission.MissionServicer(self.robot, mission.RobotServices(
             self.robot, command, power_servicer, docking_servicer, graph_nav_servicer))
         self.data = data_buffer.DataStore(self.clock)
@@ -117,7 +118,7 @@ class SimulatedSpot:
                                                                          self.graph_nav)),
             (local_grid.spec(), local_grid.LocalGridServicer(self.robot, self.sensors.scene)),
             (autowalk.spec(), autowalk.AutowalkServicer(self.clock, self.mission)),
-            (choreography.spec(), choreography.ChoreographyServicer(self.robot)),
+            (choreography.spec(), self.choreography),
             (license.spec(), license.LicenseServicer(self.clock, self.robot.license)),
             (fault.spec(), fault.FaultServicer(self.clock, self.robot.service_faults)),
             (data_specs[0], data_buffer.DataBufferServicer(self.clock, self.data)),

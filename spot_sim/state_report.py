@@ -32,7 +32,7 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
         state.behavior_fault_state.faults.extend(robot.behavior_faults.values())
         state.service_fault_state.faults.extend(robot.service_faults.active())
         state.service_fault_state.historical_faults.extend(robot.service_faults.historical)
-        for foot in kinematics.foot_positions_in_body(robot.posture.joints):
+        for foot in kinematics.foot_positions_in_body(robot.posture.joints + robot.leg_swing):
             entry = state.foot_state.add()
             entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \
                 entry.foot_position_rt_body.z = (float(v) for v in foot)
@@ -44,7 +44,8 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
 
 def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
     kin.acquisition_timestamp.CopyFrom(stamp)
-    legs = zip(kinematics.LEG_JOINTS, robot.posture.joints, robot.joint_velocity, strict=True)
+    legs = zip(kinematics.LEG_JOINTS, robot.posture.joints + robot.leg_swing,
+               robot.joint_velocity, strict=True)
     for name, position, velocity in legs:
         joint = kin.joint_states.add(name=name)
         joint.position.value = float(position)

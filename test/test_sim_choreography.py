@@ -20,7 +20,7 @@ from bosdyn.client.exceptions import InvalidRequestError, LeaseUseError, Respons
 from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from google.protobuf import text_format
-from test_sim_motion import commander, odom_tform_body, operated, wait_for
+from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, running_sim
 
@@ -123,17 +123,25 @@ def test_execute_with_status_then_interrupt(sim, robot):
         assert wait_for(lambda: chor.get_choreography_status()[0].status
                         == Status.STATUS_DANCING, 3.0)
         assert time.time() >= start - 0.05  # not before the requested start
-        time.sleep(0.2)
         status, _ = chor.get_choreography_status()
         assert [m.move.type for m in status.active_moves] == ["sway"]
-        swayed = odom_tform_body(robot)
-        assert abs(swayed.y - rest.y) > 0.01 or abs(swayed.z - rest.z) > 0.005
+        assert wait_for(lambda: abs(odom_tform_body(robot).y - rest.y) > 0.03, 1.0,
+                        period=0.01)  # the body sways sideways (0.1 m)
         assert wait_for(lambda: chor.get_choreography_status()[0].status
                         == Status.STATUS_COMPLETED_SEQUENCE, 3.0)
         done = odom_tform_body(robot)
         assert math.hypot(done.x - rest.x, done.y - rest.y) < 0.01  # back to its pose
 
+        standing = {j.name: j.position.value for j in
+                    state_of(robot).kinematic_state.joint_states}
         chor.execute_choreography("long_routine", time.time(), 0)
+
+        def legs_stepping():
+            now = state_of(robot).kinematic_state.joint_states
+            return max(abs(j.position.value - standing[j.name]) for j in now
+                       if j.name.endswith(".kn")) > 0.05
+
+        assert wait_for(legs_stepping, 3.0)  # the step and turn lift the feet in turn
         assert wait_for(lambda: chor.get_choreography_status()[0].current_slice > 6, 3.0)
         turned_from = odom_tform_body(robot).rot.to_yaw()
         assert wait_for(lambda: abs(odom_tform_body(robot).rot.to_yaw() - turned_from) > 0.2,

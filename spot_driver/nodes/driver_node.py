@@ -6,7 +6,8 @@ from spot_driver.connection import ConnectionConfig
 from spot_driver.nodes.parameters import declare
 from spot_driver.supervisor import SupervisorConfig
 
-CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy")
+CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy",
+                "choreography")
 
 
 class DriverNode(Node):

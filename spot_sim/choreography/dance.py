@@ -13,6 +13,7 @@ import bisect
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 from bosdyn.api.spot import choreography_sequence_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
@@ -167,6 +168,22 @@ def ground_motion(placed: Placed) -> Se2:
     return Se2()
 
 
+# Trot-like stepping: diagonal pairs (FL+HR, FR+HL) swing half a beat apart.
+_LEG_PHASE = np.repeat(np.array([0.0, 0.5, 0.5, 0.0]), 3)
+_SWING_SHAPE = np.tile(np.array([0.0, -0.6, 1.2]), 4)  # hip x, hip y, knee (rad per 0.1 m)
+
+
+def leg_swing(placed: Placed, slice_now: float) -> np.ndarray:
+    """Joint offsets (12) of a stepping move: each foot lifts in turn, swing_height high."""
+    if "legs" not in placed.spec.controls or placed.spec.category not in ("step", "dynamic"):
+        return np.zeros(12)
+    height = placed.value("swing_height", 0.1) if "swing_height" in placed.spec.parameters \
+        else 0.1
+    beats = (slice_now - placed.start) / SLICES_PER_BEAT
+    lift = np.maximum(np.sin(2.0 * np.pi * (beats + _LEG_PHASE)), 0.0)
+    return _SWING_SHAPE * lift * (height / 0.1)
+
+
 def offset_pose(parts: list[tuple[float, ...]]) -> SE3Pose:
     x, y, z, roll, pitch, yaw = (sum(values) for values in zip(*parts, strict=True)) \
         if parts else (0.0,) * 6
@@ -181,6 +198,7 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
                         else Status.STATUS_POWERED_OFF)
         dance.active = []
         robot.body_offset = SE3Pose(0, 0, 0, Quat())
+        robot.leg_swing = np.zeros(12)
         return
     if robot.active_fault():
         dance.status = Status.STATUS_FALLEN
@@ -193,11 +211,12 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
     if current >= dance.total_slices:
         dance.status, dance.active = Status.STATUS_COMPLETED_SEQUENCE, []
         robot.body_offset = SE3Pose(0, 0, 0, Quat())
+        robot.leg_swing = np.zeros(12)
         robot.finish_command(dance.motion)
         return
     slice_seconds = 60.0 / dance.sequence.slices_per_minute
     dance.active = [p for p in dance.placed if p.start <= current < p.end]
-    parts = []
+    parts, swing = [], np.zeros(12)
     for index, placed in enumerate(dance.placed):
         if not placed.start <= current < placed.end:
             continue
@@ -208,6 +227,7 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
             elif placed.spec.name == "stand":
                 robot.start_posture(True, now_ns, (placed.end - placed.start) * slice_seconds)
         parts.append(body_offset(placed, current, slice_seconds))
+        swing += leg_swing(placed, current)
         total = ground_motion(placed)
         if total != Se2():
             fraction = dt / placed.seconds
@@ -215,3 +235,4 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
                 robot.odom_body, Se2(total.x * fraction, total.y * fraction,
                                      total.yaw * fraction))
     robot.body_offset = offset_pose(parts)
+    robot.leg_swing = swing

@@ -23,7 +23,7 @@ GRAPH_NAV_SERVICE = "graph-nav-service"
 _UNSUPPORTED_ACTIONS = {
     "data_acquisition": "data acquisition actions are not simulated",
     "remote_grpc": "remote mission services are not simulated",
-    "execute_choreography": "choreography actions are not simulated yet",
+    "execute_choreography": "choreography actions in walks are not simulated",
 }
 
 

@@ -39,8 +39,10 @@ REFUSED = {
     "bosdyn_record_event": "the data buffer (events) is not simulated",
     "bosdyn_record_event_on_interruption": "the data buffer (events) is not simulated",
     "remote_grpc": "remote mission services (RemoteMissionService) are not simulated",
-    "execute_choreography": "choreography is not simulated yet",
-    "mission_upload_choreography": "choreography is not simulated yet",
+    "execute_choreography": "choreography in missions is not simulated (use the choreography "
+                            "service)",
+    "mission_upload_choreography": "choreography in missions is not simulated (use the "
+                                   "choreography service)",
     "spot_cam_ptz": _NO_SPOT_CAM, "spot_cam_store_media": _NO_SPOT_CAM,
     "spot_cam_led": _NO_SPOT_CAM, "spot_cam_focus_state": _NO_SPOT_CAM,
     "spot_cam_reset_autofocus": _NO_SPOT_CAM, "spot_cam_named_position": _NO_SPOT_CAM,

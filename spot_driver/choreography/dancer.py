@@ -1,0 +1,108 @@
+"""The driver's use of the robot's choreography service: the move specifications (fetched
+once, again after an animation upload), checked uploads, execution and status, and stopping a
+dance (any mobility command interrupts it: the driver sends stop)."""
+
+import time
+
+from bosdyn.api.spot import choreography_sequence_pb2
+from bosdyn.choreography.client.choreography import ChoreographyClient
+from bosdyn.client import exceptions as sdk_errors
+from bosdyn.client.robot_command import RobotCommandBuilder
+
+from spot_driver.choreography.files import read_animation, read_sequence
+from spot_driver.choreography.specs import Move, check_sequence, parse_moves
+from spot_driver.connection import RobotConnection
+from spot_driver.errors import CommandError
+from spot_driver.state_cache import RobotStateCache
+
+Status = choreography_sequence_pb2.ChoreographyStatusResponse
+Execute = choreography_sequence_pb2.ExecuteChoreographyResponse
+RUNNING = (Status.STATUS_WAITING_FOR_START_TIME, Status.STATUS_DANCING, Status.STATUS_PREPPING,
+           Status.STATUS_VALIDATING)
+MAX_START_DELAY = 3600.0
+
+
+class ChoreographyRefusedError(CommandError):
+    """The check or the robot refused an upload; ``warnings`` lists why."""
+
+    def __init__(self, message: str, warnings: list[str]) -> None:
+        super().__init__(message)
+        self.warnings = warnings
+
+
+class Choreographer:
+    def __init__(self, connection: RobotConnection, cache: RobotStateCache) -> None:
+        self._connection, self._cache = connection, cache
+        self._moves: dict[str, Move] | None = None
+
+    @property
+    def client(self) -> ChoreographyClient:
+        return self._connection.client(ChoreographyClient)
+
+    def moves(self, refresh: bool = False) -> dict[str, Move]:
+        if self._moves is None or refresh:
+            try:
+                self._moves = parse_moves(self.client.list_all_moves())
+            except sdk_errors.InvalidRequestError as exc:
+                raise CommandError(f"choreography refused: "
+                                   f"{exc.response.header.error.message}") from None
+        return self._moves
+
+    def upload(self, path: str, name: str = "", non_strict: bool = False
+               ) -> tuple[str, list[str]]:
+        """Check and upload a sequence file; (stored name, the robot's warnings)."""
+        sequence = read_sequence(path, name)
+        problems = check_sequence(sequence, self.moves())
+        if problems:
+            raise ChoreographyRefusedError(
+                f"{sequence.name!r} not uploaded: " + "; ".join(problems), problems)
+        try:
+            response = self.client.upload_choreography(sequence, non_strict_parsing=non_strict)
+        except sdk_errors.InvalidRequestError as exc:
+            warnings = list(getattr(exc.response, "warnings", []))
+            raise ChoreographyRefusedError(
+                f"the robot refused {sequence.name!r}: " + "; ".join(warnings), warnings
+            ) from None
+        return sequence.name, list(response.warnings)
+
+    def upload_animation(self, path: str) -> tuple[str, list[str]]:
+        animation = read_animation(path)
+        try:
+            response = self.client.upload_animated_move(animation, "")
+        except sdk_errors.ResponseError as exc:
+            warnings = list(getattr(exc.response, "warnings", []))
+            raise ChoreographyRefusedError(
+                f"the robot refused animation {animation.name!r}: " + "; ".join(warnings),
+                warnings) from None
+        self.moves(refresh=True)
+        return animation.name, list(response.warnings)
+
+    def sequences(self) -> list[str]:
+        return list(self.client.list_all_sequences().known_sequences)
+
+    def execute(self, name: str, start_slice: float, start_local: float) -> int:
+        """Start ``name`` at local time ``start_local`` (s since the epoch)."""
+        if not name:
+            raise CommandError("no sequence name given")
+        if not (start_slice >= 0 and start_slice < 1e6):
+            raise CommandError(f"start_slice must be a non-negative number, not {start_slice}")
+        if not start_local - time.time() < MAX_START_DELAY:
+            raise CommandError(f"the start is more than {MAX_START_DELAY:.0f} s away")
+        self._connection.require_lease()
+        self._cache.require_ready()
+        if name not in self.sequences():
+            raise CommandError(f"unknown sequence {name!r}: upload it first")
+        try:
+            return self.client.execute_choreography(name, start_local, start_slice).execution_id
+        except sdk_errors.LeaseUseError:
+            raise
+        except sdk_errors.ResponseError as exc:
+            status = getattr(exc.response, "status", 0)
+            raise CommandError(f"the robot refused to dance: {Execute.Status.Name(status)}"
+                               ) from None
+
+    def status(self) -> choreography_sequence_pb2.ChoreographyStatusResponse:
+        return self.client.get_choreography_status()[0]
+
+    def stop(self) -> None:
+        self._connection.command_client.robot_command(RobotCommandBuilder.stop_command())

@@ -1,0 +1,169 @@
+"""Choreography: upload and list services, the ``choreography/execute`` action and
+``status/choreography``."""
+
+import threading
+import time
+
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+from std_srvs.srv import Trigger
+
+from spot_driver import qos
+from spot_driver.choreography.dancer import RUNNING, Choreographer, ChoreographyRefusedError
+from spot_driver.connection import RobotConnection
+from spot_driver.conversions import choreography as convert
+from spot_driver.errors import describe
+from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.state_cache import RobotStateCache
+from spot_msgs.action import ExecuteChoreography
+from spot_msgs.msg import ChoreographyStatus
+from spot_msgs.srv import (
+    ListChoreographyMoves,
+    ListChoreographySequences,
+    UploadAnimation,
+    UploadChoreography,
+)
+
+POLL_S = 0.1
+START_GRACE_S = 10.0  # a dance that has not started this long after its start time: failed
+
+
+class ChoreographyNode(Node):
+    def __init__(self, connection: RobotConnection, cache: RobotStateCache,
+                 namespace: str = "") -> None:
+        super().__init__("spot_choreography", namespace=namespace)
+        self.dancer = Choreographer(connection, cache)
+        rate = declare(self, "choreography_status_rate", 2.0)
+        self._status_pub = self.create_publisher(ChoreographyStatus, "status/choreography",
+                                                 qos.STATE)
+        self._lock = threading.Lock()
+        self._dancing = False
+        group = ReentrantCallbackGroup()
+        for srv_type, name, callback in (
+                (UploadChoreography, "choreography/upload", self._upload),
+                (UploadAnimation, "choreography/upload_animation", self._upload_animation),
+                (ListChoreographyMoves, "choreography/list_moves", self._list_moves),
+                (ListChoreographySequences, "choreography/list_sequences", self._list_sequences),
+                (Trigger, "choreography/stop",
+                 trigger_callback(self.get_logger(), "choreography/stop", self._stop))):
+            self.create_service(srv_type, name, callback, qos_profile=qos.SERVICES,
+                                callback_group=group)
+        self._server = ActionServer(self, ExecuteChoreography, "choreography/execute",
+                                    execute_callback=self._execute,
+                                    goal_callback=self._accept,
+                                    cancel_callback=lambda goal: CancelResponse.ACCEPT,
+                                    **qos.ACTION_SERVER, callback_group=group)
+        if rate > 0:
+            self.create_timer(1.0 / rate, self._publish_status,
+                              callback_group=MutuallyExclusiveCallbackGroup())
+
+    def _publish_status(self) -> None:
+        try:
+            status = self.dancer.status()
+        except Exception as exc:
+            self.get_logger().warning(f"choreography status: {describe(exc)}",
+                                      throttle_duration_sec=30.0)
+            return
+        self._status_pub.publish(convert.status_msg(status, self.get_clock().now().to_msg()))
+
+    # ------------------------------------------------------------------ services
+    def _upload(self, request, response):
+        try:
+            response.name, response.warnings = self.dancer.upload(
+                request.path, request.name, request.non_strict)
+            response.success, response.message = True, f"uploaded {response.name!r}"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+            if isinstance(exc, ChoreographyRefusedError):
+                response.warnings = exc.warnings
+            self.get_logger().warning(f"choreography/upload: {response.message}")
+        return response
+
+    def _upload_animation(self, request, response):
+        try:
+            response.name, response.warnings = self.dancer.upload_animation(request.path)
+            response.success, response.message = True, f"uploaded animation {response.name!r}"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+            if isinstance(exc, ChoreographyRefusedError):
+                response.warnings = exc.warnings
+            self.get_logger().warning(f"choreography/upload_animation: {response.message}")
+        return response
+
+    def _list_moves(self, request, response):
+        try:
+            response.moves = [convert.move_msg(m) for m in self.dancer.moves().values()]
+            response.success, response.message = True, f"{len(response.moves)} moves"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+        return response
+
+    def _list_sequences(self, request, response):
+        try:
+            response.names = self.dancer.sequences()
+            response.success, response.message = True, f"{len(response.names)} sequences"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+        return response
+
+    def _stop(self) -> str:
+        self.dancer.stop()
+        return "the robot stopped dancing"
+
+    # ------------------------------------------------------------------ action
+    def _accept(self, goal) -> GoalResponse:
+        with self._lock:
+            if self._dancing:
+                self.get_logger().warning("choreography goal rejected: already dancing")
+                return GoalResponse.REJECT
+            self._dancing = True
+        return GoalResponse.ACCEPT
+
+    def _execute(self, goal_handle):
+        try:
+            return self._run(goal_handle, goal_handle.request, ExecuteChoreography.Result())
+        finally:
+            with self._lock:
+                self._dancing = False
+
+    def _run(self, goal_handle, goal, result):
+        try:
+            if goal.start_time.sec or goal.start_time.nanosec:
+                start = goal.start_time.sec + goal.start_time.nanosec * 1e-9
+            elif goal.start_delay >= 0:
+                start = time.time() + goal.start_delay
+            else:
+                raise ValueError(f"start_delay must not be negative, not {goal.start_delay}")
+            execution = self.dancer.execute(goal.sequence_name, goal.start_slice, start)
+        except Exception as exc:
+            result.message = describe(exc)
+            self.get_logger().warning(f"choreography/execute: {result.message}")
+            goal_handle.abort()
+            return result
+        try:
+            while True:
+                status = self.dancer.status()
+                name = convert.status_name(status.status)
+                if goal_handle.is_cancel_requested:
+                    self.dancer.stop()
+                    result.status, result.message = name, "canceled: the robot stopped dancing"
+                    goal_handle.canceled()
+                    return result
+                if status.execution_id == execution:
+                    goal_handle.publish_feedback(convert.feedback(status))
+                    if status.status not in RUNNING:
+                        break
+                elif time.time() > start + START_GRACE_S:
+                    raise RuntimeError("the dance did not start")
+                time.sleep(POLL_S)
+        except Exception as exc:
+            result.message = describe(exc)
+            goal_handle.abort()
+            return result
+        result.status = name
+        result.success = name == "STATUS_COMPLETED_SEQUENCE"
+        result.message = "danced to the end" if result.success else f"the dance ended: {name}"
+        (goal_handle.succeed if result.success else goal_handle.abort)()
+        return result

@@ -1,0 +1,162 @@
+"""End to end: choreography through ROS -> driver -> gRPC -> simulated Spot: the move list
+with its specifications, uploads of Choreographer files (a long routine using many move
+types, an animation), a refused out-of-range sequence that never reaches the robot, a dance
+executed with feedback to its end while the body moves in /tf, and a cancel mid-dance."""
+
+import math
+import time
+from pathlib import Path
+
+import pytest
+from ros_harness import DriverProcess, RosClient, odom_tform
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_msgs.action import ExecuteChoreography
+from spot_msgs.msg import ChoreographyStatus
+from spot_msgs.srv import (
+    ListChoreographyMoves,
+    ListChoreographySequences,
+    UploadAnimation,
+    UploadChoreography,
+)
+
+DATA = Path(__file__).parent / "data" / "choreography"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with running_sim(tmp_path_factory.mktemp("certs")) as sim:
+        ros = RosClient("choreography_test_client")
+        ros.subscribe("/status/choreography", ChoreographyStatus)
+        ros.subscribe("/tf", TFMessage)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
+                               USERNAME, PASSWORD,
+                               params={"choreography_status_rate": 10.0,
+                                       "enable_perception": False})
+        assert ros.wait_for(lambda: ros.received("/status/choreography"), timeout=30), \
+            driver.output()
+        for name in ("claim", "power_on", "stand"):
+            response = ros.call(Trigger, f"/{name}")
+            assert response.success, (name, response.message)
+        yield sim, driver, ros
+        ros.close()
+        driver.stop()
+
+
+def upload(ros, name: str, **fields):
+    return ros.call(UploadChoreography, "/choreography/upload",
+                    UploadChoreography.Request(path=str(DATA / name), **fields))
+
+
+def dance(ros, goal, feedback, cancel_when=None, timeout=60.0):
+    client = ros.action_client(ExecuteChoreography, "/choreography/execute")
+    handle = ros.wait_future(client.send_goal_async(
+        goal, feedback_callback=lambda msg: feedback.append(msg.feedback)))
+    assert handle.accepted
+    if cancel_when is not None:
+        assert ros.wait_for(lambda: feedback and cancel_when(feedback[-1]), timeout=30)
+        ros.wait_future(handle.cancel_goal_async())
+    return ros.wait_future(handle.get_result_async(), timeout=timeout).result
+
+
+def test_moves_listed_with_their_specifications(world):
+    _sim, _driver, ros = world
+    response = ros.call(ListChoreographyMoves, "/choreography/list_moves")
+    assert response.success, response.message
+    moves = {m.name: m for m in response.moves}
+    assert len(moves) >= 20
+    sway = {p.name: p for p in moves["sway"].parameters}
+    assert (sway["horizontal"].minimum, sway["horizontal"].maximum) == (-0.15, 0.15)
+    assert moves["sit"].exit_state == "TRANSITION_STATE_SIT"
+    assert moves["turn"].controls == ["legs"]
+
+
+def test_out_of_range_sequence_refused_before_upload(world):
+    sim, _driver, ros = world
+    refused = upload(ros, "out_of_range.csq")
+    assert not refused.success
+    assert ("move 0 (sway, slice 0): parameter horizontal = 0.5 is outside the allowed range "
+            "[-0.15, 0.15]") in refused.message, refused.message
+    assert "out_of_range" not in sim.choreography.sequences  # nothing reached the robot
+    missing = upload(ros, "no_such_file.csq")
+    assert not missing.success and "not found" in missing.message
+    garbage = DATA.parent / "garbage.csq"
+    garbage.write_bytes(b"\xff\xfe not a sequence")
+    try:
+        bad = ros.call(UploadChoreography, "/choreography/upload",
+                       UploadChoreography.Request(path=str(garbage)))
+    finally:
+        garbage.unlink()
+    assert not bad.success and "neither a text-format nor a binary" in bad.message
+
+
+def test_upload_sequences_and_an_animation(world):
+    sim, _driver, ros = world
+    for name in ("long_routine.csq", "short_sway.csq"):
+        response = upload(ros, name)
+        assert response.success and not response.warnings, response.message
+    renamed = upload(ros, "short_sway.csq", name="encore")
+    assert renamed.success and renamed.name == "encore"
+    listed = ros.call(ListChoreographySequences, "/choreography/list_sequences")
+    assert {"long_routine", "short_sway", "encore"} <= set(listed.names)
+    animation = ros.call(UploadAnimation, "/choreography/upload_animation",
+                         UploadAnimation.Request(path=str(DATA / "nod.cha")))
+    assert animation.success and animation.name == "nod", animation.message
+    moves = ros.call(ListChoreographyMoves, "/choreography/list_moves").moves
+    assert "nod" in {m.name for m in moves}
+    assert len(sim.choreography.sequences["long_routine"].moves) == 24
+
+
+def test_dance_to_the_end_with_feedback_while_the_body_moves(world):
+    _sim, _driver, ros = world
+    tf_before = len(ros.received("/tf"))
+    feedback = []
+    result = dance(ros, ExecuteChoreography.Goal(sequence_name="long_routine", start_delay=0.5),
+                   feedback)
+    assert result.success, result.message
+    assert result.status == "STATUS_COMPLETED_SEQUENCE"
+    statuses = [f.status for f in feedback]
+    assert statuses[0] == "STATUS_WAITING_FOR_START_TIME" and "STATUS_DANCING" in statuses
+    danced = {move for f in feedback for move in f.executing_moves}
+    assert len(danced) >= 12 and {"sway", "turn", "jump", "sit", "stand"} <= danced
+    times = [f.time_to_end for f in feedback if f.status == "STATUS_DANCING"]
+    assert times[0] > times[-1] and times[0] == pytest.approx(68 * 60 / 480, abs=0.6)
+    poses = [(t.transform.translation.z, t.transform.rotation.z)
+             for msg in ros.received("/tf")[tf_before:] for t in msg.transforms
+             if t.child_frame_id == "body"]
+    heights = [z for z, _ in poses]
+    assert max(heights) - min(heights) > 0.05  # swaying, twerking, sitting...
+    assert len({round(q, 3) for _, q in poses}) > 20  # turning and rotating
+    assert any(s.status == "STATUS_COMPLETED_SEQUENCE" and s.sequence_name == "long_routine"
+               for s in ros.received("/status/choreography")[-10:])
+
+
+def test_cancel_mid_dance_stops_it(world):
+    _sim, _driver, ros = world
+    feedback = []
+    result = dance(ros, ExecuteChoreography.Goal(sequence_name="long_routine"), feedback,
+                   cancel_when=lambda f: f.current_slice > 10)
+    assert "canceled" in result.message
+    assert ros.wait_for(lambda: ros.latest("/status/choreography").status
+                        == "STATUS_INTERRUPTED", timeout=2)
+    stopped = ros.latest("/status/choreography").current_slice
+    assert stopped < 20
+    before = odom_tform(ros, "body")
+    time.sleep(0.5)
+    after = odom_tform(ros, "body")
+    assert math.hypot(after.x - before.x, after.y - before.y) < 0.01
+    assert ros.latest("/status/choreography").current_slice == stopped
+
+
+def test_unknown_sequence_and_bad_start_refused(world):
+    sim, _driver, ros = world
+    executions = sim.choreography._executions
+    result = dance(ros, ExecuteChoreography.Goal(sequence_name="nope"), [])
+    assert not result.success and "unknown sequence 'nope'" in result.message
+    result = dance(ros, ExecuteChoreography.Goal(sequence_name="short_sway",
+                                                 start_slice=float("nan")), [])
+    assert not result.success and "start_slice" in result.message
+    assert sim.choreography._executions == executions

@@ -1,0 +1,83 @@
+"""Choreography pieces of the driver that need no robot: reading sequence and animation
+files, the robot's move specifications and the check of a sequence against them."""
+
+from pathlib import Path
+
+import pytest
+from bosdyn.api.spot import choreography_sequence_pb2 as seq_pb2
+
+from spot_driver.choreography.files import read_animation, read_sequence
+from spot_driver.choreography.specs import check_sequence, length_slices, parse_moves
+from spot_driver.errors import CommandError
+
+DATA = Path(__file__).parent / "data" / "choreography"
+
+
+def specs():
+    response = seq_pb2.ListAllMovesResponse(move_param_config=(
+        "# comment\n"
+        "sway horizontal default=0.08 min=-0.15 max=0.15\n"
+        "rotate_body rotation.yaw default=0.3 min=-0.5 max=0.5\n"
+        "ghost x default=0 min=0 max=1\n"
+        "sway broken default=x min=0 max=1\n"))
+    response.moves.add(name="sway", move_length_slices=2, is_extendable=True,
+                       min_move_length_slices=1, max_move_length_slices=16, controls_body=True)
+    response.moves.add(name="rotate_body", move_length_slices=4, controls_body=True)
+    return parse_moves(response)
+
+
+def test_parse_moves_reads_bounds_and_tracks():
+    moves = specs()
+    assert set(moves) == {"sway", "rotate_body"}
+    assert moves["sway"].parameters["horizontal"].maximum == 0.15
+    assert "broken" not in moves["sway"].parameters
+    assert moves["sway"].controls == ["body"]
+
+
+def test_check_sequence_names_move_parameter_value_and_range():
+    moves = specs()
+    assert check_sequence(read_sequence(str(DATA / "short_sway.csq")), moves) == []
+    bad = read_sequence(str(DATA / "out_of_range.csq"))
+    (problem,) = check_sequence(bad, moves)
+    assert problem == ("move 0 (sway, slice 0): parameter horizontal = 0.5 is outside the "
+                       "allowed range [-0.15, 0.15]")
+    bad.moves.add(type="moonwalk", start_slice=4)
+    bad.moves.add(type="rotate_body", start_slice=8, requested_slices=6)
+    nan = bad.moves.add(type="sway", start_slice=12)
+    nan.sway_params.horizontal.value = float("nan")
+    bad.slices_per_minute = 0
+    problems = check_sequence(bad, moves)
+    assert "slices_per_minute must be a positive number, not 0.0" in problems
+    assert "move 1 (moonwalk, slice 4): the robot has no move 'moonwalk'" in problems
+    assert ("move 2 (rotate_body, slice 8): requested_slices 6 is outside the allowed range "
+            "[4, 4]") in problems
+    assert any("move 3 (sway, slice 12): parameter horizontal = nan" in p for p in problems)
+    assert length_slices(read_sequence(str(DATA / "short_sway.csq")), moves) == 8
+
+
+def test_read_sequence_formats_and_errors(tmp_path):
+    text = read_sequence(str(DATA / "long_routine.csq"))
+    assert text.name == "long_routine" and len(text.moves) == 24
+    binary = tmp_path / "dance.bin"
+    binary.write_bytes(text.SerializeToString())
+    assert read_sequence(str(binary), name="renamed").name == "renamed"
+    unnamed = seq_pb2.ChoreographySequence(slices_per_minute=480)
+    unnamed.moves.add(type="sway")
+    (tmp_path / "from_file.csq").write_text(str(unnamed))
+    assert read_sequence(str(tmp_path / "from_file.csq")).name == "from_file"
+    with pytest.raises(CommandError, match="not found"):
+        read_sequence(str(tmp_path / "absent.csq"))
+    (tmp_path / "junk.csq").write_bytes(b"\xff\xfe\x00junk")
+    with pytest.raises(CommandError, match="neither a text-format nor a binary"):
+        read_sequence(str(tmp_path / "junk.csq"))
+    (tmp_path / "empty.csq").write_text('name: "empty"\nslices_per_minute: 480\n')
+    with pytest.raises(CommandError, match="has no moves"):
+        read_sequence(str(tmp_path / "empty.csq"))
+
+
+def test_read_animation(tmp_path):
+    animation = read_animation(str(DATA / "nod.cha"))
+    assert animation.name == "nod" and len(animation.animation_keyframes) == 5
+    (tmp_path / "bad.cha").write_text("controls body\n\nno parameters\n\nwobble\n1\n")
+    with pytest.raises(CommandError, match="cannot read animation"):
+        read_animation(str(tmp_path / "bad.cha"))
