@@ -46,9 +46,9 @@ def world(tmp_path_factory):
         driver.stop()
 
 
-def upload(ros, name: str, **fields):
+def upload(ros, file: str, **fields):
     return ros.call(UploadChoreography, "/choreography/upload",
-                    UploadChoreography.Request(path=str(DATA / name), **fields))
+                    UploadChoreography.Request(path=str(DATA / file), **fields))
 
 
 def dance(ros, goal, feedback, cancel_when=None, timeout=60.0):
@@ -130,8 +130,9 @@ def test_dance_to_the_end_with_feedback_while_the_body_moves(world):
     heights = [z for z, _ in poses]
     assert max(heights) - min(heights) > 0.05  # swaying, twerking, sitting...
     assert len({round(q, 3) for _, q in poses}) > 20  # turning and rotating
-    assert any(s.status == "STATUS_COMPLETED_SEQUENCE" and s.sequence_name == "long_routine"
-               for s in ros.received("/status/choreography")[-10:])
+    assert ros.wait_for(lambda: any(
+        s.status == "STATUS_COMPLETED_SEQUENCE" and s.sequence_name == "long_routine"
+        for s in ros.received("/status/choreography")[-10:]), timeout=2)
 
 
 def test_cancel_mid_dance_stops_it(world):
