@@ -8,6 +8,7 @@ the ``credentials_file`` parameter.
 import logging
 import sys
 import threading
+import time
 
 import rclpy
 from bosdyn.client.robot_command import RobotCommandBuilder
@@ -38,6 +39,7 @@ from spot_driver.state_cache import RobotStateCache
 from spot_driver.supervisor import ConnectionSupervisor
 
 RETRY_SECONDS = 2.0
+SETTLE_S = 0.1
 
 
 def _connect(driver: DriverNode, stop: ShutdownRequest) -> RobotConnection | None:
@@ -89,6 +91,7 @@ class _Spinner:
 
     def __init__(self, name: str, nodes: list, threads: int) -> None:
         self.executor = MultiThreadedExecutor(num_threads=threads)
+        self._nodes = list(nodes)
         for node in nodes:
             self.executor.add_node(node)
         self._stopping = False
@@ -105,7 +108,14 @@ class _Spinner:
                 raise  # a real failure; after stop() the executor's guard is already gone
 
     def stop(self, timeout: float) -> None:
+        """Stop spinning. The nodes leave the executor first: rclpy's shutdown destroys the
+        executor's guard condition without waiting for its spin thread, and a timer that
+        fires in between would get a handler holding no guard ('NoneType' has no attribute
+        'trigger')."""
         self._stopping = True
+        for node in self._nodes:
+            self.executor.remove_node(node)
+        time.sleep(SETTLE_S)  # a wait already under way returns and finds nothing to run
         self.executor.shutdown(timeout_sec=timeout)
         self._thread.join(timeout)
 

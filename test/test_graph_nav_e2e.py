@@ -55,15 +55,25 @@ def world(tmp_path_factory):
         driver.stop()
 
 
-def drive(ros, vx: float = 0.0, wz: float = 0.0, seconds: float = 1.0) -> None:
-    """cmd_vel at 20 Hz, then wait until the robot stands still."""
+def drive(ros, robot, vx: float = 0.0, wz: float = 0.0, distance: float = 0.0,
+          turn: float = 0.0) -> None:
+    """cmd_vel at 20 Hz until the robot has gone ``distance`` m or turned ``turn`` rad (as a
+    user steers with a joystick, watching the robot), then wait until it stands still."""
     publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
     twist = Twist()
     twist.linear.x, twist.angular.z = vx, wz
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    start = robot.odom_body
+    deadline = time.monotonic() + 30.0
+    # Stop short by what the robot travels while braking from the commanded speed.
+    while time.monotonic() < deadline:
+        now = robot.odom_body
+        if distance and math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
+            break
+        if turn and abs(math.remainder(now.yaw - start.yaw, 2 * math.pi)) >= turn - 0.03:
+            break
         publisher.publish(twist)
         time.sleep(0.05)
+    publisher.publish(Twist())
     ros.node.destroy_publisher(publisher)
     time.sleep(0.8)
 
@@ -98,14 +108,14 @@ def localization(ros):
 def recorded(world):
     """Drive a U (forward, left, forward, left, forward) while recording; the map directory
     and its waypoint ids in the order made."""
-    _sim, _driver, ros, maps = world
+    sim, _driver, ros, maps = world
     started = ros.call(Trigger, "/graph_nav/recording/start")
     assert started.success, started.message
     ids = [started.message.rsplit(" ", 1)[-1]]
     for turn in (False, True, True):
         if turn:
-            drive(ros, wz=0.8, seconds=math.pi / 2 / 0.8)
-        drive(ros, vx=0.5, seconds=LEG / 0.5)
+            drive(ros, sim.robot, wz=0.8, turn=math.pi / 2)
+        drive(ros, sim.robot, vx=0.5, distance=LEG)
         made = ros.call(CreateWaypoint, "/graph_nav/recording/create_waypoint",
                         CreateWaypoint.Request(name=f"leg{len(ids)}"))
         assert made.success, made.message
