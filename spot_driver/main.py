@@ -168,18 +168,23 @@ def main(argv: list[str] | None = None) -> int:
             nodes.append(DockingNode(connection, cache, namespace))
         if enabled["missions"]:
             nodes.append(MissionNode(connection, cache, namespace))
+        # GraphNav, local grids and choreography get an executor of their own: their many
+        # services and actions stay out of the wait set the busy executor rebuilds each wake.
+        autonomy_nodes = []
         if enabled["autonomy"]:
             graph_nav = GraphNavNode(connection, cache, namespace)
-            nodes += [graph_nav, LocalGridNode(connection, namespace)]
+            autonomy_nodes += [graph_nav, LocalGridNode(connection, namespace)]
             diagnostics_node.extras.append(graph_nav.localization_status)
         if enabled["choreography"]:
-            nodes.append(ChoreographyNode(connection, cache, namespace))
+            autonomy_nodes.append(ChoreographyNode(connection, cache, namespace))
         supervisor.start()
         _startup_actions(driver, commands.commander, connection)
         # cmd_vel, stop and e-stop get their own executor: never queued behind slow calls.
         spinners = [_Spinner("spot-motion-executor", [motion], threads=2),
                     _Spinner("spot-executor", nodes, threads=8)]
-        nodes.append(motion)
+        if autonomy_nodes:
+            spinners.append(_Spinner("spot-autonomy-executor", autonomy_nodes, threads=4))
+        nodes += [motion, *autonomy_nodes]
         while not stop.wait(0.5):
             pass
         driver.get_logger().info(f"{stop.signal_name or 'shutdown'}: stopping")

@@ -61,8 +61,13 @@ def world(tmp_path_factory):
         ros.subscribe("/status/mobility_params", MobilityParams, latched=True)
         for topic, msg_type in STATUS_TOPICS.items():
             ros.subscribe(topic, msg_type, reliable=False)
+        # The core topics and services only: GraphNav and choreography (their own e2e tests)
+        # add some 60 service/action endpoints that a new subscriber's discovery must also
+        # wade through before the first messages arrive.
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD, {"cmd_duration": CMD_DURATION})
+                               USERNAME, PASSWORD, {"cmd_duration": CMD_DURATION,
+                                                    "enable_autonomy": False,
+                                                    "enable_choreography": False})
         yield sim, driver, ros
         ros.close()
         driver.stop()

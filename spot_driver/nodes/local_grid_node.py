@@ -1,6 +1,7 @@
 """The robot's local grids around it: signed-distance grids (no_step, obstacle_distance)
 thresholded as nav_msgs/OccupancyGrid for Nav2 costmaps, the others (terrain, intensity, ...)
-decoded as spot_msgs/LocalGrid, all in ``odom`` at ``local_grid_rate``."""
+decoded as spot_msgs/LocalGrid, all in ``odom`` at ``local_grid_rate``. Only grids with a
+subscriber are requested from the robot."""
 
 from bosdyn.client.local_grid import LocalGridClient
 from nav_msgs.msg import OccupancyGrid
@@ -40,8 +41,13 @@ class LocalGridNode(Node):
                               callback_group=MutuallyExclusiveCallbackGroup())
 
     def publish(self) -> None:
+        """Fetch and publish the grids someone subscribes to (none: no request at all)."""
+        wanted = [name for name in self.types
+                  if self._pubs[name].get_subscription_count() > 0]
+        if not wanted:
+            return
         try:
-            responses = self._connection.client(LocalGridClient).get_local_grids(self.types)
+            responses = self._connection.client(LocalGridClient).get_local_grids(wanted)
         except Exception as exc:
             self.get_logger().warning(f"local grids: {describe(exc)}",
                                       throttle_duration_sec=10.0)
