@@ -243,3 +243,25 @@ def ros2(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
     """A ``ros2`` CLI command as a user types it; output as text."""
     return subprocess.run(["ros2", *args], capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL, cwd=REPO)
+
+
+def burst(ros: RosClient, srv_type, service: str, count: int, timeout: float,
+          request=None) -> tuple[list, float]:
+    """``count`` callers, each with its own client, call ``service`` at once; returns the
+    responses (None: never answered) and the time until the last answer.
+
+    Each client's response queue is as deep as the burst: every client of a service receives
+    every response of the burst and keeps only its own (see the README, "Concurrent calls")."""
+    clients = [ros.node.create_client(srv_type, service, qos_profile=QoSProfile(depth=count))
+               for _ in range(count)]
+    try:
+        for client in clients:
+            assert client.wait_for_service(timeout_sec=10.0), service
+        started = time.monotonic()
+        futures = [client.call_async(request or srv_type.Request()) for client in clients]
+        ros.wait_for(lambda: all(f.done() for f in futures), timeout)
+        elapsed = time.monotonic() - started
+        return [f.result() if f.done() else None for f in futures], elapsed
+    finally:
+        for client in clients:
+            ros.node.destroy_client(client)

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ros_harness import DriverProcess, RosClient, odom_tform
+from ros_harness import DriverProcess, RosClient, burst, odom_tform
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
@@ -161,3 +161,11 @@ def test_unknown_sequence_and_bad_start_refused(world):
                                                  start_slice=float("nan")), [])
     assert not result.success and "start_slice" in result.message
     assert sim.choreography._executions == executions
+
+
+def test_a_burst_of_callers_is_answered(world):
+    _sim, _driver, ros = world
+    responses, elapsed = burst(ros, ListChoreographySequences, "/choreography/list_sequences",
+                               100, 20.0)
+    assert all(r is not None and r.success and "long_routine" in r.names for r in responses)
+    assert elapsed < 10.0, elapsed

@@ -12,8 +12,7 @@ from bosdyn.client.lease import LeaseClient
 from bosdyn.client.robot_state import RobotStateClient
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
-from rclpy.qos import QoSProfile
-from ros_harness import DriverProcess, RosClient, SimProcess
+from ros_harness import DriverProcess, RosClient, SimProcess, burst
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
@@ -65,24 +64,7 @@ def lease_owner(sdk) -> str:
 
 
 def concurrent_calls(ros: RosClient, service: str, count: int) -> tuple[list, float]:
-    """``count`` callers, each with its own client, call ``service`` at once; returns the
-    responses (None: never answered) and the time until the last answer.
-
-    Each client's response queue is as deep as the burst: every client of a service receives
-    every response of the burst and keeps only its own (see the README, "Concurrent calls")."""
-    clients = [ros.node.create_client(Trigger, service, qos_profile=QoSProfile(depth=count))
-               for _ in range(count)]
-    try:
-        for client in clients:
-            assert client.wait_for_service(timeout_sec=10.0), service
-        started = time.monotonic()
-        futures = [client.call_async(Trigger.Request()) for client in clients]
-        ros.wait_for(lambda: all(f.done() for f in futures), ANSWER_LIMIT + 10)
-        elapsed = time.monotonic() - started
-        return [f.result() if f.done() else None for f in futures], elapsed
-    finally:
-        for client in clients:
-            ros.node.destroy_client(client)
+    return burst(ros, Trigger, service, count, ANSWER_LIMIT + 10)
 
 
 def assert_all_succeeded(responses: list, elapsed: float) -> None:

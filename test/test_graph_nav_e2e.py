@@ -15,7 +15,7 @@ from bosdyn.client.math_helpers import SE3Pose
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist
 from nav_msgs.msg import OccupancyGrid
-from ros_harness import DriverProcess, RosClient, odom_tform, tf_pose
+from ros_harness import DriverProcess, RosClient, burst, odom_tform, tf_pose
 from sensor_msgs.msg import PointCloud2
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -362,3 +362,13 @@ def test_navigate_to_a_pose_in_the_map_and_localize_from_a_guess(world, recorded
     guess.waypoint_tform_body.position.x = 3.0
     refused = ros.call(SetLocalization, "/graph_nav/set_localization", guess)
     assert not refused.success and "STATUS_FAILED" in refused.message
+
+
+def test_a_burst_of_callers_is_answered(world, recorded):
+    _sim, _driver, ros, _maps = world
+    _directory, ids = recorded
+    request = SetLocalization.Request(method=SetLocalization.Request.FIDUCIAL_NEAREST)
+    responses, elapsed = burst(ros, SetLocalization, "/graph_nav/set_localization", 50, 30.0,
+                               request)
+    assert all(r is not None and r.success and r.waypoint_id in ids for r in responses)
+    assert elapsed < 15.0, elapsed

@@ -85,6 +85,7 @@ class GraphNavigator:
                  command_window: float = 3.0) -> None:
         self._connection, self._cache = connection, cache
         self.command_window = command_window
+        self._last_route: tuple[tuple[str, ...], nav_pb2.Route | None] = ((), None)
 
     @property
     def client(self) -> GraphNavClient:
@@ -228,12 +229,16 @@ class GraphNavigator:
         return GraphNavClient.build_route(waypoint_ids, route_edges)
 
     def navigate_route(self, waypoint_ids: list[str], command_id: int | None = None) -> int:
-        """Start (or renew) navigation along a route of waypoints."""
-        route = self.route(waypoint_ids)
-        if command_id is None:
-            self._ready_to_navigate()
-        return self._send(self.client.navigate_route, route, self.command_window,
-                          command_id=command_id)
+        """Start (or renew) navigation along a route of waypoints. A renewal resends the
+        route checked when the command started (no map download each time)."""
+        key = tuple(waypoint_ids)
+        if command_id is None or self._last_route[0] != key:
+            route = self.route(waypoint_ids)
+            if command_id is None:
+                self._ready_to_navigate()
+            self._last_route = (key, route)
+        return self._send(self.client.navigate_route, self._last_route[1],
+                          self.command_window, command_id=command_id)
 
     def _send(self, method, target, duration: float, command_id: int | None) -> int:
         try:

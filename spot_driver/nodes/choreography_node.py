@@ -70,26 +70,24 @@ class ChoreographyNode(Node):
 
     # ------------------------------------------------------------------ services
     def _upload(self, request, response):
-        try:
-            response.name, response.warnings = self.dancer.upload(
-                request.path, request.name, request.non_strict)
-            response.success, response.message = True, f"uploaded {response.name!r}"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            if isinstance(exc, ChoreographyRefusedError):
-                response.warnings = exc.warnings
-            self.get_logger().warning(f"choreography/upload: {response.message}")
-        return response
+        return self._answer_upload(response, "choreography/upload", "uploaded", lambda: (
+            self.dancer.upload(request.path, request.name, request.non_strict)))
 
     def _upload_animation(self, request, response):
+        return self._answer_upload(response, "choreography/upload_animation",
+                                   "uploaded animation",
+                                   lambda: self.dancer.upload_animation(request.path))
+
+    def _answer_upload(self, response, service: str, done: str, upload):
+        """Fill an upload answer from ``upload()`` -> (name, the robot's warnings)."""
         try:
-            response.name, response.warnings = self.dancer.upload_animation(request.path)
-            response.success, response.message = True, f"uploaded animation {response.name!r}"
+            response.name, response.warnings = upload()
+            response.success, response.message = True, f"{done} {response.name!r}"
         except Exception as exc:
             response.success, response.message = False, describe(exc)
             if isinstance(exc, ChoreographyRefusedError):
                 response.warnings = exc.warnings
-            self.get_logger().warning(f"choreography/upload_animation: {response.message}")
+            self.get_logger().warning(f"{service}: {response.message}")
         return response
 
     def _list_moves(self, request, response):

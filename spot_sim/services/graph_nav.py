@@ -49,6 +49,16 @@ def assemble(requests) -> tuple[bytes, list]:
     return b"".join(parts), seen
 
 
+def use_lease_if_sent(robot: SimRobot, lease, response) -> bool:
+    """Map and recording RPCs check a lease when one is sent; the SDK sends none with
+    snapshot uploads or (without a lease wallet) recording requests."""
+    if not lease.resource:
+        return True
+    use = robot.leases.use(lease)
+    response.lease_use_result.CopyFrom(use)
+    return use.status == use.STATUS_OK
+
+
 class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
     def __init__(self, robot: SimRobot, graph_nav: GraphNav, recorder: Recorder,
                  time_sync: TimeSyncServicer) -> None:
@@ -65,13 +75,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         return response
 
     def _use_lease(self, lease, response) -> bool:
-        """Map and recording RPCs check a lease when one is sent; the SDK sends none with
-        snapshot uploads or (without a lease wallet) recording requests."""
-        if not lease.resource:
-            return True
-        use = self.robot.leases.use(lease)
-        response.lease_use_result.CopyFrom(use)
-        return use.status == use.STATUS_OK
+        return use_lease_if_sent(self.robot, lease, response)
 
     def _use_leases(self, leases, response) -> bool:
         ok = bool(leases)

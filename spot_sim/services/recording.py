@@ -10,6 +10,7 @@ from spot_sim.graph_nav.recording import Recorder, RecordingError
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
 from spot_sim.services import ServiceSpec
+from spot_sim.services.graph_nav import use_lease_if_sent
 
 
 class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServicer):
@@ -17,13 +18,7 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
         self.robot, self.clock, self.recorder = robot, robot.clock, recorder
 
     def _use_lease(self, lease, response) -> bool:
-        """Map and recording RPCs check a lease when one is sent; the SDK sends none with
-        snapshot uploads or (without a lease wallet) recording requests."""
-        if not lease.resource:
-            return True
-        use = self.robot.leases.use(lease)
-        response.lease_use_result.CopyFrom(use)
-        return use.status == use.STATUS_OK
+        return use_lease_if_sent(self.robot, lease, response)
 
     def _missing_fiducials(self, required, response) -> bool:
         seen = fiducial_poses(self.robot.world_objects(), "odom")
