@@ -1,180 +1,125 @@
-"""Cameras and lidar end to end: simulated Spot -> driver -> subscriber, three processes.
+"""Full perception load end to end: simulated Spot -> driver -> subscriber, three processes.
 
-The simulated robot (``python -m spot_sim``) and the driver run as their own processes; this
-process subscribes (raw CDR, reliable as RViz and image_transport do) to every camera topic of
-the five body cameras (image, compressed, camera_info, depth image) at 15 Hz and to the lidar
-at 10 Hz for 30 s, and records per topic the delivered rate and the image age (header stamp,
-i.e. acquisition time on the local clock, to receipt). It also takes the robot-state streams
-(joint_states, odometry, /tf; reliable) to record the state rate held under that load (goal:
->= 99 % of robot_state_rate). Writes benchmarks/results/perception_e2e.json.
+The driver publishes the five body cameras (image, compressed, camera_info, depth image and
+its camera_info) at 15 Hz, the lidar at 10 Hz and the whole robot state (joint_states, /tf,
+odometry and every status) at 50 Hz. This process takes every one of those topics raw (a bare
+subscriber; reliable as RViz and image_transport do) for 30 s and records delivery, image age
+(header stamp = acquisition time on the local clock, to receipt) and every process's CPU.
+
+Floors in the same run: the bare subscriber's CPU, and a bare publisher (``_replay.py``)
+publishing the driver's own serialized messages at the same rates once the driver is stopped.
+A py-spy profile of the driver says where its cycles go. Goals (issue 19): driver CPU <= 1.5x
+the subscriber's, delivered >= 99.5 % on every topic, image age p99 <= 15 ms, state 50 Hz.
+Writes benchmarks/results/perception_e2e.json (``BENCH_SENSOR_QOS=best_effort``:
+perception_e2e_best_effort.json).
 """
 
 import json
 import os
-import re
-import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections import defaultdict
-from pathlib import Path
 
+import _e2e
 import numpy as np
-import psutil
-import rclpy
-from nav_msgs.msg import Odometry
-from rclpy.executors import SingleThreadedExecutor
-from sensor_msgs.msg import CameraInfo, CompressedImage, Image, JointState, PointCloud2
-from tf2_msgs.msg import TFMessage
 
-from spot_driver import qos
-
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "benchmarks" / "results" / "perception_e2e.json"  # best_effort: *_best_effort
-CAMERAS = ("frontleft", "frontright", "left", "right", "back")
 CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
-STATE_TOPICS = ("/joint_states", "/odometry", "/tf")
 WARMUP_S = float(os.environ.get("BENCH_WARMUP_S", 6.0))
 WINDOW_S = float(os.environ.get("BENCH_WINDOW_S", 30.0))
+PROFILE_S = float(os.environ.get("BENCH_PROFILE_S", 10.0))
 SENSOR_QOS = os.environ.get("BENCH_SENSOR_QOS", "reliable")  # or best_effort (both: README)
-USER, PASSWORD = "bench", "bench-password"
+GOALS = {"driver_to_subscriber_cpu_max": 1.5, "delivered_percent_min": 99.5,
+         "image_age_ms_p99_max": 15.0, "state_delivered_percent_min": 99.0}
 
 
-def topics() -> dict[str, tuple[type, float]]:
-    out = {}
-    for c in CAMERAS:
-        out[f"/camera/{c}/image"] = (Image, CAMERA_HZ)
-        out[f"/camera/{c}/image/compressed"] = (CompressedImage, CAMERA_HZ)
-        out[f"/camera/{c}/camera_info"] = (CameraInfo, CAMERA_HZ)
-        out[f"/depth/{c}/image"] = (Image, CAMERA_HZ)
-    out["/lidar/points"] = (PointCloud2, LIDAR_HZ)
-    out["/joint_states"] = (JointState, STATE_HZ)
-    out["/odometry"] = (Odometry, STATE_HZ)
-    out["/tf"] = (TFMessage, STATE_HZ)
-    return out
+def topics() -> list[_e2e.Topic]:
+    out = [t for camera in _e2e.CAMERAS
+           for t in _e2e.camera_topics(camera, CAMERA_HZ, SENSOR_QOS)]
+    out.append(_e2e.Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", LIDAR_HZ,
+                          _e2e.qos.SENSOR_PROFILES[SENSOR_QOS]))
+    return out + _e2e.state_topics(STATE_HZ)
 
 
-def start_sim(certs: str) -> tuple[subprocess.Popen, int, str]:
-    env = dict(os.environ, SPOT_SIM_PASSWORD=PASSWORD)
-    sim = subprocess.Popen([sys.executable, "-m", "spot_sim", "--port", "0", "--certs-dir", certs,
-                            "--username", USER], env=env, stdout=subprocess.PIPE, text=True)
-    port = ca = None
-    while port is None or ca is None:
-        line = sim.stdout.readline()
-        if not line:
-            raise RuntimeError("spot_sim exited")
-        if m := re.search(r"listening on 127\.0\.0\.1:(\d+)", line):
-            port = int(m.group(1))
-        if m := re.search(r"ca-cert (.+)$", line.strip()):
-            ca = m.group(1)
-    return sim, port, ca
+def driver_params() -> dict:
+    return {"camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ, "publish_raw_images": "true",
+            "publish_compressed_images": "true", "publish_depth": "true",
+            "robot_state_rate": STATE_HZ, "status_rate": STATE_HZ, "sensor_qos": SENSOR_QOS}
 
 
-def start_driver(port: int, ca: str) -> subprocess.Popen:
-    env = dict(os.environ, BOSDYN_CLIENT_USERNAME=USER, BOSDYN_CLIENT_PASSWORD=PASSWORD)
-    return subprocess.Popen(
-        [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file",
-         str(REPO / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
-         "-p", f"port:={port}", "-p", f"certificate:={ca}",
-         "-p", f"camera_rate:={CAMERA_HZ}", "-p", f"lidar_rate:={LIDAR_HZ}",
-         "-p", "publish_raw_images:=true", "-p", "publish_compressed_images:=true",
-         "-p", "publish_depth:=true", "-p", f"robot_state_rate:={STATE_HZ}",
-         "-p", f"sensor_qos:={SENSOR_QOS}",
-         "--log-level", "warn"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-class Recorder:
-    """Receipt time and header stamp of every message, by topic (raw CDR: no deserializing)."""
-
-    def __init__(self, node) -> None:
-        self.samples: dict[str, list[tuple[float, float]]] = defaultdict(list)
-        self._lock = threading.Lock()
-        for topic, (msg_type, _) in topics().items():
-            profile = qos.STATE if topic in STATE_TOPICS else qos.SENSOR_PROFILES[SENSOR_QOS]
-            node.create_subscription(msg_type, topic, self._callback(topic), profile, raw=True)
-
-    def _callback(self, topic: str):
-        samples = self.samples[topic]
-
-        def record(data: bytes) -> None:
-            now = time.time()
-            offset = 8 if topic == "/tf" else 4  # /tf: the first transform's header
-            sec, nanosec = struct.unpack_from("<iI", data, offset)
-            samples.append((now, sec + nanosec * 1e-9))
-        return record
-
-
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system
+def replay_floor(subscriber: _e2e.Subscriber, wanted: list[_e2e.Topic]) -> dict:
+    """CPU of a bare publisher of the driver's last messages at the same rates."""
+    entries = [{"name": t.name, "type": t.type_name, "hz": t.hz,
+                "qos": ("state" if t.profile is _e2e.qos.STATE else
+                        "stream" if t.state else SENSOR_QOS),
+                "data": subscriber.last[t.name].hex()}
+               for t in wanted if t.name in subscriber.last]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(entries, f)
+    replay = subprocess.Popen([sys.executable, str(_e2e.REPO / "benchmarks" / "_replay.py"),
+                               f.name])
+    try:
+        time.sleep(WARMUP_S / 2)
+        subscriber.reset()
+        cpu, start, end = _e2e.measure({"bare_publisher": replay.pid,
+                                        "subscriber": os.getpid()}, WINDOW_S / 2)
+    finally:
+        _e2e.stop(replay)
+        os.unlink(f.name)
+    delivered = _e2e.delivery(subscriber.samples, wanted, start, end)
+    return {"cpu_percent_of_one_core": cpu, "topics_replayed": len(entries),
+            "min_delivered_percent": min(v["delivered_percent"] for v in delivered.values()),
+            "max_delivered_percent": max(v["delivered_percent"] for v in delivered.values()),
+            "messages_received_per_s": round(sum(v["delivered_hz"] for v in delivered.values()),
+                                             1)}
 
 
 def main() -> dict:
-    rclpy.init()
-    node = rclpy.create_node("perception_bench")
-    recorder = Recorder(node)
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
+    wanted = topics()
+    subscriber = _e2e.Subscriber()
+    subscriber.subscribe(wanted)
     with tempfile.TemporaryDirectory() as certs:
-        sim, port, ca = start_sim(certs)
-        driver = start_driver(port, ca)
+        sim, port, ca = _e2e.start_sim(certs)
+        driver = _e2e.start_driver(port, ca, driver_params())
         try:
             time.sleep(WARMUP_S)
-            procs = {"driver": psutil.Process(driver.pid), "sim": psutil.Process(sim.pid),
-                     "subscriber": psutil.Process()}
-            cpu_before = {k: cpu_seconds(p) for k, p in procs.items()}
-            start = time.time()
-            time.sleep(WINDOW_S)
-            end = time.time()
-            cpu = {k: round(100 * (cpu_seconds(p) - cpu_before[k]) / (end - start), 1)
-                   for k, p in procs.items()}
+            cpu, start, end = _e2e.measure({"driver": driver.pid, "sim": sim.pid,
+                                            "subscriber": os.getpid()}, WINDOW_S)
+            per_topic = _e2e.delivery(subscriber.samples, wanted, start, end)
+            images = [t.name for t in wanted if t.name.endswith("/image")]
+            ages = _e2e.ages_ms(subscriber.samples, images, start, end)
+            profile = _e2e.profile(driver.pid, PROFILE_S)
         finally:
-            driver.send_signal(2)
-            driver.wait(timeout=10)
-            sim.send_signal(2)
-            sim.wait(timeout=10)
-    executor.shutdown()
-    node.destroy_node()
-    rclpy.shutdown()
+            _e2e.stop(driver, sim)
+    floor = replay_floor(subscriber, wanted)
+    subscriber.close()
 
-    per_topic = {}
-    image_ages = []
-    for topic, (_, hz) in topics().items():
-        window = [(t, s) for t, s in recorder.samples[topic] if start <= t < end]
-        ages = np.array([t - s for t, s in window]) * 1e3
-        rate = len(window) / (end - start)
-        per_topic[topic] = {
-            "requested_hz": hz, "delivered_hz": round(rate, 2),
-            "delivered_percent": round(100 * rate / hz, 1),
-            "age_ms_p50": round(float(np.percentile(ages, 50)), 1) if len(ages) else None,
-            "age_ms_p95": round(float(np.percentile(ages, 95)), 1) if len(ages) else None}
-        if topic.endswith("/image"):
-            image_ages.extend(ages)
-    image_ages = np.array(image_ages)
+    sensors = {k: v for k, v in per_topic.items()
+               if not any(k == t.name and t.state for t in wanted)}
+    state = {k: v["delivered_percent"] for k, v in per_topic.items() if k not in sensors}
     results = {
-        "window_s": WINDOW_S, "sensor_qos": SENSOR_QOS, "cameras": list(CAMERAS),
-        "camera_hz": CAMERA_HZ,
-        "lidar_hz": LIDAR_HZ, "cpu_percent_of_one_core": cpu,
-        "min_delivered_percent": min(v["delivered_percent"] for t, v in per_topic.items()
-                                     if t not in STATE_TOPICS),
-        "state_hz": STATE_HZ,
-        "state_delivered_percent": {t: per_topic[t]["delivered_percent"] for t in STATE_TOPICS},
-        "image_age_ms_p50": round(float(np.percentile(image_ages, 50)), 1),
-        "image_age_ms_p95": round(float(np.percentile(image_ages, 95)), 1),
-        "image_age_ms_p99": round(float(np.percentile(image_ages, 99)), 1),
-        "targets": {"delivered_percent_min": 99.0, "image_age_ms_p50_max": 30.0,
-                    "driver_cpu_percent_max": 60.0, "state_delivered_percent_min": 99.0},
+        "window_s": WINDOW_S, "sensor_qos": SENSOR_QOS, "cameras": list(_e2e.CAMERAS),
+        "camera_hz": CAMERA_HZ, "lidar_hz": LIDAR_HZ, "state_hz": STATE_HZ,
+        "topics_subscribed": len(wanted),
+        "cpu_percent_of_one_core": cpu,
+        "messages_received_per_s": round(sum(v["delivered_hz"] for v in per_topic.values()), 1),
+        "bare_publisher_floor": floor,
+        "driver_to_subscriber_cpu": round(cpu["driver"] / cpu["subscriber"], 2),
+        "driver_to_bare_publisher_cpu": round(
+            cpu["driver"] / floor["cpu_percent_of_one_core"]["bare_publisher"], 2),
+        "min_delivered_percent": min(v["delivered_percent"] for v in sensors.values()),
+        "state_delivered_percent": state,
+        "min_state_delivered_percent": min(state.values()),
+        "image_age_ms_p50": round(float(np.percentile(ages, 50)), 1),
+        "image_age_ms_p95": round(float(np.percentile(ages, 95)), 1),
+        "image_age_ms_p99": round(float(np.percentile(ages, 99)), 1),
+        "goals": GOALS,
+        "driver_profile": profile,
         "topics": per_topic,
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    RESULTS.parent.mkdir(exist_ok=True)
-    path = RESULTS if SENSOR_QOS == "reliable" else RESULTS.with_name(
-        f"perception_e2e_{SENSOR_QOS}.json")
-    path.write_text(json.dumps(results, indent=2) + "\n")
+    name = "perception_e2e" if SENSOR_QOS == "reliable" else f"perception_e2e_{SENSOR_QOS}"
+    _e2e.write(name, results)
     return results
 
 

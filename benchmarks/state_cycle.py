@@ -1,7 +1,15 @@
 """Cost of one robot-state cycle: RobotState protobuf -> every message the state node publishes.
 
-Compares, in the same run, against physical limits: copying the RobotState bytes (memcpy) and
-parsing them (protobuf). Writes benchmarks/results/state_cycle.json.
+The full set: joint_states, /tf, odometry (pose + twist), status/feet, estop, wifi, battery
+(spot_msgs and one sensor_msgs/BatteryState per battery), power, system and behavior faults,
+manipulation and end-effector force. It is timed on a sequence of consecutive states of a
+simulated Spot with an arm, 4 batteries and one active fault of each kind, so no cache can
+hold a whole answer.
+
+Floors measured in the same run, in alternating rounds (ratios are per round, then median):
+copying the RobotState bytes (memcpy), parsing them (protobuf), and publishing the cycle's
+serialized bytes with rclpy (a bare DDS publish, no subscriber). Goal (issue 19): full set to
+CDR <= 10x the protobuf parse. Writes benchmarks/results/state_cycle.json.
 
     make bench            # or: python benchmarks/state_cycle.py
 """
@@ -11,10 +19,15 @@ import platform
 import statistics
 import sys
 import time
+import timeit
 from pathlib import Path
 
 import numpy as np
+import rclpy
+from geometry_msgs.msg import Vector3Stamped
+from nav_msgs.msg import Odometry
 from rclpy.serialization import serialize_message
+from sensor_msgs.msg import BatteryState, JointState
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
@@ -22,91 +35,165 @@ from spot_driver.conversions import frames, status
 from spot_driver.conversions.joint_states import joint_state_msg
 from spot_driver.conversions.odometry import odometry_msg
 from spot_driver.conversions.state_cdr import StateSerializer
+from spot_driver.conversions.status_cdr import StatusSerializer
 from spot_driver.conversions.time import robot_stamp_to_msg
+from spot_msgs.msg import (
+    BatteryStateArray,
+    BehaviorFaultState,
+    EStopStateArray,
+    FootStateArray,
+    ManipulatorState,
+    PowerState,
+    SystemFaultState,
+    WiFiState,
+)
 from spot_sim import SimConfig
 from spot_sim.clock import RobotClock
 from spot_sim.robot import SimRobot
 from spot_sim.state_report import robot_state
 
 RESULTS = Path(__file__).resolve().parent / "results" / "state_cycle.json"
+SKEW = 12_345_000_000
+STATES = 50
+GOAL_RATIO_TO_PARSE = 10.0
 
 
-def realistic_state():
-    """A RobotState as the robot sends it: 12 leg + 7 arm joints, 20+ frames, 4 batteries."""
+def realistic_states(count: int = STATES) -> list:
+    """Consecutive RobotStates as the robot sends them: 12 leg + 7 arm joints, 26 frames,
+    4 batteries, one system and one behavior fault."""
     robot = SimRobot(SimConfig(has_arm=True), RobotClock(12.345))
-    robot.step()
-    state = robot_state(robot)
-    for i in range(1, 4):
-        battery = state.battery_states.add()
-        battery.CopyFrom(state.battery_states[0])
-        battery.identifier = f"battery-{i}"
-    return state
+    out = []
+    for _ in range(count):
+        robot.step()
+        state = robot_state(robot)
+        for i in range(1, 4):
+            battery = state.battery_states.add()
+            battery.CopyFrom(state.battery_states[0])
+            battery.identifier = f"battery-{i}"
+        fault = state.system_fault_state.faults.add(
+            name="fan_speed", code=17, uid=42, error_message="fan 2 is slow",
+            severity=2, attributes=["cooling", "body"])
+        fault.onset_timestamp.CopyFrom(state.kinematic_state.acquisition_timestamp)
+        behavior = state.behavior_fault_state.faults.add(behavior_fault_id=3, cause=2, status=1)
+        behavior.onset_timestamp.CopyFrom(state.kinematic_state.acquisition_timestamp)
+        out.append(state)
+    return out
 
 
-def per_call_us(fn, repeat: int = 2000, rounds: int = 5) -> float:
-    """Median over rounds of the mean time per call, in microseconds."""
-    fn()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        samples.append((time.perf_counter() - start) / repeat * 1e6)
-    return statistics.median(samples)
+def per_call_us(fn, repeat: int) -> float:
+    """Best of three timings of the mean time per call, in microseconds."""
+    return min(timeit.repeat(fn, number=repeat, repeat=3)) / repeat * 1e6
+
+
+class Cycler:
+    """Calls ``fn`` on the next state each time (so the states keep changing)."""
+
+    def __init__(self, fn, states: list) -> None:
+        self._fn, self._states, self._i = fn, states, 0
+
+    def __call__(self):
+        self._i = (self._i + 1) % len(self._states)
+        return self._fn(self._states[self._i])
+
+
+def _stamp(state) -> tuple[int, int]:
+    stamp = robot_stamp_to_msg(state.kinematic_state.acquisition_timestamp, SKEW)
+    return stamp.sec, stamp.nanosec
+
+
+def fast_path(state_serializer: StateSerializer, status_serializer: StatusSerializer):
+    def cycle(state) -> list[bytes]:
+        kin = state.kinematic_state
+        joints, odom, tf = state_serializer.serialize(kin, SKEW)
+        statuses = status_serializer.serialize(state, _stamp(state), SKEW)
+        return [joints, odom, tf, *statuses.pop("battery_state"), *statuses.values()]
+    return cycle
+
+
+def message_path(state) -> list:
+    """The rclpy-message path of the same set (what the fast path replaced)."""
+    kin = state.kinematic_state
+    stamp = robot_stamp_to_msg(kin.acquisition_timestamp, SKEW)
+    header = Header(stamp=stamp, frame_id="body")
+    dynamic, _static = frames.split_transforms(kin.transforms_snapshot, "odom", stamp)
+    messages = [joint_state_msg(kin, SKEW), odometry_msg(kin, "odom", SKEW),
+                TFMessage(transforms=dynamic), status.battery_states(state, header, SKEW),
+                *status.ros_battery_states(state, header, SKEW),
+                status.power_state(state, header, SKEW), status.estop_states(state, header, SKEW),
+                status.wifi_state(state, header), status.foot_states(state, header),
+                status.system_faults(state, header, SKEW),
+                status.behavior_faults(state, header, SKEW),
+                status.manipulator_state(state, header),
+                status.end_effector_force(state, Header(stamp=stamp, frame_id="hand"))]
+    return [serialize_message(m) for m in messages]
+
+
+def publishers(node, batteries: int) -> list:
+    """One publisher per message of the fast path's list, in its order."""
+    types = [JointState, Odometry, TFMessage, *[BatteryState] * batteries, BatteryStateArray,
+             PowerState, EStopStateArray, WiFiState, FootStateArray, SystemFaultState,
+             BehaviorFaultState, ManipulatorState, Vector3Stamped]
+    return [node.create_publisher(t, f"bench/topic_{i}", 10) for i, t in enumerate(types)]
 
 
 def main() -> dict:
-    state = realistic_state()
-    data = state.SerializeToString()
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    skew = 12_345_000_000
-    snapshot = state.kinematic_state.transforms_snapshot
-    header = Header(frame_id="body")
+    states = realistic_states()
+    wire = [s.SerializeToString() for s in states]
+    buffers = [np.frombuffer(d, dtype=np.uint8) for d in wire]
+    state_type = type(states[0])
+    state_serializer, status_serializer = StateSerializer("odom"), StatusSerializer()
+    fast = fast_path(state_serializer, status_serializer)
+    for state in states:  # the fast path decodes to what the message path serializes
+        assert [len(b) for b in fast(state)[:3]] == [len(b) for b in message_path(state)[:3]]
+    cycle_bytes = fast(states[0])
 
-    def build_state_messages():
-        kin = state.kinematic_state
-        stamp = robot_stamp_to_msg(kin.acquisition_timestamp, skew)
-        joints = joint_state_msg(kin, skew)
-        odom = odometry_msg(kin, "odom", skew)
-        dynamic, _static = frames.split_transforms(snapshot, "odom", stamp)
-        return joints, odom, TFMessage(transforms=dynamic)
+    rclpy.init()
+    node = rclpy.create_node("state_cycle_bench")
+    pubs = publishers(node, len(states[0].battery_states))
+    assert len(pubs) == len(cycle_bytes)
 
-    def build_status_messages():
-        return (status.battery_states(state, header, skew), status.power_state(state, header, skew),
-                status.estop_states(state, header, skew), status.wifi_state(state, header),
-                status.foot_states(state, header), status.system_faults(state, header, skew),
-                status.behavior_faults(state, header, skew))
+    def publish_cycle():
+        for pub, data in zip(pubs, cycle_bytes, strict=True):
+            pub.publish(data)
 
-    messages = build_state_messages()
-    status_messages = build_status_messages()
+    kin0, state0 = states[0].kinematic_state, states[0]
+    timers = {
+        "memcpy_us": (Cycler(lambda b: b.copy(), buffers), 20000),
+        "protobuf_parse_us": (Cycler(state_type.FromString, wire), 5000),
+        "full_set_cdr_us": (Cycler(fast, states), 1000),
+        "full_set_message_path_us": (Cycler(message_path, states), 100),
+        "publish_cycle_bytes_us": (publish_cycle, 500),
+        "part_joint_states_us": (lambda: state_serializer.joint_states(kin0, SKEW), 2000),
+        "part_tf_us": (lambda: state_serializer.transforms(kin0, SKEW), 2000),
+        "part_statuses_us": (lambda: status_serializer.serialize(state0, (1, 2), SKEW), 1000),
+    }
+    rounds: dict[str, list[float]] = {key: [] for key in timers}
+    for _ in range(5):  # alternate, so machine-speed drift hits every figure alike
+        for key, (fn, repeat) in timers.items():
+            rounds[key].append(per_call_us(fn, repeat))
+    node.destroy_node()
+    rclpy.shutdown()
 
-    def serialize_state_messages():
-        for message in messages:
-            serialize_message(message)
+    def ratio(key: str, floor: str) -> float:
+        return round(statistics.median(a / b for a, b in zip(rounds[key], rounds[floor],
+                                                              strict=True)), 2)
 
-    serializer = StateSerializer("odom")
-    fast = serializer.serialize(state.kinematic_state, skew)
-    slow = [serialize_message(m) for m in messages]
-    assert [len(b) for b in fast] == [len(b) for b in slow], "fast path differs in size"
-
-    results = {
-        "robot_state_bytes": len(data),
-        "frames_in_tree": len(snapshot.child_to_parent_edge_map),
-        "joints": len(state.kinematic_state.joint_states),
-        "memcpy_us": per_call_us(lambda: buffer.copy(), 20000),
-        "protobuf_parse_us": per_call_us(lambda: type(state).FromString(data), 5000),
-        "state_messages_build_us": per_call_us(build_state_messages, 500),
-        "state_messages_serialize_us": per_call_us(serialize_state_messages, 500),
-        "state_cycle_cdr_fast_path_us": per_call_us(
-            lambda: serializer.serialize(state.kinematic_state, skew), 2000),
-        "status_messages_build_us": per_call_us(build_status_messages, 500),
-        "status_messages_serialize_us": per_call_us(
-            lambda: [serialize_message(m) for m in status_messages], 500),
+    results = {key: round(statistics.median(values), 2) for key, values in rounds.items()}
+    results.update({
+        "robot_state_bytes": len(wire[0]),
+        "frames_in_tree": len(kin0.transforms_snapshot.child_to_parent_edge_map),
+        "joints": len(kin0.joint_states),
+        "messages_per_cycle": len(cycle_bytes),
+        "cycle_bytes": sum(len(b) for b in cycle_bytes),
+        "full_set_cdr_to_parse": ratio("full_set_cdr_us", "protobuf_parse_us"),
+        "full_set_message_path_to_parse": ratio("full_set_message_path_us",
+                                                "protobuf_parse_us"),
+        "publish_to_parse": ratio("publish_cycle_bytes_us", "protobuf_parse_us"),
+        "goal_full_set_cdr_to_parse_max": GOAL_RATIO_TO_PARSE,
         "python": sys.version.split()[0],
         "machine": platform.machine(),
-    }
-    results["state_cycle_message_path_us"] = (results["state_messages_build_us"]
-                                              + results["state_messages_serialize_us"])
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    })
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     return results
@@ -114,4 +201,4 @@ def main() -> dict:
 
 if __name__ == "__main__":
     for key, value in main().items():
-        print(f"{key:32s} {value:.2f}" if isinstance(value, float) else f"{key:32s} {value}")
+        print(f"{key:34s} {value}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bosdyn.client
-from bosdyn.api import lease_pb2
+from bosdyn.api import lease_pb2, time_sync_pb2
 from bosdyn.choreography.client.choreography import ChoreographyClient
 from bosdyn.client.estop import EstopClient, EstopEndpoint, EstopKeepAlive
 from bosdyn.client.lease import Lease, LeaseClient, LeaseKeepAlive, ResourceAlreadyClaimedError
@@ -74,6 +74,7 @@ class _Session:
                 raise RobotConnectionError(
                     f"CA certificate {str(path)!r} not found (parameter 'certificate')")
             sdk.load_robot_cert(str(path))
+        self._time_sync: tuple[object, tuple[bool, int, int]] | None = None
         robot = sdk.create_robot(config.hostname)
         if config.port:
             robot.update_secure_channel_port(config.port)
@@ -120,11 +121,20 @@ class _Session:
             return None
 
     def time_sync(self) -> tuple[bool, int, int]:
-        endpoint = self.robot.time_sync.endpoint
-        if not endpoint.has_established_time_sync:
-            return False, 0, 0
-        return (True, endpoint.clock_skew.ToNanoseconds(),
-                endpoint.round_trip_time.ToNanoseconds())
+        """Read from the SDK's last time-sync response, converted once per response (the
+        state cycle asks every time; the estimate changes every few seconds)."""
+        response = self.robot.time_sync.endpoint.response
+        cached = self._time_sync
+        if cached is not None and cached[0] is response:
+            return cached[1]
+        if response is None or response.state.status != time_sync_pb2.TimeSyncState.STATUS_OK:
+            values = (False, 0, 0)
+        else:
+            estimate = response.state.best_estimate
+            values = (True, estimate.clock_skew.ToNanoseconds(),
+                      estimate.round_trip_time.ToNanoseconds())
+        self._time_sync = (response, values)
+        return values
 
     def stop_lease_keepalive(self, return_lease: bool) -> None:
         keepalive, self.lease_keepalive = self.lease_keepalive, None

@@ -1,23 +1,27 @@
-"""Fixed CDR layouts: serialize ROS messages by writing numbers into a prepared template.
+"""CDR serialization without rclpy messages: fixed layouts and shaped structs.
 
 The names in a robot's joint list and frame tree do not change from one state to the next,
 so everything but the numbers of joint_states, odometry and /tf is the same every cycle. A
-``Layout`` is that constant byte image (little-endian XCDR1, as rmw_fastrtps writes it) plus
-the offsets of its numeric slots; filling one is a copy and a few numpy stores.
+``Layout`` is that constant byte image (little-endian XCDR1, as rmw_fastrtps writes it) cut
+around its numeric slots into one ``struct`` format: filling it is a single pack of the
+constant pieces interleaved with the numbers. Messages whose strings and sequences change
+(the statuses) use ``shaped_struct``: one packer per shape, cached.
 """
 
+import functools
 import struct
 
-_ENCAPSULATION = b"\x00\x01\x00\x00"  # CDR, little endian
-_HEADER = len(_ENCAPSULATION)
+ENCAPSULATION = b"\x00\x01\x00\x00"  # CDR, little endian
+_HEADER = len(ENCAPSULATION)
 
 
 class LayoutWriter:
     """Builds a Layout field by field, recording where the numbers go."""
 
     def __init__(self) -> None:
-        self.buf = bytearray(_ENCAPSULATION)
+        self.buf = bytearray(ENCAPSULATION)
         self.padding: list[int] = []  # byte offsets whose content is undefined
+        self.slots: list[tuple[int, str]] = []  # (offset, struct codes), in order
 
     def _align(self, size: int) -> None:
         pad = (-(len(self.buf) - _HEADER)) % size
@@ -36,48 +40,108 @@ class LayoutWriter:
         self.buf += data + b"\x00"
 
     def f64s(self, count: int) -> int:
-        """``count`` consecutive doubles; returns the offset of the first."""
+        """A slot of ``count`` consecutive doubles; returns the offset of the first."""
         self._align(8)
         offset = len(self.buf)
         self.buf += b"\x00" * (8 * count)
+        self.slots.append((offset, f"{count}d"))
         return offset
 
+    def constant_f64s(self, values) -> None:
+        """Doubles that are the same in every message (no slot)."""
+        self._align(8)
+        self.buf += struct.pack(f"<{len(values)}d", *values)
+
     def header(self, frame_id: str) -> int:
-        """std_msgs/Header; returns the offset of stamp.sec (stamp.nanosec follows)."""
+        """std_msgs/Header with a (sec, nanosec) stamp slot; returns the stamp's offset."""
         offset = self.u32()
         self.u32()
+        self.slots.append((offset, "iI"))
         self.string(frame_id)
         return offset
 
     def finish(self) -> "Layout":
-        return Layout(bytes(self.buf), self.padding)
+        return Layout(bytes(self.buf), self.padding, self.slots)
 
 
 class Layout:
-    """A message's constant bytes, filled per cycle through ``fill``."""
+    """A message's constant bytes with numeric slots, filled per cycle through ``fill``."""
 
-    def __init__(self, template: bytes, padding: list[int]) -> None:
+    def __init__(self, template: bytes, padding: list[int],
+                 slots: list[tuple[int, str]]) -> None:
         self.template = template
         self.padding = padding
+        fmt, self._constants, position = ["<"], [], 0
+        for offset, codes in slots:
+            fmt.append(f"{offset - position}s{codes}")
+            self._constants.append(template[position:offset])
+            position = offset + struct.calcsize("<" + codes)
+        fmt.append(f"{len(template) - position}s")
+        self._tail = template[position:]
+        self._struct = struct.Struct("".join(fmt))
+        if self._struct.size != len(template):
+            raise ValueError("layout slots overlap or are out of order")
 
-    def fill(self, stamps, stamp_offsets: list[int], values, runs: "Runs") -> bytes:
-        """The template with ``stamps`` (sec, nanosec) and the doubles ``values`` written in."""
-        buf = bytearray(self.template)
-        for offset, (sec, nanosec) in zip(stamp_offsets, stamps, strict=True):
-            _STAMP.pack_into(buf, offset, sec, nanosec)
-        start = 0
-        for offset, packer in runs.packers:
-            end = start + packer.size // 8
-            packer.pack_into(buf, offset, *values[start:end])
-            start = end
-        return bytes(buf)
+    def fill(self, slot_values) -> bytes:
+        """The message with one tuple of numbers per slot (in order) written in."""
+        values = []
+        for constant, numbers in zip(self._constants, slot_values, strict=True):
+            values.append(constant)
+            values += numbers
+        values.append(self._tail)
+        return self._struct.pack(*values)
 
 
-_STAMP = struct.Struct("<iI")
+_SIZES = {"B": 1, "i": 4, "I": 4, "f": 4, "d": 8, "Q": 8}
 
 
-class Runs:
-    """Contiguous runs of doubles, as (offset, count), each with its own packer."""
+@functools.lru_cache(maxsize=4096)
+def shaped_struct(spec: tuple, shape: tuple[int, ...]) -> struct.Struct:
+    """The packer of one message whose layout depends on its strings and sequences.
 
-    def __init__(self, runs: list[tuple[int, int]]) -> None:
-        self.packers = [(offset, struct.Struct(f"<{count}d")) for offset, count in runs]
+    ``spec`` lists the message's fields in order as struct codes (``B i I f d Q``), ``S`` for
+    a string, ``D`` for a float64[] and a nested tuple for a sequence of that sub-spec.
+    ``shape`` gives, in the same order, each string's byte length and each sequence's count.
+    The packer takes the encapsulation header, then the field values, a string as
+    (byte length + 1, bytes); alignment padding is zeros (rclpy leaves it undefined).
+    """
+    fmt = ["<4s"]
+    offset = 0
+    sizes = iter(shape)
+
+    def field(code: str, size: int, count: int = 1) -> None:
+        nonlocal offset
+        pad = -offset % size
+        fmt.append(f"{pad}x{count}{code}" if pad else f"{count}{code}")
+        offset += pad + size * count
+
+    def walk(items: tuple) -> None:
+        nonlocal offset
+        for item in items:
+            if isinstance(item, tuple):
+                count = next(sizes)
+                field("I", 4)
+                for _ in range(count):
+                    walk(item)
+            elif item == "S":
+                length = next(sizes) + 1
+                field("I", 4)
+                field("s", 1, length)
+            elif item == "D":
+                count = next(sizes)
+                field("I", 4)
+                if count:
+                    field("d", 8, count)
+            else:
+                field(item, _SIZES[item])
+
+    walk(spec)
+    if next(sizes, None) is not None:
+        raise ValueError("shape has more entries than the spec uses")
+    return struct.Struct("".join(fmt))
+
+
+def text(value: str) -> bytes:
+    """A ROS string's bytes: UTF-8, cut at the first NUL as rclpy does."""
+    data = value.encode()
+    return data[:data.index(b"\x00")] if b"\x00" in data else data

@@ -5,11 +5,13 @@ Produces exactly what ``rclpy.serialization.serialize_message`` makes of the mes
 padding), at a fraction of the cost: layouts are built once per joint list / tree shape.
 """
 
+import operator
+
 import numpy as np
 from bosdyn.api import robot_state_pb2
 
 from spot_driver.conversions import frames
-from spot_driver.conversions.cdr import Layout, LayoutWriter, Runs
+from spot_driver.conversions.cdr import Layout, LayoutWriter
 from spot_driver.conversions.joint_states import urdf_joint_name
 from spot_driver.conversions.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
 from spot_driver.conversions.time import NSEC, robot_to_local_nsec, timestamp_to_nsec
@@ -31,6 +33,12 @@ def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float])
             vz + w * tz + (x * ty - y * tx))
 
 
+def _covariance(diagonal) -> list[float]:
+    covariance = np.zeros((6, 6))
+    np.fill_diagonal(covariance, diagonal)
+    return covariance.ravel().tolist()
+
+
 def _pose_values(pose, invert: bool) -> tuple[float, ...]:
     """(x, y, z, qx, qy, qz, qw) of a geometry SE3Pose proto, inverted when asked."""
     p, r = pose.position, pose.rotation
@@ -45,16 +53,14 @@ def _pose_values(pose, invert: bool) -> tuple[float, ...]:
 class _JointLayout:
     def __init__(self, names: tuple[str, ...], prefix: str) -> None:
         writer = LayoutWriter()
-        self.stamp = writer.header("")
+        writer.header("")
         writer.u32(len(names))
         for name in names:
             writer.string(prefix + urdf_joint_name(name))
-        runs = []
         for _ in range(3):  # position, velocity, effort
             writer.u32(len(names))
-            runs.append((writer.f64s(len(names)), len(names)))
+            writer.f64s(len(names))
         self.layout: Layout = writer.finish()
-        self.index = Runs(runs)
 
 
 class _TfLayout:
@@ -67,20 +73,18 @@ class _TfLayout:
         writer = LayoutWriter()
         writer.u32(len(edges))
         self.plan = []  # (snapshot child key, invert)
-        self.stamps = []
-        runs = []
         for edge in edges:
-            self.stamps.append(writer.header(prefix + edge.parent))
+            writer.header(prefix + edge.parent)
             writer.string(prefix + edge.child)
-            runs.append((writer.f64s(7), 7))
+            writer.f64s(7)
             in_tree = snapshot.child_to_parent_edge_map.get(edge.child)
             inverted = in_tree is None or in_tree.parent_frame_name != edge.parent
             self.plan.append((edge.parent if inverted else edge.child, inverted))
         self.layout: Layout = writer.finish()
-        self.index = Runs(runs)
 
 
 FULL_CHECK_EVERY = 50  # cycles between full comparisons of joint names and tree shape
+_JOINT_VALUES = operator.attrgetter("position.value", "velocity.value", "load.value")
 
 
 class StateSerializer:
@@ -99,19 +103,13 @@ class StateSerializer:
         self._joint_calls = 0
         self._tf_calls = 0
         writer = LayoutWriter()
-        self._odom_stamp = writer.header(prefix + root)
+        writer.header(prefix + root)
         writer.string(prefix + body_frame)
-        pose = writer.f64s(7)
-        pose_cov = writer.f64s(36)
-        twist = writer.f64s(6)
-        twist_cov = writer.f64s(36)
-        template = bytearray(writer.buf)
-        for offset, diagonal in ((pose_cov, POSE_COVARIANCE), (twist_cov, TWIST_COVARIANCE)):
-            covariance = np.zeros((6, 6))
-            np.fill_diagonal(covariance, diagonal)
-            template[offset:offset + 288] = covariance.astype("<f8").tobytes()
-        self._odom = Layout(bytes(template), writer.padding)
-        self._odom_index = Runs([(pose, 7), (twist, 6)])
+        writer.f64s(7)  # pose
+        writer.constant_f64s(_covariance(POSE_COVARIANCE))
+        writer.f64s(6)  # twist
+        writer.constant_f64s(_covariance(TWIST_COVARIANCE))
+        self._odom = writer.finish()
 
     def joint_states(self, kin: robot_state_pb2.KinematicState, skew_nsec: int) -> bytes:
         joints = kin.joint_states
@@ -126,9 +124,8 @@ class StateSerializer:
             if layout is None:
                 layout = self._joints[names] = _JointLayout(names, self.prefix)
             self._current_joints = (len(joints), layout)
-        values = ([j.position.value for j in joints] + [j.velocity.value for j in joints]
-                  + [j.load.value for j in joints])
-        return layout.layout.fill([_stamp(kin, skew_nsec)], [layout.stamp], values, layout.index)
+        columns = tuple(zip(*map(_JOINT_VALUES, joints), strict=True)) or ((), (), ())
+        return layout.layout.fill((_stamp(kin, skew_nsec), *columns))
 
     def _tf_layout(self, snapshot, full_check: bool = False) -> _TfLayout:
         edge_map = snapshot.child_to_parent_edge_map
@@ -160,22 +157,21 @@ class StateSerializer:
             poses = [_pose_values(edge_map[key].parent_tform_child, invert)
                      for key, invert in layout.plan]
         stamp = _stamp(kin, skew_nsec)
-        data = layout.layout.fill([stamp] * len(poses), layout.stamps,
-                                  [v for pose in poses for v in pose], layout.index)
-        return data, poses
+        slots = []
+        for pose in poses:
+            slots += (stamp, pose)
+        return layout.layout.fill(slots), poses
 
     def odometry(self, kin: robot_state_pb2.KinematicState, skew_nsec: int,
                  root_tform_body: tuple[float, ...]) -> bytes:
-        x, y, z, qx, qy, qz, qw = root_tform_body
+        qw = root_tform_body[6]
         velocity = (kin.velocity_of_body_in_vision if self.root == "vision"
                     else kin.velocity_of_body_in_odom)
-        inverse = (qw, -qx, -qy, -qz)
+        inverse = (qw, -root_tform_body[3], -root_tform_body[4], -root_tform_body[5])
         lin, ang = velocity.linear, velocity.angular
-        linear = _rotate(inverse, (lin.x, lin.y, lin.z))
-        angular = _rotate(inverse, (ang.x, ang.y, ang.z))
-        values = (x, y, z, qx, qy, qz, qw, *linear, *angular)
-        return self._odom.fill([_stamp(kin, skew_nsec)], [self._odom_stamp], values,
-                               self._odom_index)
+        twist = (*_rotate(inverse, (lin.x, lin.y, lin.z)),
+                 *_rotate(inverse, (ang.x, ang.y, ang.z)))
+        return self._odom.fill((_stamp(kin, skew_nsec), root_tform_body, twist))
 
     @property
     def tree_layout(self) -> object | None:

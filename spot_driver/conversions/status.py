@@ -92,8 +92,8 @@ def ros_battery_states(state: robot_state_pb2.RobotState, header: Header,
 
 def power_state(state: robot_state_pb2.RobotState, header: Header, skew_nsec: int) -> PowerState:
     power = state.power_state
-    msg = PowerState(header=header)
-    if power.HasField("timestamp"):
+    msg = PowerState(header=Header(stamp=header.stamp, frame_id=header.frame_id))
+    if power.HasField("timestamp"):  # its own header: the caller's is shared
         msg.header.stamp = robot_stamp_to_msg(power.timestamp, skew_nsec)
     msg.motor_power_state = power.motor_power_state
     msg.motor_power_error_message = power.motor_power_error_message

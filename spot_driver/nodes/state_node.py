@@ -7,6 +7,7 @@ threads are busy.
 
 from collections.abc import Callable
 
+from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Vector3Stamped
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -21,7 +22,7 @@ from spot_driver.acquisition import Scheduler, Stream
 from spot_driver.connection import RobotConnection
 from spot_driver.conversions import frames, status
 from spot_driver.conversions.state_cdr import StateSerializer
-from spot_driver.conversions.time import duration_msg_from_nsec, robot_stamp_to_msg
+from spot_driver.conversions.status_cdr import StatusSerializer, local_stamp
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.state_cache import RobotStateCache
@@ -40,7 +41,8 @@ from spot_msgs.msg import (
 
 
 class StateNode(Node):
-    """Polls robot state at ``robot_state_rate`` and publishes it, statuses at ``status_rate``."""
+    """Polls robot state at ``robot_state_rate`` and publishes it, statuses at ``status_rate``
+    (by default the same: every message of a state goes out through the CDR fast path)."""
 
     def __init__(self, connection: RobotConnection, cache: RobotStateCache,
                  namespace: str = "") -> None:
@@ -48,27 +50,28 @@ class StateNode(Node):
         self._connection = connection
         self._cache = cache
         self.rate = declare(self, "robot_state_rate", 50.0, read_only=False, bounds=(0.1, 500.0))
-        status_rate = declare(self, "status_rate", 10.0, read_only=False, bounds=(0.1, 500.0))
+        status_rate = declare(self, "status_rate", 50.0, read_only=False, bounds=(0.1, 500.0))
         self.root = declare(self, "tf_root", "odom")
         self.prefix = declare(self, "frame_prefix", "")
         self.publish_tf = declare(self, "publish_tf", True, read_only=False)
         if self.root not in frames.WORLD_FRAMES:
             raise ValueError(f"parameter tf_root must be one of {frames.WORLD_FRAMES}, "
                              f"not {self.root!r}")
-        if not 0 < self.rate <= 500 or not 0 < status_rate <= self.rate:
-            raise ValueError("robot_state_rate must be in (0, 500] Hz and status_rate in "
-                             "(0, robot_state_rate]")
-        self._status_every = max(1, round(self.rate / status_rate))
+        if not 0 < self.rate <= 500 or not 0 < status_rate:
+            raise ValueError("robot_state_rate must be in (0, 500] Hz and status_rate above 0")
+        self._status_rate = status_rate
+        self._status_every = self._every(self.rate, status_rate)
         self._cycle = 0
         self.published = 0  # robot states published (diagnostics derive the achieved rate)
         self._serializer = StateSerializer(self.root, self.prefix)
+        self._status_serializer = StatusSerializer(self.prefix + "body", self.prefix + "hand")
         self._static_layout = None
 
         self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
         self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)
         self._tf_pub = self.create_publisher(TFMessage, "/tf", qos.STATE)
         self._tf_static_pub = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
-        self._status_pubs = {
+        self._status_pubs = {  # keyed like StatusSerializer.serialize's entries
             "battery": self.create_publisher(BatteryStateArray, "status/battery", qos.STREAM),
             "power": self.create_publisher(PowerState, "status/power", qos.STREAM),
             "estop": self.create_publisher(EStopStateArray, "status/estop", qos.STREAM),
@@ -78,27 +81,23 @@ class StateNode(Node):
                                                    qos.STREAM),
             "behavior_faults": self.create_publisher(BehaviorFaultState,
                                                      "status/behavior_faults", qos.STREAM),
-            "time_sync": self.create_publisher(TimeSyncState, "status/time_sync", qos.STREAM),
+            "manipulation": self.create_publisher(ManipulatorState, "status/manipulation",
+                                                  qos.STREAM),
+            "end_effector_force": self.create_publisher(Vector3Stamped,
+                                                        "status/end_effector_force", qos.STREAM),
         }
+        self._time_sync_pub = self.create_publisher(TimeSyncState, "status/time_sync",
+                                                    qos.STREAM)
         self._battery_pub = self.create_publisher(RosBatteryState, "battery_state", qos.STREAM)
         self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
-        self._manipulator_pub = self.create_publisher(ManipulatorState, "status/manipulation",
-                                                      qos.STREAM)
-        self._force_pub = self.create_publisher(Vector3Stamped, "status/end_effector_force",
-                                                qos.STREAM)
 
         self.create_timer(1.0, self._poll_leases, callback_group=MutuallyExclusiveCallbackGroup())
         self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
         self._scheduler = Scheduler([self.stream], workers=1, describe=describe)
         self._scheduler.start()
-        self._status_rate = status_rate
         on_change(self, {
-            "robot_state_rate": (lambda rate: "" if self._status_rate <= rate else
-                                 f"must be at least status_rate ({self._status_rate} Hz)",
-                                 self._set_rate),
-            "status_rate": (lambda rate: "" if rate <= self.rate else
-                            f"must not exceed robot_state_rate ({self.rate} Hz)",
-                            self._set_status_rate),
+            "robot_state_rate": (None, self._set_rate),
+            "status_rate": (None, self._set_status_rate),
             "publish_tf": (None, lambda value: setattr(self, "publish_tf", value)),
         })
 
@@ -109,7 +108,12 @@ class StateNode(Node):
 
     def _set_status_rate(self, rate: float) -> None:
         self._status_rate = rate
-        self._status_every = max(1, round(self.rate / rate))
+        self._status_every = self._every(self.rate, rate)
+
+    @staticmethod
+    def _every(state_rate: float, status_rate: float) -> int:
+        """Statuses go out with every Nth robot state: at most the state rate."""
+        return max(1, round(state_rate / status_rate))
 
     def _on_state(self, state) -> None:
         self._cache.update(state)
@@ -128,10 +132,11 @@ class StateNode(Node):
         super().destroy_node()
 
     def publish_state(self, state) -> None:
-        """joint_states, odometry and /tf through the CDR fast path; statuses every Nth cycle."""
-        skew = self._connection.skew_nsec
+        """joint_states, odometry, /tf and (every Nth cycle) the statuses, all as CDR bytes."""
+        sync = self._connection.time_sync()
+        skew = sync[1] if sync[0] else self._connection.skew_nsec
         kin = state.kinematic_state
-        stamp = robot_stamp_to_msg(kin.acquisition_timestamp, skew)
+        stamp = local_stamp(kin.acquisition_timestamp, skew)
         try:
             joints, odometry, transforms = self._serializer.serialize(kin, skew)
         except KeyError as exc:
@@ -142,35 +147,26 @@ class StateNode(Node):
         if self.publish_tf:
             self._tf_pub.publish(transforms)
             if self._serializer.tree_layout is not self._static_layout:
-                _, static = frames.split_transforms(kin.transforms_snapshot, self.root, stamp,
+                _, static = frames.split_transforms(kin.transforms_snapshot, self.root,
+                                                    Time(sec=stamp[0], nanosec=stamp[1]),
                                                     self.prefix)
                 self._tf_static_pub.publish(TFMessage(transforms=static))
                 self._static_layout = self._serializer.tree_layout
         if self._cycle % self._status_every == 0:
-            self._publish_status(state, stamp, skew)
+            self._publish_status(state, stamp, skew, sync)
         self._cycle += 1
 
-    def _publish_status(self, state, stamp, skew: int) -> None:
-        header = Header(stamp=stamp, frame_id=self.prefix + "body")
+    def _publish_status(self, state, stamp: tuple[int, int], skew: int,
+                        sync: tuple[bool, int, int]) -> None:
         pubs = self._status_pubs
-        pubs["battery"].publish(status.battery_states(state, header, skew))
-        for battery in status.ros_battery_states(state, header, skew):
-            self._battery_pub.publish(battery)
-        pubs["power"].publish(status.power_state(state, header, skew))
-        pubs["estop"].publish(status.estop_states(state, header, skew))
-        pubs["wifi"].publish(status.wifi_state(state, header))
-        pubs["feet"].publish(status.foot_states(state, header))
-        pubs["system_faults"].publish(status.system_faults(state, header, skew))
-        pubs["behavior_faults"].publish(status.behavior_faults(state, header, skew))
-        if state.HasField("manipulator_state"):
-            self._manipulator_pub.publish(status.manipulator_state(state, header))
-            self._force_pub.publish(status.end_effector_force(
-                state, Header(stamp=stamp, frame_id=self.prefix + "hand")))
-        synced, skew_ns, rtt_ns = self._connection.time_sync()
-        pubs["time_sync"].publish(TimeSyncState(
-            header=Header(stamp=self.get_clock().now().to_msg()), synchronized=synced,
-            clock_skew=duration_msg_from_nsec(skew_ns),
-            round_trip_time=duration_msg_from_nsec(rtt_ns)))
+        for key, data in self._status_serializer.serialize(state, stamp, skew).items():
+            if key == "battery_state":
+                for battery in data:
+                    self._battery_pub.publish(battery)
+            else:
+                pubs[key].publish(data)
+        now = self.get_clock().now().seconds_nanoseconds()
+        self._time_sync_pub.publish(self._status_serializer.time_sync(now, *sync))
 
     def _poll_leases(self) -> None:
         """The lease list from the connection supervisor's heartbeat (no extra RPC)."""

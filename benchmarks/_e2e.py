@@ -1,0 +1,272 @@
+"""Shared pieces of the end-to-end benchmarks (a module, not a benchmark: run_benchmarks.sh
+skips files starting with ``_``).
+
+Simulated robots and drivers run as their own processes; this process is the subscriber. It
+takes every topic raw (no deserializing: the bare cost of receiving), records receipt time and
+header stamp, and reads every process's CPU time with psutil over the same window.
+"""
+
+import collections
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import QoSProfile
+from rosidl_runtime_py.utilities import get_message
+
+from spot_driver import qos
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS_DIR = REPO / "benchmarks" / "results"
+USER, PASSWORD = "bench", "bench-password"
+CAMERAS = ("frontleft", "frontright", "left", "right", "back")
+STATE_TOPICS = {  # relative topic -> type; all at robot_state_rate
+    "joint_states": "sensor_msgs/msg/JointState", "odometry": "nav_msgs/msg/Odometry",
+    "status/feet": "spot_msgs/msg/FootStateArray", "status/power": "spot_msgs/msg/PowerState",
+    "status/battery": "spot_msgs/msg/BatteryStateArray",
+    "status/estop": "spot_msgs/msg/EStopStateArray", "status/wifi": "spot_msgs/msg/WiFiState",
+    "status/system_faults": "spot_msgs/msg/SystemFaultState",
+    "status/behavior_faults": "spot_msgs/msg/BehaviorFaultState",
+    "battery_state": "sensor_msgs/msg/BatteryState",
+}
+
+
+class Topic:
+    """One subscribed topic: full name, type, expected rate, QoS and whether it is state."""
+
+    def __init__(self, name: str, type_name: str, hz: float, profile: QoSProfile,
+                 state: bool = False) -> None:
+        self.name, self.type_name, self.hz, self.profile, self.state = (
+            name, type_name, hz, profile, state)
+
+
+def camera_topics(camera: str, hz: float, sensor_qos: str, ns: str = "") -> list[Topic]:
+    """image, compressed, camera_info, depth image and depth camera_info of one camera."""
+    profile = qos.SENSOR_PROFILES[sensor_qos]
+    return [Topic(f"{ns}/camera/{camera}/image", "sensor_msgs/msg/Image", hz, profile),
+            Topic(f"{ns}/camera/{camera}/image/compressed", "sensor_msgs/msg/CompressedImage",
+                  hz, profile),
+            Topic(f"{ns}/camera/{camera}/camera_info", "sensor_msgs/msg/CameraInfo", hz, profile),
+            Topic(f"{ns}/depth/{camera}/image", "sensor_msgs/msg/Image", hz, profile),
+            Topic(f"{ns}/depth/{camera}/camera_info", "sensor_msgs/msg/CameraInfo", hz, profile)]
+
+
+def state_topics(hz: float, ns: str = "", tf: bool = True) -> list[Topic]:
+    out = [Topic(f"{ns}/{name}", type_name, hz,
+                 qos.STATE if name in ("joint_states", "odometry") else qos.STREAM, state=True)
+           for name, type_name in STATE_TOPICS.items()]
+    if tf:  # /tf is global: one per robot shares it
+        out.append(Topic("/tf", "tf2_msgs/msg/TFMessage", hz, qos.STATE, state=True))
+    return out
+
+
+def start_sim(certs: str, *args: str) -> tuple[subprocess.Popen, int, str]:
+    env = dict(os.environ, SPOT_SIM_PASSWORD=PASSWORD)
+    sim = subprocess.Popen([sys.executable, "-m", "spot_sim", "--port", "0", "--certs-dir", certs,
+                            "--username", USER, *args], env=env, stdout=subprocess.PIPE,
+                           text=True)
+    port = ca = None
+    while port is None or ca is None:
+        line = sim.stdout.readline()
+        if not line:
+            raise RuntimeError("spot_sim exited")
+        if m := re.search(r"listening on 127\.0\.0\.1:(\d+)", line):
+            port = int(m.group(1))
+        if m := re.search(r"ca-cert (.+)$", line.strip()):
+            ca = m.group(1)
+    return sim, port, ca
+
+
+def start_driver(port: int, ca: str, params: dict, namespace: str = "") -> subprocess.Popen:
+    env = dict(os.environ, BOSDYN_CLIENT_USERNAME=USER, BOSDYN_CLIENT_PASSWORD=PASSWORD)
+    args = [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file",
+            str(REPO / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
+            "-p", f"port:={port}", "-p", f"certificate:={ca}"]
+    for key, value in params.items():
+        args += ["-p", f"{key}:={value}"]
+    if namespace:
+        args += ["-r", f"__ns:={namespace}"]
+    return subprocess.Popen([*args, "--log-level", "warn"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop(*procs: subprocess.Popen) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+    for proc in procs:
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Subscriber:
+    """Takes topics raw on one SingleThreadedExecutor thread (a bare subscriber)."""
+
+    def __init__(self) -> None:
+        rclpy.init()
+        self.node = rclpy.create_node("bench_subscriber")
+        # topic -> [(receipt time, header stamp, bytes)]
+        self.samples: dict[str, list[tuple[float, float, int]]] = collections.defaultdict(list)
+        self.last: dict[str, bytes] = {}  # the newest message of each topic
+        self._subs = []
+        self._executor = SingleThreadedExecutor()
+        self._executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._executor.spin, daemon=True)
+        self._thread.start()
+
+    def subscribe(self, topics: list[Topic]) -> None:
+        for topic in topics:
+            self._subs.append(self.node.create_subscription(
+                get_message(topic.type_name), topic.name, self._callback(topic.name),
+                topic.profile, raw=True))
+
+    def reset(self) -> None:
+        """Forget what was received (subscriptions stay)."""
+        for samples in self.samples.values():
+            samples.clear()
+
+    def unsubscribe_all(self) -> None:
+        for sub in self._subs:
+            self.node.destroy_subscription(sub)
+        self._subs.clear()
+        self.samples.clear()
+
+    def _callback(self, name: str):
+        samples = self.samples[name]
+        offset = 8 if name == "/tf" else 4  # /tf: the first transform's header
+
+        def record(data: bytes) -> None:
+            sec, nanosec = struct.unpack_from("<iI", data, offset)
+            samples.append((time.time(), sec + nanosec * 1e-9, len(data)))
+            self.last[name] = data
+        return record
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown()
+
+
+def cpu_seconds(pid: int) -> float:
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def measure(pids: dict[str, int], window_s: float) -> tuple[dict[str, float], float, float]:
+    """CPU % of one core of each process over ``window_s``, and the window's wall times."""
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    start = time.time()
+    time.sleep(window_s)
+    end = time.time()
+    cpu = {name: round(100 * (cpu_seconds(pid) - before[name]) / (end - start), 2)
+           for name, pid in pids.items()}
+    return cpu, start, end
+
+
+def delivery(samples: dict, topics: list[Topic], start: float, end: float,
+             tf_publishers: int = 1) -> dict[str, dict]:
+    """Per topic: delivered rate and % of the expected rate, bytes/s, receipt age p50/p99
+    (ms)."""
+    out = {}
+    for topic in topics:
+        window = [(t, s, n) for t, s, n in samples.get(topic.name, []) if start <= t < end]
+        ages = np.array([t - s for t, s, _ in window]) * 1e3
+        expected = topic.hz * (tf_publishers if topic.name == "/tf" else 1)
+        rate = len(window) / (end - start)
+        out[topic.name] = {
+            "expected_hz": expected, "delivered_hz": round(rate, 2),
+            "delivered_percent": round(100 * rate / expected, 1),
+            "bytes_per_s": round(sum(n for _, _, n in window) / (end - start)),
+            "age_ms_p50": round(float(np.percentile(ages, 50)), 1) if len(ages) else None,
+            "age_ms_p99": round(float(np.percentile(ages, 99)), 1) if len(ages) else None}
+    return out
+
+
+def ages_ms(samples: dict, names: list[str], start: float, end: float) -> np.ndarray:
+    return np.array([(t - s) * 1e3 for name in names for t, s, _ in samples.get(name, [])
+                     if start <= t < end])
+
+
+PROFILE_GROUPS = (  # (group, substrings of "file:function" frames); first match wins
+    ("jpeg decode", ("simplejpeg", "PIL", "decode_jpeg")),
+    ("image conversion", ("conversions/images.py", "conversions/sensor_cdr.py")),
+    ("point cloud conversion", ("conversions/point_cloud.py",)),
+    ("state conversion", ("conversions/state_cdr.py", "conversions/status_cdr.py",
+                          "conversions/cdr.py")),
+    ("dds publish", ("publisher.py:publish",)),
+    ("dds take / executor", ("executors.py", "rclpy/")),
+    ("grpc receive", ("grpc/", "_channel.py")),
+    ("protobuf", ("protobuf", "_pb2")),
+    ("sdk", ("bosdyn/",)),
+)
+
+
+def profile(pid: int, seconds: float) -> dict | None:
+    """Where the process's Python time goes: py-spy samples of the thread holding the GIL,
+    grouped by the innermost frame that matches a group; None when py-spy is missing.
+    (Work done with the GIL released, e.g. inside gRPC's C core, is not sampled.)"""
+    spy = Path(sys.executable).with_name("py-spy")
+    if not spy.exists():
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".txt") as out:
+        subprocess.run([str(spy), "record", "--pid", str(pid), "--duration", str(int(seconds)),
+                        "--rate", "200", "--format", "raw", "--gil", "--nonblocking", "--output",
+                        out.name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=False, timeout=seconds + 30)
+        lines = Path(out.name).read_text().splitlines()
+    groups: collections.Counter = collections.Counter()
+    leaves: collections.Counter = collections.Counter()
+    total = 0
+    for line in lines:
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        count = int(count)
+        total += count
+        frames = stack.split(";")
+        leaves[_frame_name(frames[-1])] += count
+        groups[_group(frames)] += count
+    if not total:
+        return None
+    return {"samples": total,
+            "groups_percent": {g: round(100 * n / total, 1) for g, n in groups.most_common()},
+            "top_functions_percent": {f: round(100 * n / total, 1)
+                                      for f, n in leaves.most_common(12)}}
+
+
+def _frame_name(frame: str) -> str:
+    """'function (path/file.py:line)' -> 'file.py:function'."""
+    m = re.match(r"(.*) \((.*?):\d+\)$", frame.strip())
+    return f"{Path(m.group(2)).name}:{m.group(1)}" if m else frame.strip()
+
+
+def _group(frames: list[str]) -> str:
+    for frame in reversed(frames):
+        m = re.match(r"(.*) \((.*?):\d+\)$", frame.strip())
+        key = f"{m.group(2)}:{m.group(1)}" if m else frame
+        for group, needles in PROFILE_GROUPS:
+            if any(n in key for n in needles):
+                return group
+    return "other"
+
+
+def write(name: str, results: dict) -> Path:
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = RESULTS_DIR / f"{name}.json"
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    return path

@@ -1,0 +1,145 @@
+"""How the driver's CPU grows: with camera streams, with the state rate, with robots per host.
+
+Each point runs simulated robot(s) and driver(s) as their own processes and this process as a
+bare subscriber of every topic they publish (raw, reliable), then reads CPU over a window once
+every topic has delivered. Capabilities not measured (arm, docking, missions, autonomy,
+choreography) are off, so each series isolates one cost:
+
+- cameras: 1, 2, 4, 6 cameras (the sixth is the hand), each image + compressed + camera_info
+  + depth + depth camera_info at 15 Hz, state 50 Hz, no lidar;
+- state rate: 10, 50, 100, 200 Hz of the full state set (joint_states, /tf, odometry, every
+  status), no cameras or lidar;
+- robots: 1, 2, 4 simulated robots, each with its own driver (namespace and frame prefix),
+  state 50 Hz + one camera each.
+
+For each series: the cost per unit (per camera and per MB/s delivered, per state cycle, per
+robot) between consecutive points, which should stay constant (no knee), next to the
+subscriber's CPU for the same topics in the same run. A py-spy profile of the driver at
+200 Hz state says where a state cycle's time goes. Writes benchmarks/results/driver_scaling.json.
+"""
+
+import itertools
+import json
+import os
+import tempfile
+import time
+
+import _e2e
+import numpy as np
+
+CAMERA_HZ = 15.0
+WINDOW_S = float(os.environ.get("BENCH_WINDOW_S", 10.0))
+PROFILE_S = float(os.environ.get("BENCH_PROFILE_S", 8.0))
+STARTUP_TIMEOUT_S = 60.0
+ALL_CAMERAS = (*_e2e.CAMERAS, "hand")
+OFF = {f"enable_{name}": "false"
+       for name in ("manipulation", "docking", "missions", "autonomy", "choreography")}
+
+
+def _params(cameras: tuple[str, ...], state_hz: float) -> dict:
+    params = dict(OFF, robot_state_rate=state_hz, status_rate=state_hz, lidar_source='""',
+                  camera_rate=CAMERA_HZ)
+    if cameras:
+        params["cameras"] = "[" + ",".join(f'"{c}"' for c in cameras) + "]"
+    else:
+        params["enable_perception"] = "false"
+    return params
+
+
+def run_point(subscriber: _e2e.Subscriber, robots: int, cameras: tuple[str, ...],
+              state_hz: float, arm: bool = False, profile_s: float = 0.0) -> dict:
+    """One measurement: ``robots`` sim + driver pairs, each publishing ``cameras``."""
+    topics, pids, procs = [], {}, []
+    with tempfile.TemporaryDirectory() as certs:
+        try:
+            for i in range(robots):
+                ns = f"/robot{i}" if robots > 1 else ""
+                sim, port, ca = _e2e.start_sim(f"{certs}/{i}", *(["--arm"] if arm else []))
+                params = _params(cameras, state_hz)
+                if ns:
+                    params["frame_prefix"] = f"robot{i}/"
+                driver = _e2e.start_driver(port, ca, params, ns)
+                procs += [driver, sim]
+                pids[f"driver{i}"], pids[f"sim{i}"] = driver.pid, sim.pid
+                topics += [t for c in cameras for t in _e2e.camera_topics(c, CAMERA_HZ,
+                                                                          "reliable", ns)]
+                topics += _e2e.state_topics(state_hz, ns, tf=(i == 0))
+            subscriber.subscribe(topics)
+            deadline = time.monotonic() + STARTUP_TIMEOUT_S
+            while time.monotonic() < deadline and not all(subscriber.samples.get(t.name)
+                                                          for t in topics):
+                time.sleep(0.5)
+            time.sleep(2.0)
+            pids["subscriber"] = os.getpid()
+            cpu, start, end = _e2e.measure(pids, WINDOW_S)
+            delivered = _e2e.delivery(subscriber.samples, topics, start, end,
+                                      tf_publishers=robots)
+            profile = _e2e.profile(pids["driver0"], profile_s) if profile_s else None
+        finally:
+            _e2e.stop(*procs)
+            subscriber.unsubscribe_all()
+    drivers = sum(v for k, v in cpu.items() if k.startswith("driver"))
+    sims = sum(v for k, v in cpu.items() if k.startswith("sim"))
+    state = [v["delivered_percent"] for t, v in delivered.items()
+             if t.endswith(("joint_states", "odometry"))]
+    return {"robots": robots, "cameras": len(cameras), "state_hz": state_hz,
+            "driver_cpu_percent": round(drivers, 1), "sim_cpu_percent": round(sims, 1),
+            "subscriber_cpu_percent": cpu["subscriber"],
+            "driver_to_subscriber_cpu": round(drivers / cpu["subscriber"], 2),
+            "messages_per_s": round(sum(v["delivered_hz"] for v in delivered.values()), 1),
+            "megabytes_per_s": round(sum(v["bytes_per_s"] for v in delivered.values()) / 1e6, 2),
+            "min_delivered_percent": min(v["delivered_percent"] for v in delivered.values()),
+            "min_state_delivered_percent": min(state),
+            **({"driver_profile": profile} if profile else {})}
+
+
+def unit_costs(points: list[dict], unit: str) -> list[float]:
+    """Driver CPU % added per unit between consecutive points."""
+    return [round((b["driver_cpu_percent"] - a["driver_cpu_percent"]) / (b[unit] - a[unit]), 3)
+            for a, b in itertools.pairwise(points)]
+
+
+def knee(costs: list[float]) -> float:
+    """Largest per-unit cost over the smallest (1.0 = perfectly linear; a knee, a cost
+    that grows with load, shows as the last steps costing more than the first)."""
+    positive = [c for c in costs if c > 0]
+    return round(max(positive) / min(positive), 2) if positive else float("nan")
+
+
+def main() -> dict:
+    subscriber = _e2e.Subscriber()
+    try:
+        cameras = [run_point(subscriber, 1, ALL_CAMERAS[:n], 50.0, arm=True)
+                   for n in (1, 2, 4, 6)]
+        state = [run_point(subscriber, 1, (), hz, profile_s=PROFILE_S if hz == 200.0 else 0)
+                 for hz in (10.0, 50.0, 100.0, 200.0)]
+        robots = [run_point(subscriber, n, ("frontleft",), 50.0) for n in (1, 2, 4)]
+    finally:
+        subscriber.close()
+    camera_costs = unit_costs(cameras, "cameras")
+    byte_costs = unit_costs(cameras, "megabytes_per_s")
+    state_costs = unit_costs(state, "state_hz")
+    robot_costs = unit_costs(robots, "robots")
+    slope = float(np.polyfit([p["state_hz"] for p in state],
+                             [p["driver_cpu_percent"] for p in state], 1)[0])
+    results = {
+        "window_s": WINDOW_S, "cpu_count": os.cpu_count(),
+        "cameras": {"points": cameras, "driver_cpu_percent_per_camera": camera_costs,
+                    "driver_cpu_percent_per_megabyte_per_s": byte_costs,
+                    "knee": knee(byte_costs)},
+        "state_rate": {"points": state,
+                       "driver_cpu_percent_per_hz": state_costs,
+                       "driver_us_per_state_cycle": round(slope * 1e4, 1),
+                       "knee": knee(state_costs)},
+        "robots": {"points": robots, "driver_cpu_percent_per_robot": [
+                       round(p["driver_cpu_percent"] / p["robots"], 1) for p in robots],
+                   "driver_cpu_percent_per_added_robot": robot_costs,
+                   "knee": knee(robot_costs)},
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    _e2e.write("driver_scaling", results)
+    return results
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2))
