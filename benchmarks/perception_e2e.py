@@ -67,7 +67,11 @@ def replay_floor(subscriber: _e2e.Subscriber, wanted: list[_e2e.Topic]) -> dict:
         _e2e.stop(replay)
         os.unlink(f.name)
     delivered = _e2e.delivery(subscriber.samples, wanted, start, end)
+    images = [t.name for t in wanted if t.name.endswith("/image")]
+    ages = _e2e.ages_ms(subscriber.samples, images, start, end)  # publish -> receipt
     return {"cpu_percent_of_one_core": cpu, "topics_replayed": len(entries),
+            "image_transport_age_ms_p50": round(float(np.percentile(ages, 50)), 1),
+            "image_transport_age_ms_p99": round(float(np.percentile(ages, 99)), 1),
             "min_delivered_percent": min(v["delivered_percent"] for v in delivered.values()),
             "max_delivered_percent": max(v["delivered_percent"] for v in delivered.values()),
             "messages_received_per_s": round(sum(v["delivered_hz"] for v in delivered.values()),
@@ -113,6 +117,7 @@ def main() -> dict:
         "image_age_ms_p50": round(float(np.percentile(ages, 50)), 1),
         "image_age_ms_p95": round(float(np.percentile(ages, 95)), 1),
         "image_age_ms_p99": round(float(np.percentile(ages, 99)), 1),
+        "state_age_ms_p99": per_topic["/joint_states"]["age_ms_p99"],
         "goals": GOALS,
         "driver_profile": profile,
         "topics": per_topic,

@@ -7,14 +7,17 @@ simulated Spot with an arm, 4 batteries and one active fault of each kind, so no
 hold a whole answer.
 
 Floors measured in the same run, in alternating rounds (ratios are per round, then median):
-copying the RobotState bytes (memcpy), parsing them (protobuf), and publishing the cycle's
-serialized bytes with rclpy (a bare DDS publish, no subscriber). Goal (issue 19): full set to
-CDR <= 10x the protobuf parse. Writes benchmarks/results/state_cycle.json.
+copying the RobotState bytes (memcpy), parsing them (protobuf), only reading every value the
+set carries through protobuf's Python API (the read floor of any Python conversion), and
+publishing the cycle's serialized bytes with rclpy (a bare DDS publish, no subscriber).
+Goal (issue 19): full set to CDR <= 10x the protobuf parse.
+Writes benchmarks/results/state_cycle.json.
 
     make bench            # or: python benchmarks/state_cycle.py
 """
 
 import json
+import operator
 import platform
 import statistics
 import sys
@@ -36,7 +39,7 @@ from spot_driver.conversions.joint_states import joint_state_msg
 from spot_driver.conversions.odometry import odometry_msg
 from spot_driver.conversions.state_cdr import StateSerializer
 from spot_driver.conversions.status_cdr import StatusSerializer
-from spot_driver.conversions.time import robot_stamp_to_msg
+from spot_driver.conversions.time import local_stamp, robot_stamp_to_msg
 from spot_msgs.msg import (
     BatteryStateArray,
     BehaviorFaultState,
@@ -96,18 +99,68 @@ class Cycler:
         return self._fn(self._states[self._i])
 
 
-def _stamp(state) -> tuple[int, int]:
-    stamp = robot_stamp_to_msg(state.kinematic_state.acquisition_timestamp, SKEW)
-    return stamp.sec, stamp.nanosec
-
-
 def fast_path(state_serializer: StateSerializer, status_serializer: StatusSerializer):
     def cycle(state) -> list[bytes]:
         kin = state.kinematic_state
         joints, odom, tf = state_serializer.serialize(kin, SKEW)
-        statuses = status_serializer.serialize(state, _stamp(state), SKEW)
+        statuses = status_serializer.serialize(
+            state, local_stamp(kin.acquisition_timestamp, SKEW), SKEW)
         return [joints, odom, tf, *statuses.pop("battery_state"), *statuses.values()]
     return cycle
+
+
+_JOINT = operator.attrgetter("position.value", "velocity.value", "load.value")
+
+
+def read_floor(tf_keys: list[str]):
+    """Only read, through protobuf's Python API, every value the full set carries (no
+    conversion, no output): the floor of any Python conversion of a parsed RobotState."""
+    def read(state) -> list:
+        kin = state.kinematic_state
+        out = [kin.acquisition_timestamp.seconds, kin.acquisition_timestamp.nanos,
+               *map(_JOINT, kin.joint_states)]
+        edges = kin.transforms_snapshot.child_to_parent_edge_map
+        for key in tf_keys:
+            pose = edges[key].parent_tform_child
+            p, r = pose.position, pose.rotation
+            out += (p.x, p.y, p.z, r.x, r.y, r.z, r.w)
+        for v in (kin.velocity_of_body_in_odom.linear, kin.velocity_of_body_in_odom.angular):
+            out += (v.x, v.y, v.z)
+        for b in state.battery_states:
+            out += (b.timestamp.seconds, b.timestamp.nanos, b.identifier,
+                    b.charge_percentage.value, b.estimated_runtime.seconds,
+                    b.estimated_runtime.nanos, b.current.value, b.voltage.value,
+                    b.temperatures[:], b.status)
+        power = state.power_state
+        out += (power.timestamp.seconds, power.timestamp.nanos, power.motor_power_state,
+                power.motor_power_error_message, power.shore_power_state,
+                power.robot_power_state, power.payload_ports_power_state,
+                power.wifi_radio_power_state, power.locomotion_charge_percentage.value,
+                power.locomotion_estimated_runtime.seconds,
+                power.locomotion_estimated_runtime.nanos)
+        for e in state.estop_states:
+            out += (e.timestamp.seconds, e.timestamp.nanos, e.name, e.type, e.state,
+                    e.state_description)
+        for c in state.comms_states:
+            out += (c.wifi_state.current_mode, c.wifi_state.essid)
+        for f in state.foot_state:
+            p = f.foot_position_rt_body
+            out += (p.x, p.y, p.z, f.contact, f.terrain.ground_mu_est)
+        for f in state.system_fault_state.faults:
+            out += (f.name, f.onset_timestamp.seconds, f.onset_timestamp.nanos,
+                    f.duration.seconds, f.duration.nanos, f.code, f.uid, f.error_message,
+                    f.attributes[:], f.severity)
+        for f in state.behavior_fault_state.faults:
+            out += (f.behavior_fault_id, f.onset_timestamp.seconds, f.onset_timestamp.nanos,
+                    f.cause, f.status)
+        m = state.manipulator_state
+        force = m.estimated_end_effector_force_in_hand
+        out += (m.gripper_open_percentage, m.is_gripper_holding_item, force.x, force.y,
+                force.z, m.stow_state, m.carry_state)
+        for v in (m.velocity_of_hand_in_odom, m.velocity_of_hand_in_vision):
+            out += (v.linear.x, v.linear.y, v.linear.z, v.angular.x, v.angular.y, v.angular.z)
+        return out
+    return read
 
 
 def message_path(state) -> list:
@@ -161,10 +214,12 @@ def main() -> dict:
         "memcpy_us": (Cycler(lambda b: b.copy(), buffers), 20000),
         "protobuf_parse_us": (Cycler(state_type.FromString, wire), 5000),
         "full_set_cdr_us": (Cycler(fast, states), 1000),
+        "read_floor_us": (Cycler(read_floor([key for key, _ in
+                                             state_serializer.tree_layout.plan]), states), 1000),
         "full_set_message_path_us": (Cycler(message_path, states), 100),
         "publish_cycle_bytes_us": (publish_cycle, 500),
-        "part_joint_states_us": (lambda: state_serializer.joint_states(kin0, SKEW), 2000),
-        "part_tf_us": (lambda: state_serializer.transforms(kin0, SKEW), 2000),
+        "part_joint_states_us": (lambda: state_serializer.joint_states(kin0, (1, 2)), 2000),
+        "part_tf_us": (lambda: state_serializer.transforms(kin0, (1, 2)), 2000),
         "part_statuses_us": (lambda: status_serializer.serialize(state0, (1, 2), SKEW), 1000),
     }
     rounds: dict[str, list[float]] = {key: [] for key in timers}
@@ -186,6 +241,8 @@ def main() -> dict:
         "messages_per_cycle": len(cycle_bytes),
         "cycle_bytes": sum(len(b) for b in cycle_bytes),
         "full_set_cdr_to_parse": ratio("full_set_cdr_us", "protobuf_parse_us"),
+        "read_floor_to_parse": ratio("read_floor_us", "protobuf_parse_us"),
+        "full_set_cdr_to_read_floor": ratio("full_set_cdr_us", "read_floor_us"),
         "full_set_message_path_to_parse": ratio("full_set_message_path_us",
                                                 "protobuf_parse_us"),
         "publish_to_parse": ratio("publish_cycle_bytes_us", "protobuf_parse_us"),

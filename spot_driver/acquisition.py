@@ -107,8 +107,11 @@ class Scheduler:
 
     def _run(self) -> None:
         now = time.monotonic()
-        # Stagger the first requests so streams of equal rate do not all fire at once.
-        due = [(now + i * 0.003, i) for i in range(len(self.streams))]
+        # Spread the first requests over the shortest period, so streams of equal rate take
+        # turns instead of queueing behind each other for the workers (image age).
+        count = len(self.streams)
+        spacing = min((s.period for s in self.streams), default=0.0) / max(count, 1)
+        due = [(now + i * spacing, i) for i in range(count)]
         heapq.heapify(due)
         while not self._stop.is_set():
             while not self._added.empty():

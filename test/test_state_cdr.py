@@ -17,7 +17,7 @@ from spot_driver.conversions import frames
 from spot_driver.conversions.joint_states import joint_state_msg
 from spot_driver.conversions.odometry import odometry_msg
 from spot_driver.conversions.state_cdr import StateSerializer
-from spot_driver.conversions.time import robot_stamp_to_msg
+from spot_driver.conversions.time import local_stamp, robot_stamp_to_msg
 from spot_sim.frame_tree import build_snapshot
 
 finite = st.floats(-100, 100)
@@ -96,7 +96,7 @@ def test_fast_path_equals_message_path(x, y, z, yaw, roll, joints, velocity, sta
 def test_fast_tf_is_bit_identical_when_no_inversion_is_involved():
     kin = _kinematic_state(1.0, 2.0, 0.5, 0.3, 0.0, [0.1, 0.2], (0.1, 0.0, 0.0), 10**12, True)
     serializer = StateSerializer("odom")
-    fast_tf, _ = serializer.transforms(kin, 0)
+    fast_tf, _ = serializer.transforms(kin, local_stamp(kin.acquisition_timestamp, 0))
     stamp = robot_stamp_to_msg(kin.acquisition_timestamp, 0)
     dynamic, _ = frames.split_transforms(kin.transforms_snapshot, "odom", stamp)
     layout = serializer._tf_layout(kin.transforms_snapshot)

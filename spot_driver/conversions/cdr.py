@@ -5,10 +5,9 @@ so everything but the numbers of joint_states, odometry and /tf is the same ever
 ``Layout`` is that constant byte image (little-endian XCDR1, as rmw_fastrtps writes it) cut
 around its numeric slots into one ``struct`` format: filling it is a single pack of the
 constant pieces interleaved with the numbers. Messages whose strings and sequences change
-(the statuses) use ``shaped_struct``: one packer per shape, cached.
+(the statuses) use a ``ShapedMessage``: one packer per shape, kept.
 """
 
-import functools
 import struct
 
 ENCAPSULATION = b"\x00\x01\x00\x00"  # CDR, little endian
@@ -95,16 +94,35 @@ class Layout:
 _SIZES = {"B": 1, "i": 4, "I": 4, "f": 4, "d": 8, "Q": 8}
 
 
-@functools.lru_cache(maxsize=4096)
-def shaped_struct(spec: tuple, shape: tuple[int, ...]) -> struct.Struct:
-    """The packer of one message whose layout depends on its strings and sequences.
+class ShapedMessage:
+    """Packs one message type whose layout depends on its strings and sequences.
 
     ``spec`` lists the message's fields in order as struct codes (``B i I f d Q``), ``S`` for
-    a string, ``D`` for a float64[] and a nested tuple for a sequence of that sub-spec.
-    ``shape`` gives, in the same order, each string's byte length and each sequence's count.
-    The packer takes the encapsulation header, then the field values, a string as
-    (byte length + 1, bytes); alignment padding is zeros (rclpy leaves it undefined).
+    a string, ``D`` for a float64[] and a nested tuple for a sequence of that sub-spec. A
+    message's shape gives, in the same order, each string's byte length and each sequence's
+    count; one ``struct`` is compiled per shape seen (a few per robot) and kept.
     """
+
+    MAX_SHAPES = 4096
+
+    def __init__(self, spec: tuple) -> None:
+        self.spec = spec
+        self._structs: dict[tuple[int, ...], struct.Struct] = {}
+
+    def pack(self, shape: tuple[int, ...], values: list) -> bytes:
+        """``values``: the encapsulation header, then the field values, a string as
+        (byte length + 1, bytes)."""
+        packer = self._structs.get(shape)
+        if packer is None:
+            if len(self._structs) >= self.MAX_SHAPES:
+                self._structs.clear()
+            packer = self._structs[shape] = shaped_struct(self.spec, shape)
+        return packer.pack(*values)
+
+
+def shaped_struct(spec: tuple, shape: tuple[int, ...]) -> struct.Struct:
+    """The packer of ``spec`` (see ShapedMessage) for one ``shape``; alignment padding is
+    zeros (rclpy leaves it undefined)."""
     fmt = ["<4s"]
     offset = 0
     sizes = iter(shape)

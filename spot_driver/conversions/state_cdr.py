@@ -14,13 +14,9 @@ from spot_driver.conversions import frames
 from spot_driver.conversions.cdr import Layout, LayoutWriter
 from spot_driver.conversions.joint_states import urdf_joint_name
 from spot_driver.conversions.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
-from spot_driver.conversions.time import NSEC, robot_to_local_nsec, timestamp_to_nsec
+from spot_driver.conversions.time import local_stamp
 
-
-def _stamp(kin: robot_state_pb2.KinematicState, skew_nsec: int) -> tuple[int, int]:
-    nsec = max(int(robot_to_local_nsec(timestamp_to_nsec(kin.acquisition_timestamp),
-                                       skew_nsec)), 0)
-    return nsec // NSEC, nsec % NSEC
+Stamp = tuple[int, int]  # (sec, nanosec), local time
 
 
 def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]):
@@ -111,7 +107,7 @@ class StateSerializer:
         writer.constant_f64s(_covariance(TWIST_COVARIANCE))
         self._odom = writer.finish()
 
-    def joint_states(self, kin: robot_state_pb2.KinematicState, skew_nsec: int) -> bytes:
+    def joint_states(self, kin: robot_state_pb2.KinematicState, stamp: Stamp) -> bytes:
         joints = kin.joint_states
         self._joint_calls += 1
         current = self._current_joints
@@ -125,7 +121,7 @@ class StateSerializer:
                 layout = self._joints[names] = _JointLayout(names, self.prefix)
             self._current_joints = (len(joints), layout)
         columns = tuple(zip(*map(_JOINT_VALUES, joints), strict=True)) or ((), (), ())
-        return layout.layout.fill((_stamp(kin, skew_nsec), *columns))
+        return layout.layout.fill((stamp, *columns))
 
     def _tf_layout(self, snapshot, full_check: bool = False) -> _TfLayout:
         edge_map = snapshot.child_to_parent_edge_map
@@ -144,7 +140,7 @@ class StateSerializer:
         return layout
 
     def transforms(self, kin: robot_state_pb2.KinematicState,
-                   skew_nsec: int) -> tuple[bytes, list[tuple[float, ...]]]:
+                   stamp: Stamp) -> tuple[bytes, list[tuple[float, ...]]]:
         """The dynamic /tf TFMessage, and each edge's (x, y, z, qx, qy, qz, qw)."""
         snapshot = kin.transforms_snapshot
         layout = self._tf_layout(snapshot)
@@ -156,13 +152,12 @@ class StateSerializer:
             layout = self._tf_layout(snapshot, full_check=True)
             poses = [_pose_values(edge_map[key].parent_tform_child, invert)
                      for key, invert in layout.plan]
-        stamp = _stamp(kin, skew_nsec)
         slots = []
         for pose in poses:
             slots += (stamp, pose)
         return layout.layout.fill(slots), poses
 
-    def odometry(self, kin: robot_state_pb2.KinematicState, skew_nsec: int,
+    def odometry(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
                  root_tform_body: tuple[float, ...]) -> bytes:
         qw = root_tform_body[6]
         velocity = (kin.velocity_of_body_in_vision if self.root == "vision"
@@ -171,7 +166,7 @@ class StateSerializer:
         lin, ang = velocity.linear, velocity.angular
         twist = (*_rotate(inverse, (lin.x, lin.y, lin.z)),
                  *_rotate(inverse, (ang.x, ang.y, ang.z)))
-        return self._odom.fill((_stamp(kin, skew_nsec), root_tform_body, twist))
+        return self._odom.fill((stamp, root_tform_body, twist))
 
     @property
     def tree_layout(self) -> object | None:
@@ -181,9 +176,10 @@ class StateSerializer:
     def serialize(self, kin: robot_state_pb2.KinematicState,
                   skew_nsec: int) -> tuple[bytes, bytes, bytes]:
         """(joint_states, odometry, /tf) CDR bytes for one kinematic state."""
-        tf_bytes, poses = self.transforms(kin, skew_nsec)
+        stamp = local_stamp(kin.acquisition_timestamp, skew_nsec)
+        tf_bytes, poses = self.transforms(kin, stamp)
         body_index = self._current_tf[1].body_index
         if body_index is None:
             raise KeyError(f"{self.body!r} is not a child of {self.root!r} in the tree")
-        return (self.joint_states(kin, skew_nsec),
-                self.odometry(kin, skew_nsec, poses[body_index]), tf_bytes)
+        return (self.joint_states(kin, stamp), self.odometry(kin, stamp, poses[body_index]),
+                tf_bytes)

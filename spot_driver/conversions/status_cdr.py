@@ -4,32 +4,32 @@ Produces what ``rclpy.serialization.serialize_message`` makes of the messages bu
 ``status`` (checked field by field in test_status_cdr.py), without building rclpy messages,
 so the statuses can be published at the full robot-state rate. Each message is one list of
 values and one ``struct`` pack, whose format is cached per shape (string lengths and
-sequence counts), see ``cdr.shaped_struct``. Enum values are the proto's.
+sequence counts), see ``cdr.ShapedMessage``. Enum values are the proto's.
 """
 
 import math
 
 from bosdyn.api import robot_state_pb2
 
-from spot_driver.conversions.cdr import ENCAPSULATION, shaped_struct, text
-from spot_driver.conversions.time import NSEC
+from spot_driver.conversions.cdr import ENCAPSULATION, ShapedMessage, text
+from spot_driver.conversions.time import NSEC, local_stamp
 
 Stamp = tuple[int, int]
 
 _HEADER = ("i", "I", "S")
 _BATTERY = (*_HEADER, "S", "d", "i", "I", "d", "d", "D", "B")
-_BATTERY_ARRAY = (*_HEADER, _BATTERY)
-_ROS_BATTERY = (*_HEADER, *"fffffffBBBB", "I", "I", "S", "S")
-_POWER = (*_HEADER, "B", "S", "B", "B", "B", "B", "d", "i", "I")
-_ESTOP_ARRAY = (*_HEADER, (*_HEADER, "S", "B", "B", "S"))
-_WIFI = (*_HEADER, "B", "S")
-_FEET = (*_HEADER, ("d", "d", "d", "B", "d"))
+_BATTERY_ARRAY = ShapedMessage((*_HEADER, _BATTERY))
+_ROS_BATTERY = ShapedMessage((*_HEADER, *"fffffffBBBB", "I", "I", "S", "S"))
+_POWER = ShapedMessage((*_HEADER, "B", "S", "B", "B", "B", "B", "d", "i", "I"))
+_ESTOP_ARRAY = ShapedMessage((*_HEADER, (*_HEADER, "S", "B", "B", "S")))
+_WIFI = ShapedMessage((*_HEADER, "B", "S"))
+_FEET = ShapedMessage((*_HEADER, ("d", "d", "d", "B", "d")))
 _SYSTEM_FAULT = ("S", "i", "I", "i", "I", "i", "Q", "S", ("S",), "B")
-_SYSTEM_FAULTS = (*_HEADER, _SYSTEM_FAULT, _SYSTEM_FAULT)
-_BEHAVIOR_FAULTS = (*_HEADER, ("I", "i", "I", "B", "B"))
-_MANIPULATOR = (*_HEADER, "d", "B", "d", "d", "d", "B", "B", *"dddddddddddd")
-_VECTOR3_STAMPED = (*_HEADER, "d", "d", "d")
-_TIME_SYNC = (*_HEADER, "B", "i", "I", "i", "I")
+_SYSTEM_FAULTS = ShapedMessage((*_HEADER, _SYSTEM_FAULT, _SYSTEM_FAULT))
+_BEHAVIOR_FAULTS = ShapedMessage((*_HEADER, ("I", "i", "I", "B", "B")))
+_MANIPULATOR = ShapedMessage((*_HEADER, "d", "B", "d", "d", "d", "B", "B", *"d" * 12))
+_VECTOR3_STAMPED = ShapedMessage((*_HEADER, "d", "d", "d"))
+_TIME_SYNC = ShapedMessage((*_HEADER, "B", "i", "I", "i", "I"))
 
 _NAN = math.nan
 _MISSING = robot_state_pb2.BatteryState.STATUS_MISSING
@@ -41,19 +41,9 @@ _ROS_BATTERY_STATUS = {
 _HEALTH_UNKNOWN, _TECHNOLOGY_LION = 0, 2
 
 
-def local_stamp(stamp, skew_nsec: int) -> Stamp:
-    """(sec, nanosec) in local time of a robot Timestamp (clamped at 0)."""
-    nsec = stamp.seconds * NSEC + stamp.nanos - skew_nsec
-    return divmod(nsec, NSEC) if nsec > 0 else (0, 0)
-
-
 def _duration(duration) -> Stamp:
     seconds, nanos = duration.seconds, duration.nanos
     return (seconds, nanos) if nanos >= 0 else (seconds - 1, nanos + NSEC)
-
-
-def _pack(spec: tuple, shape: list[int], values: list) -> bytes:
-    return shaped_struct(spec, tuple(shape)).pack(*values)
 
 
 class StatusSerializer:
@@ -119,7 +109,7 @@ class StatusSerializer:
             values += (sec, nsec, len(frame) + 1, frame, len(ident) + 1, ident, charge,
                        *runtime, current, voltage, len(temps), *temps, status)
             shape += (len(frame), len(ident), len(temps))
-        return _pack(_BATTERY_ARRAY, shape, values)
+        return _BATTERY_ARRAY.pack(tuple(shape), values)
 
     def _ros_battery(self, battery: tuple) -> bytes:
         """sensor_msgs/BatteryState: percentage 0..1, mean temperature, location = the
@@ -130,7 +120,7 @@ class StatusSerializer:
                    _NAN, _NAN, _NAN, charge / 100.0,
                    _ROS_BATTERY_STATUS.get(status, 0), _HEALTH_UNKNOWN, _TECHNOLOGY_LION,
                    status != _MISSING, 0, 0, len(ident) + 1, ident, 1, b"")
-        return _pack(_ROS_BATTERY, [len(self._frame), len(ident), 0], values)
+        return _ROS_BATTERY.pack((len(self._frame), len(ident), 0), values)
 
     def power_state(self, power, stamp: Stamp, skew_nsec: int) -> bytes:
         """spot_msgs/PowerState."""
@@ -144,7 +134,7 @@ class StatusSerializer:
                    power.locomotion_charge_percentage.value
                    if power.HasField("locomotion_charge_percentage") else _NAN,
                    *_duration(power.locomotion_estimated_runtime))
-        return _pack(_POWER, [len(self._frame), len(error)], values)
+        return _POWER.pack((len(self._frame), len(error)), values)
 
     def estop_states(self, estops, stamp: Stamp, skew_nsec: int) -> bytes:
         """spot_msgs/EStopStateArray."""
@@ -159,7 +149,7 @@ class StatusSerializer:
             values += (sec, nsec, len(frame) + 1, frame, len(name) + 1, name, estop.type,
                        estop.state, len(description) + 1, description)
             shape += (len(frame), len(name), len(description))
-        return _pack(_ESTOP_ARRAY, shape, values)
+        return _ESTOP_ARRAY.pack(tuple(shape), values)
 
     def wifi_state(self, comms_states, stamp: Stamp) -> bytes:
         """spot_msgs/WiFiState of the first comms state with a Wi-Fi section."""
@@ -171,7 +161,7 @@ class StatusSerializer:
                 break
         values = self._header(stamp)
         values += (mode, len(essid) + 1, essid)
-        return _pack(_WIFI, [len(self._frame), len(essid)], values)
+        return _WIFI.pack((len(self._frame), len(essid)), values)
 
     def foot_states(self, feet, stamp: Stamp) -> bytes:
         """spot_msgs/FootStateArray."""
@@ -181,7 +171,7 @@ class StatusSerializer:
             p = foot.foot_position_rt_body
             values += (p.x, p.y, p.z, foot.contact,
                        foot.terrain.ground_mu_est if foot.HasField("terrain") else _NAN)
-        return _pack(_FEET, [len(self._frame), len(feet)], values)
+        return _FEET.pack((len(self._frame), len(feet)), values)
 
     def system_faults(self, faults, stamp: Stamp, skew_nsec: int) -> bytes:
         """spot_msgs/SystemFaultState."""
@@ -201,7 +191,7 @@ class StatusSerializer:
                     values += (len(attribute) + 1, attribute)
                     shape.append(len(attribute))
                 values.append(fault.severity)
-        return _pack(_SYSTEM_FAULTS, shape, values)
+        return _SYSTEM_FAULTS.pack(tuple(shape), values)
 
     def behavior_faults(self, faults, stamp: Stamp, skew_nsec: int) -> bytes:
         """spot_msgs/BehaviorFaultState."""
@@ -210,7 +200,7 @@ class StatusSerializer:
         for fault in faults.faults:
             values += (fault.behavior_fault_id, *local_stamp(fault.onset_timestamp, skew_nsec),
                        fault.cause, fault.status)
-        return _pack(_BEHAVIOR_FAULTS, [len(self._frame), len(faults.faults)], values)
+        return _BEHAVIOR_FAULTS.pack((len(self._frame), len(faults.faults)), values)
 
     def manipulator_state(self, m, stamp: Stamp) -> bytes:
         """spot_msgs/ManipulatorState; the force is in the hand frame."""
@@ -221,14 +211,14 @@ class StatusSerializer:
         for velocity in (m.velocity_of_hand_in_odom, m.velocity_of_hand_in_vision):
             linear, angular = velocity.linear, velocity.angular
             values += (linear.x, linear.y, linear.z, angular.x, angular.y, angular.z)
-        return _pack(_MANIPULATOR, [len(self._frame)], values)
+        return _MANIPULATOR.pack((len(self._frame),), values)
 
     def end_effector_force(self, m, stamp: Stamp) -> bytes:
         """geometry_msgs/Vector3Stamped in the hand frame."""
         force = m.estimated_end_effector_force_in_hand
         values = self._header(stamp, self._hand)
         values += (force.x, force.y, force.z)
-        return _pack(_VECTOR3_STAMPED, [len(self._hand)], values)
+        return _VECTOR3_STAMPED.pack((len(self._hand),), values)
 
     def time_sync(self, stamp: Stamp, synchronized: bool, skew_nsec: int,
                   round_trip_nsec: int) -> bytes:
@@ -236,4 +226,4 @@ class StatusSerializer:
         values = self._header(stamp, b"")
         values += (synchronized, *divmod(int(skew_nsec), NSEC),
                    *divmod(int(round_trip_nsec), NSEC))
-        return _pack(_TIME_SYNC, [0], values)
+        return _TIME_SYNC.pack((0,), values)

@@ -20,6 +20,12 @@ def timestamp_to_nsec(stamp: Timestamp) -> int:
     return stamp.seconds * NSEC + stamp.nanos
 
 
+def local_stamp(stamp: Timestamp, skew_nsec: int) -> tuple[int, int]:
+    """(sec, nanosec) in local time of a robot Timestamp (clamped at 0), for CDR writers."""
+    nsec = stamp.seconds * NSEC + stamp.nanos - skew_nsec
+    return divmod(nsec, NSEC) if nsec > 0 else (0, 0)
+
+
 def local_time_msg(nsec: int) -> Time:
     """A builtin_interfaces/Time for local time ``nsec`` (clamped at 0)."""
     nsec = max(int(nsec), 0)

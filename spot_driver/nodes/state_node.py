@@ -22,7 +22,8 @@ from spot_driver.acquisition import Scheduler, Stream
 from spot_driver.connection import RobotConnection
 from spot_driver.conversions import frames, status
 from spot_driver.conversions.state_cdr import StateSerializer
-from spot_driver.conversions.status_cdr import StatusSerializer, local_stamp
+from spot_driver.conversions.status_cdr import StatusSerializer
+from spot_driver.conversions.time import local_stamp
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.state_cache import RobotStateCache
