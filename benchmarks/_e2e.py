@@ -167,14 +167,42 @@ def cpu_seconds(pid: int) -> float:
     return times.user + times.system
 
 
-def measure(pids: dict[str, int], window_s: float) -> tuple[dict[str, float], float, float]:
-    """CPU % of one core of each process over ``window_s``, and the window's wall times."""
+def thread_cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:
+    """CPU seconds of each thread of ``pid``, with its kernel name (Python threads all show
+    as ``python``; gRPC's C core as ``event_engine``, Fast DDS as ``dds.*``)."""
+    out = {}
+    for thread in psutil.Process(pid).threads():
+        try:
+            name = Path(f"/proc/{pid}/task/{thread.id}/comm").read_text().strip()
+        except OSError:
+            continue
+        out[thread.id] = (name, thread.user_time + thread.system_time)
+    return out
+
+
+def thread_groups(before: dict, after: dict, seconds: float) -> dict[str, float]:
+    """CPU % of one core per thread kind between two ``thread_cpu_seconds`` snapshots."""
+    groups: collections.Counter = collections.Counter()
+    for tid, (name, cpu) in after.items():
+        kind = "dds" if name.startswith("dds.") else name
+        groups[kind] += cpu - before.get(tid, (name, 0.0))[1]
+    return {k: round(100 * v / seconds, 1) for k, v in groups.most_common() if v > 0}
+
+
+def measure(pids: dict[str, int], window_s: float,
+            threads_of: str = "") -> tuple[dict[str, float], float, float]:
+    """CPU % of one core of each process over ``window_s``, and the window's wall times;
+    with ``threads_of``, also that process's CPU by thread kind (key ``<name>_threads``)."""
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    threads = thread_cpu_seconds(pids[threads_of]) if threads_of else None
     start = time.time()
     time.sleep(window_s)
     end = time.time()
     cpu = {name: round(100 * (cpu_seconds(pid) - before[name]) / (end - start), 2)
            for name, pid in pids.items()}
+    if threads_of:
+        cpu[f"{threads_of}_threads"] = thread_groups(
+            threads, thread_cpu_seconds(pids[threads_of]), end - start)
     return cpu, start, end
 
 
@@ -203,7 +231,7 @@ def ages_ms(samples: dict, names: list[str], start: float, end: float) -> np.nda
 
 
 PROFILE_GROUPS = (  # (group, substrings of "file:function" frames); first match wins
-    ("jpeg decode", ("simplejpeg", "PIL", "decode_jpeg")),
+    ("jpeg decode", ("simplejpeg", "PIL", "images.py:decode_pixels")),
     ("image conversion", ("conversions/images.py", "conversions/sensor_cdr.py")),
     ("point cloud conversion", ("conversions/point_cloud.py",)),
     ("state conversion", ("conversions/state_cdr.py", "conversions/status_cdr.py",

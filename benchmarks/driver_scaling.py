@@ -71,13 +71,14 @@ def run_point(subscriber: _e2e.Subscriber, robots: int, cameras: tuple[str, ...]
                 time.sleep(0.5)
             time.sleep(2.0)
             pids["subscriber"] = os.getpid()
-            cpu, start, end = _e2e.measure(pids, WINDOW_S)
+            cpu, start, end = _e2e.measure(pids, WINDOW_S, threads_of="driver0")
             delivered = _e2e.delivery(subscriber.samples, topics, start, end,
                                       tf_publishers=robots)
             profile = _e2e.profile(pids["driver0"], profile_s) if profile_s else None
         finally:
             _e2e.stop(*procs)
             subscriber.unsubscribe_all()
+    threads = cpu.pop("driver0_threads")
     drivers = sum(v for k, v in cpu.items() if k.startswith("driver"))
     sims = sum(v for k, v in cpu.items() if k.startswith("sim"))
     state = [v["delivered_percent"] for t, v in delivered.items()
@@ -90,6 +91,7 @@ def run_point(subscriber: _e2e.Subscriber, robots: int, cameras: tuple[str, ...]
             "megabytes_per_s": round(sum(v["bytes_per_s"] for v in delivered.values()) / 1e6, 2),
             "min_delivered_percent": min(v["delivered_percent"] for v in delivered.values()),
             "min_state_delivered_percent": min(state),
+            "driver_cpu_percent_by_thread": threads,
             **({"driver_profile": profile} if profile else {})}
 
 
@@ -106,14 +108,32 @@ def knee(costs: list[float]) -> float:
     return round(max(positive) / min(positive), 2) if positive else float("nan")
 
 
+def series(run, values: tuple) -> list[dict]:
+    """Each point measured twice, ascending then descending, and averaged: this VM's speed
+    drifts by tens of percent over minutes, which would otherwise read as a knee."""
+    first = {v: run(v) for v in values}
+    second = {v: run(v) for v in reversed(values)}
+    points = []
+    for v in values:
+        a, b = first[v], second[v]
+        point = {k: (round((a[k] + b[k]) / 2, 2) if isinstance(a[k], float) else a[k])
+                 for k in a if k not in ("driver_profile", "driver_cpu_percent_by_thread")}
+        point["driver_cpu_percent_by_thread"] = a["driver_cpu_percent_by_thread"]
+        point["driver_cpu_percent_runs"] = [a["driver_cpu_percent"], b["driver_cpu_percent"]]
+        if "driver_profile" in a:
+            point["driver_profile"] = a["driver_profile"]
+        points.append(point)
+    return points
+
+
 def main() -> dict:
     subscriber = _e2e.Subscriber()
     try:
-        cameras = [run_point(subscriber, 1, ALL_CAMERAS[:n], 50.0, arm=True)
-                   for n in (1, 2, 4, 6)]
-        state = [run_point(subscriber, 1, (), hz, profile_s=PROFILE_S if hz == 200.0 else 0)
-                 for hz in (10.0, 50.0, 100.0, 200.0)]
-        robots = [run_point(subscriber, n, ("frontleft",), 50.0) for n in (1, 2, 4)]
+        cameras = series(lambda n: run_point(subscriber, 1, ALL_CAMERAS[:n], 50.0, arm=True),
+                         (1, 2, 4, 6))
+        state = series(lambda hz: run_point(subscriber, 1, (), hz, profile_s=PROFILE_S
+                                            if hz == 200.0 else 0), (10.0, 50.0, 100.0, 200.0))
+        robots = series(lambda n: run_point(subscriber, n, ("frontleft",), 50.0), (1, 2, 4))
     finally:
         subscriber.close()
     camera_costs = unit_costs(cameras, "cameras")

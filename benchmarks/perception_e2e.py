@@ -88,7 +88,8 @@ def main() -> dict:
         try:
             time.sleep(WARMUP_S)
             cpu, start, end = _e2e.measure({"driver": driver.pid, "sim": sim.pid,
-                                            "subscriber": os.getpid()}, WINDOW_S)
+                                            "subscriber": os.getpid()}, WINDOW_S,
+                                           threads_of="driver")
             per_topic = _e2e.delivery(subscriber.samples, wanted, start, end)
             images = [t.name for t in wanted if t.name.endswith("/image")]
             ages = _e2e.ages_ms(subscriber.samples, images, start, end)

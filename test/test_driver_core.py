@@ -125,6 +125,28 @@ def test_every_topic_arrives_within_5_s_with_a_valid_tree(world):
     assert ros.latest("/status/battery").battery_states[0].charge_percentage > 0
 
 
+def test_statuses_go_out_with_every_robot_state(world):
+    """status_rate defaults to robot_state_rate: each state's statuses carry its stamp."""
+    _sim, _driver, ros = world
+    start = time.monotonic()
+    time.sleep(2.0)
+
+    def since_start(topic: str) -> list:
+        return [m for t, m in ros.messages[topic] if t >= start]
+
+    joints = since_start("/joint_states")
+    assert len(joints) >= 80  # 50 Hz for 2 s
+    for topic in ("/status/feet", "/status/power", "/status/battery", "/status/estop",
+                  "/status/wifi", "/status/system_faults", "/status/behavior_faults"):
+        assert len(since_start(topic)) >= 0.9 * len(joints), topic
+    joint_stamps = {(m.header.stamp.sec, m.header.stamp.nanosec) for m in joints}
+    for topic in ("/status/feet", "/status/estop", "/status/wifi"):
+        stamp = since_start(topic)[-1].header.stamp
+        assert (stamp.sec, stamp.nanosec) in joint_stamps, topic
+    feet = since_start("/status/feet")[-1]
+    assert len(feet.states) == 4 and all(f.contact == f.CONTACT_MADE for f in feet.states)
+
+
 def test_services_fail_clearly_without_lease_and_change_nothing(world):
     sim, _, ros = world
     commands_before = len(sim.robot.commands)

@@ -11,8 +11,9 @@ import struct
 
 import numpy as np
 
+from spot_driver.conversions.cdr import ENCAPSULATION
+
 NSEC = 1_000_000_000
-_ENCAPSULATION = b"\x00\x01\x00\x00"
 _STAMP = struct.Struct("<iI")
 _FLOAT32 = 7  # sensor_msgs/PointField.FLOAT32
 
@@ -21,7 +22,7 @@ class _Writer:
     """Appends CDR primitives, aligning relative to the end of the encapsulation header."""
 
     def __init__(self) -> None:
-        self.buf = bytearray(_ENCAPSULATION)
+        self.buf = bytearray(ENCAPSULATION)
 
     def _align(self, size: int) -> None:
         self.buf += b"\x00" * ((-(len(self.buf) - 4)) % size)
