@@ -142,6 +142,17 @@ class Fuzz:
     def alive(self) -> None:
         assert self.driver.process.poll() is None, self.driver.output()[-3000:]
 
+    def settled_count(self, rpc: str, quiet: float = 0.1, timeout: float = 2.0) -> int:
+        """The number of ``rpc`` commands once none has arrived for ``quiet`` s."""
+        count, changed = len(self.sim.commands.commands(rpc)), time.monotonic()
+        deadline = changed + timeout
+        while time.monotonic() < min(deadline, changed + quiet):
+            time.sleep(0.01)
+            now = len(self.sim.commands.commands(rpc))
+            if now != count:
+                count, changed = now, time.monotonic()
+        return count
+
     def no_bad_commands(self) -> None:
         problems = self.sim.commands.problems(self.sim.clock.now_nsec())
         assert not problems, problems[:5]
@@ -213,7 +224,7 @@ def test_cmd_vel(world):
     @settings(FUZZ, max_examples=SERVICE_CASES)
     @given(twists)
     def case(twist):
-        before = len(world.sim.commands.commands("RobotCommand"))
+        before = world.settled_count("RobotCommand")  # the previous case's commands are in
         world.publish("/cmd_vel", Twist, twist)
         time.sleep(0.03)
         world.alive()

@@ -167,7 +167,7 @@ def _pose_matrix(pose: geometry_pb2.SE3Pose, what: str) -> np.ndarray:
     p, r = pose.position, pose.rotation
     _check_finite((p.x, p.y, p.z, r.w, r.x, r.y, r.z), what)
     rotation = Quat(r.w, r.x, r.y, r.z) if abs(r.w) + abs(r.x) + abs(r.y) + abs(r.z) > 1e-9 \
-        else Quat()
+        else Quat(1.0, 0.0, 0.0, 0.0)  # Quat() holds ints, which normalize() cannot divide
     rotation.normalize()
     return SE3Pose(p.x, p.y, p.z, rotation).to_matrix()
 
