@@ -134,7 +134,6 @@ def shaped_struct(spec: tuple, shape: tuple[int, ...]) -> struct.Struct:
         offset += pad + size * count
 
     def walk(items: tuple) -> None:
-        nonlocal offset
         for item in items:
             if isinstance(item, tuple):
                 count = next(sizes)

@@ -14,9 +14,7 @@ from spot_driver.conversions import frames
 from spot_driver.conversions.cdr import Layout, LayoutWriter
 from spot_driver.conversions.joint_states import urdf_joint_name
 from spot_driver.conversions.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
-from spot_driver.conversions.time import local_stamp
-
-Stamp = tuple[int, int]  # (sec, nanosec), local time
+from spot_driver.conversions.time import Stamp, local_stamp
 
 
 def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]):

@@ -12,9 +12,7 @@ import math
 from bosdyn.api import robot_state_pb2
 
 from spot_driver.conversions.cdr import ENCAPSULATION, ShapedMessage, text
-from spot_driver.conversions.time import NSEC, local_stamp
-
-Stamp = tuple[int, int]
+from spot_driver.conversions.time import NSEC, Stamp, duration_parts, local_stamp
 
 _HEADER = ("i", "I", "S")
 _BATTERY = (*_HEADER, "S", "d", "i", "I", "d", "d", "D", "B")
@@ -39,11 +37,6 @@ _ROS_BATTERY_STATUS = {
     robot_state_pb2.BatteryState.STATUS_DISCHARGING: 2,  # POWER_SUPPLY_STATUS_DISCHARGING
 }
 _HEALTH_UNKNOWN, _TECHNOLOGY_LION = 0, 2
-
-
-def _duration(duration) -> Stamp:
-    seconds, nanos = duration.seconds, duration.nanos
-    return (seconds, nanos) if nanos >= 0 else (seconds - 1, nanos + NSEC)
 
 
 class StatusSerializer:
@@ -93,7 +86,7 @@ class StatusSerializer:
                         else stamp,
                         text(b.identifier),
                         b.charge_percentage.value if b.HasField("charge_percentage") else _NAN,
-                        _duration(b.estimated_runtime),
+                        duration_parts(b.estimated_runtime),
                         b.current.value if b.HasField("current") else _NAN,
                         b.voltage.value if b.HasField("voltage") else _NAN,
                         b.temperatures[:], b.status))
@@ -133,7 +126,7 @@ class StatusSerializer:
                    power.wifi_radio_power_state,
                    power.locomotion_charge_percentage.value
                    if power.HasField("locomotion_charge_percentage") else _NAN,
-                   *_duration(power.locomotion_estimated_runtime))
+                   *duration_parts(power.locomotion_estimated_runtime))
         return _POWER.pack((len(self._frame), len(error)), values)
 
     def estop_states(self, estops, stamp: Stamp, skew_nsec: int) -> bytes:
@@ -184,7 +177,7 @@ class StatusSerializer:
                 name, error = text(fault.name), text(fault.error_message)
                 attributes = [text(a) for a in fault.attributes]
                 values += (len(name) + 1, name, *local_stamp(fault.onset_timestamp, skew_nsec),
-                           *_duration(fault.duration), fault.code, fault.uid,
+                           *duration_parts(fault.duration), fault.code, fault.uid,
                            len(error) + 1, error, len(attributes))
                 shape += (len(name), len(error), len(attributes))
                 for attribute in attributes:

@@ -9,6 +9,7 @@ from google.protobuf.duration_pb2 import Duration as DurationProto
 from google.protobuf.timestamp_pb2 import Timestamp
 
 NSEC = 1_000_000_000
+Stamp = tuple[int, int]  # (sec, nanosec) of a builtin_interfaces Time or Duration
 
 
 def robot_to_local_nsec(robot_nsec: int | np.ndarray, skew_nsec: int) -> int | np.ndarray:
@@ -20,7 +21,7 @@ def timestamp_to_nsec(stamp: Timestamp) -> int:
     return stamp.seconds * NSEC + stamp.nanos
 
 
-def local_stamp(stamp: Timestamp, skew_nsec: int) -> tuple[int, int]:
+def local_stamp(stamp: Timestamp, skew_nsec: int) -> Stamp:
     """(sec, nanosec) in local time of a robot Timestamp (clamped at 0), for CDR writers."""
     nsec = stamp.seconds * NSEC + stamp.nanos - skew_nsec
     return divmod(nsec, NSEC) if nsec > 0 else (0, 0)
@@ -37,9 +38,15 @@ def robot_stamp_to_msg(stamp: Timestamp, skew_nsec: int) -> Time:
     return local_time_msg(robot_to_local_nsec(timestamp_to_nsec(stamp), skew_nsec))
 
 
+def duration_parts(duration: DurationProto) -> Stamp:
+    """(sec, nanosec) of a protobuf Duration, nanosec made non-negative as ROS wants."""
+    seconds, nanos = duration.seconds, duration.nanos
+    return (seconds, nanos) if nanos >= 0 else (seconds - 1, nanos + NSEC)
+
+
 def duration_msg(duration: DurationProto) -> Duration:
-    return Duration(sec=duration.seconds, nanosec=duration.nanos) if duration.nanos >= 0 \
-        else Duration(sec=duration.seconds - 1, nanosec=duration.nanos + NSEC)
+    sec, nanosec = duration_parts(duration)
+    return Duration(sec=sec, nanosec=nanosec)
 
 
 def duration_msg_from_nsec(nsec: int) -> Duration:
