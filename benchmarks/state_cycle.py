@@ -6,6 +6,11 @@ manipulation and end-effector force. It is timed on a sequence of consecutive st
 simulated Spot with an arm, 4 batteries and one active fault of each kind, so no cache can
 hold a whole answer.
 
+joint_states, odometry and /tf are read from the kinematic state's wire bytes through a
+template of an earlier state (spot_driver/conversions/kinematic_wire.py); the JSON counts the
+template's reads and misses, and times the protobuf-object read it replaced
+(part_kinematics_protobuf_read_us).
+
 Floors measured in the same run, in alternating rounds (ratios are per round, then median):
 copying the RobotState bytes (memcpy), parsing them (protobuf), only reading every value the
 set carries through protobuf's Python API (the read floor of any Python conversion), and
@@ -218,8 +223,11 @@ def main() -> dict:
                                              state_serializer.tree_layout.plan]), states), 1000),
         "full_set_message_path_us": (Cycler(message_path, states), 100),
         "publish_cycle_bytes_us": (publish_cycle, 500),
-        "part_joint_states_us": (lambda: state_serializer.joint_states(kin0, (1, 2)), 2000),
-        "part_tf_us": (lambda: state_serializer.transforms(kin0, (1, 2)), 2000),
+        "part_kinematics_us": (lambda: state_serializer.serialize(kin0, SKEW), 2000),
+        "part_kinematics_protobuf_read_us": (lambda: (
+            state_serializer.joint_states(kin0, (1, 2)),
+            state_serializer.odometry(kin0, (1, 2), state_serializer.transforms(
+                kin0, (1, 2))[1][state_serializer.tree_layout.body_index])), 1000),
         "part_statuses_us": (lambda: status_serializer.serialize(state0, (1, 2), SKEW), 1000),
     }
     rounds: dict[str, list[float]] = {key: [] for key in timers}
@@ -239,6 +247,8 @@ def main() -> dict:
         "frames_in_tree": len(kin0.transforms_snapshot.child_to_parent_edge_map),
         "joints": len(kin0.joint_states),
         "messages_per_cycle": len(cycle_bytes),
+        "kinematic_template_reads": state_serializer.template_reads,
+        "kinematic_template_misses": state_serializer.template_misses,
         "cycle_bytes": sum(len(b) for b in cycle_bytes),
         "full_set_cdr_to_parse": ratio("full_set_cdr_us", "protobuf_parse_us"),
         "read_floor_to_parse": ratio("read_floor_us", "protobuf_parse_us"),

@@ -56,8 +56,57 @@ def _same_outside_padding(fast: bytes, slow: bytes, padding: list[int]) -> None:
 def test_fast_path_equals_message_path(x, y, z, yaw, roll, joints, velocity, stamp_ns, has_arm,
                                        root, prefix):
     kin = _kinematic_state(x, y, z, yaw, roll, joints, velocity, stamp_ns, has_arm)
-    skew = 12_345_678_901
     serializer = StateSerializer(root, prefix)
+    _assert_like_message_path(serializer, kin, root, prefix)
+
+
+zero_or_finite = st.one_of(st.just(0.0), finite)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(zero_or_finite, zero_or_finite, st.floats(-math.pi, math.pi),
+                          st.lists(zero_or_finite, min_size=3, max_size=3),
+                          st.tuples(zero_or_finite, zero_or_finite, zero_or_finite),
+                          st.integers(20 * 10**9, 2 * 10**18)), min_size=2, max_size=8),
+       st.booleans(), st.sampled_from(["odom", "vision"]))
+def test_state_after_state_equals_message_path(sequence, has_arm, root):
+    """One serializer over changing states: read through the wire template while the
+    shape holds, through protobuf when a value turns 0 (leaves the wire) or back."""
+    serializer = StateSerializer(root, "r/")
+    for x, y, yaw, joints, velocity, stamp_ns in sequence:
+        kin = _kinematic_state(x, y, 0.4, yaw, 0.0, joints, velocity, stamp_ns, has_arm)
+        _assert_like_message_path(serializer, kin, root, "r/")
+
+
+def test_the_wire_template_reads_states_of_the_same_shape():
+    states = [_kinematic_state(1.0 + i, 2.0, 0.5, 0.1 * i + 0.01, 0.1, [0.1 + i, 0.2, 0.3],
+                               (0.1, 0.2, 0.3 + i), 10**12 + 5 * 10**8 + i * 10**7, True)
+              for i in range(20)]
+    serializer = StateSerializer("odom")
+    for kin in states:
+        _assert_like_message_path(serializer, kin, "odom", "")
+    learned = serializer.template_misses  # one per shape (a rotation term comes and goes)
+    assert 1 <= learned <= 8 and serializer.template_reads == 20 - learned
+    for kin in states:  # every shape now has its template
+        _assert_like_message_path(serializer, kin, "odom", "")
+    assert serializer.template_misses == learned and serializer.template_reads == 40 - learned
+    renamed = states[0].__deepcopy__()
+    renamed.joint_states[0].name = "fl.hz"
+    _assert_like_message_path(serializer, renamed, "odom", "")
+    assert serializer.template_misses == learned + 1
+
+
+def test_a_state_with_unknown_fields_is_read_through_protobuf():
+    kin = _kinematic_state(1.0, 2.0, 0.5, 0.3, 0.1, [0.1, 0.2], (0.1, 0.2, 0.3), 10**12, True)
+    kin.MergeFromString(b"\xa8\x06\x01")  # field 101, from a newer robot
+    serializer = StateSerializer("odom")
+    for _ in range(3):
+        _assert_like_message_path(serializer, kin, "odom", "")
+    assert serializer.template_reads == 0 and serializer.template_misses == 3
+
+
+def _assert_like_message_path(serializer, kin, root, prefix):
+    skew = 12_345_678_901
     fast_joints, fast_odom, fast_tf = serializer.serialize(kin, skew)
 
     slow_joints = joint_state_msg(kin, skew, prefix)

@@ -13,6 +13,7 @@ from bosdyn.api import robot_state_pb2
 from spot_driver.conversions import frames
 from spot_driver.conversions.cdr import Layout, LayoutWriter
 from spot_driver.conversions.joint_states import urdf_joint_name
+from spot_driver.conversions.kinematic_wire import KinematicTemplate
 from spot_driver.conversions.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
 from spot_driver.conversions.time import Stamp, local_stamp
 
@@ -36,11 +37,14 @@ def _covariance(diagonal) -> list[float]:
 def _pose_values(pose, invert: bool) -> tuple[float, ...]:
     """(x, y, z, qx, qy, qz, qw) of a geometry SE3Pose proto, inverted when asked."""
     p, r = pose.position, pose.rotation
-    q = (r.w, r.x, r.y, r.z)
-    t = (p.x, p.y, p.z)
-    if invert:
-        q = (q[0], -q[1], -q[2], -q[3])
-        t = _rotate(q, (-t[0], -t[1], -t[2]))
+    values = (p.x, p.y, p.z, r.x, r.y, r.z, r.w)
+    return _inverse(values) if invert else values
+
+
+def _inverse(pose: tuple[float, ...]) -> tuple[float, ...]:
+    """The inverse of an (x, y, z, qx, qy, qz, qw) pose."""
+    q = (pose[6], -pose[3], -pose[4], -pose[5])
+    t = _rotate(q, (-pose[0], -pose[1], -pose[2]))
     return (t[0], t[1], t[2], q[1], q[2], q[3], q[0])
 
 
@@ -78,14 +82,18 @@ class _TfLayout:
 
 
 FULL_CHECK_EVERY = 50  # cycles between full comparisons of joint names and tree shape
+MAX_TEMPLATES = 16  # kept at once; also the most learned in a burst (then 1 per 50 states)
 _JOINT_VALUES = operator.attrgetter("position.value", "velocity.value", "load.value")
 
 
 class StateSerializer:
     """Serialized joint_states, odometry and dynamic /tf for one RobotState.
 
-    Joint names and the tree's shape are compared in full every ``FULL_CHECK_EVERY`` cycles
-    and whenever their sizes change; in between, the cached layouts are reused.
+    ``serialize`` reads a state through a ``KinematicTemplate`` of an earlier state of the
+    same shape (see kinematic_wire); a state the template does not match is read through
+    protobuf (the methods below) and becomes the new template. There, joint names and the
+    tree's shape are compared in full every ``FULL_CHECK_EVERY`` cycles and whenever their
+    sizes change; in between, the cached layouts are reused.
     """
 
     def __init__(self, root: str, prefix: str = "", body_frame: str = "body") -> None:
@@ -96,6 +104,11 @@ class StateSerializer:
         self._current_tf: tuple[int, _TfLayout] | None = None
         self._joint_calls = 0
         self._tf_calls = 0
+        # Templates by serialized length: a value near 0 may come and go from the wire.
+        self._templates: dict[int, list[tuple[KinematicTemplate, _JointLayout, _TfLayout]]] = {}
+        self._learn_tokens = float(MAX_TEMPLATES)
+        self._tree_layout: _TfLayout | None = None
+        self.template_reads = self.template_misses = 0
         writer = LayoutWriter()
         writer.header(prefix + root)
         writer.string(prefix + body_frame)
@@ -157,27 +170,71 @@ class StateSerializer:
 
     def odometry(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
                  root_tform_body: tuple[float, ...]) -> bytes:
-        qw = root_tform_body[6]
         velocity = (kin.velocity_of_body_in_vision if self.root == "vision"
                     else kin.velocity_of_body_in_odom)
-        inverse = (qw, -root_tform_body[3], -root_tform_body[4], -root_tform_body[5])
         lin, ang = velocity.linear, velocity.angular
-        twist = (*_rotate(inverse, (lin.x, lin.y, lin.z)),
-                 *_rotate(inverse, (ang.x, ang.y, ang.z)))
+        return self._odometry(stamp, root_tform_body, (lin.x, lin.y, lin.z, ang.x, ang.y, ang.z))
+
+    def _odometry(self, stamp: Stamp, root_tform_body: tuple[float, ...],
+                  root_twist: tuple[float, ...]) -> bytes:
+        """Odometry with the twist (given in the root frame) turned into the body frame."""
+        inverse = (root_tform_body[6], -root_tform_body[3], -root_tform_body[4],
+                   -root_tform_body[5])
+        twist = (*_rotate(inverse, root_twist[:3]), *_rotate(inverse, root_twist[3:]))
         return self._odom.fill((stamp, root_tform_body, twist))
 
     @property
     def tree_layout(self) -> object | None:
         """The layout of the current tree shape; a new object whenever the shape changes."""
-        return self._current_tf[1] if self._current_tf else None
+        return self._tree_layout
 
     def serialize(self, kin: robot_state_pb2.KinematicState,
                   skew_nsec: int) -> tuple[bytes, bytes, bytes]:
         """(joint_states, odometry, /tf) CDR bytes for one kinematic state."""
         stamp = local_stamp(kin.acquisition_timestamp, skew_nsec)
+        data = kin.SerializeToString()
+        for template in self._templates.get(len(data), ()):
+            reading = template[0].read(data)
+            if reading is not None:
+                break
+        else:
+            return self._serialize_and_learn(kin, stamp, len(data))
+        self.template_reads += 1
+        self._learn_tokens = min(self._learn_tokens + 0.02, MAX_TEMPLATES)
+        _, joint_layout, tf_layout = template
+        self._tree_layout = tf_layout
+        positions, velocities, loads, twist, poses = reading
+        slots = []
+        for pose, (_, invert) in zip(poses, tf_layout.plan, strict=True):
+            slots += (stamp, _inverse(pose) if invert else pose)
+        return (joint_layout.layout.fill((stamp, positions, velocities, loads)),
+                self._odometry(stamp, slots[2 * tf_layout.body_index + 1], twist),
+                tf_layout.layout.fill(slots))
+
+    def _serialize_and_learn(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
+                             size: int) -> tuple[bytes, bytes, bytes]:
+        """``serialize`` through protobuf; the state becomes the template of its size while
+        learning tokens last (one a burst of shapes may spend, then one per 50 states)."""
+        self.template_misses += 1
+        learn = self._learn_tokens >= 1
+        if learn:  # the template must describe layouts checked in full against this state
+            self._current_joints = self._current_tf = None
         tf_bytes, poses = self.transforms(kin, stamp)
-        body_index = self._current_tf[1].body_index
-        if body_index is None:
+        tf_layout = self._current_tf[1]
+        self._tree_layout = tf_layout
+        if tf_layout.body_index is None:
             raise KeyError(f"{self.body!r} is not a child of {self.root!r} in the tree")
-        return (self.joint_states(kin, stamp), self.odometry(kin, stamp, poses[body_index]),
-                tf_bytes)
+        out = (self.joint_states(kin, stamp),
+               self.odometry(kin, stamp, poses[tf_layout.body_index]), tf_bytes)
+        if learn:
+            self._learn_tokens -= 1
+            if sum(map(len, self._templates.values())) >= MAX_TEMPLATES:
+                self._templates.clear()
+            try:
+                template = KinematicTemplate(kin, [key for key, _ in tf_layout.plan],
+                                             self.root == "vision")
+            except ValueError:
+                return out
+            self._templates.setdefault(size, []).append(
+                (template, self._current_joints[1], tf_layout))
+        return out
