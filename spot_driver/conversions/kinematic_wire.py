@@ -16,80 +16,10 @@ through protobuf and makes a new template from it.
 import operator
 import re
 import struct
-from collections.abc import Iterator
 
 from bosdyn.api import robot_state_pb2
-from google.protobuf.descriptor import Descriptor
 
-Path = tuple
-_VARINT, _FIXED64, _LENGTH_DELIMITED, _FIXED32 = 0, 1, 2, 5
-
-
-def _read_varint(data: bytes, i: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, i
-
-
-def leaves(data: bytes, descriptor: Descriptor, start: int = 0, end: int | None = None,
-           path: Path = ()) -> Iterator[tuple[Path, int, int, int]]:
-    """(path, wire type, start, end) of every scalar in serialized ``data`` of a message of
-    type ``descriptor``, in wire order. A path names fields, with the occurrence index after
-    a repeated field and the key after a map (string keys). Raises ValueError on a field the
-    descriptor does not have or bytes that are not a message."""
-    end = len(data) if end is None else end
-    counts: dict[str, int] = {}
-    i = start
-    while i < end:
-        tag, i = _read_varint(data, i)
-        wire_type = tag & 7
-        field = descriptor.fields_by_number.get(tag >> 3)
-        if field is None:
-            raise ValueError(f"{descriptor.name} has no field {tag >> 3}")
-        key: Path = (field.name,)
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            pass  # keyed below, once the entry's key is read
-        elif field.is_repeated:
-            key += (counts.get(field.name, 0),)
-            counts[field.name] = key[1] + 1
-        if wire_type == _VARINT:
-            j = i
-            while data[j] & 0x80:
-                j += 1
-            yield path + key, wire_type, i, j + 1
-            i = j + 1
-        elif wire_type in (_FIXED64, _FIXED32):
-            size = 8 if wire_type == _FIXED64 else 4
-            yield path + key, wire_type, i, i + size
-            i += size
-        elif wire_type == _LENGTH_DELIMITED:
-            length, i = _read_varint(data, i)
-            if field.message_type is None:
-                yield path + key, wire_type, i, i + length
-            else:
-                if field.message_type.GetOptions().map_entry:
-                    key += (_map_key(data, i, i + length),)
-                yield from leaves(data, field.message_type, i, i + length, path + key)
-            i += length
-        else:
-            raise ValueError(f"wire type {wire_type} in {descriptor.name}")
-        if i > end:
-            raise ValueError(f"{descriptor.name} runs past its end")
-
-
-def _map_key(data: bytes, start: int, end: int) -> str:
-    """The string key (field 1) of a serialized map entry."""
-    if data[start:start + 1] != b"\x0a":
-        raise ValueError("map entry without a string key first")
-    length, i = _read_varint(data, start + 1)
-    if i + length > end:
-        raise ValueError("map key runs past its entry")
-    return data[i:i + length].decode()
+from spot_driver.conversions.wire import FIXED64, LENGTH_DELIMITED, leaves
 
 
 class KinematicTemplate:
@@ -114,11 +44,11 @@ class KinematicTemplate:
                     for axis in axes)]
         wanted_index = {path: i for i, path in enumerate(wanted)}
         pattern, numbers, captured, position, unpacked = [], ["<"], [], 0, 0
-        for path, wire_type, start, end in leaves(data, sample.DESCRIPTOR):
-            if wire_type == _LENGTH_DELIMITED:
+        for path, _, wire_type, start, end in leaves(data, sample.DESCRIPTOR):
+            if wire_type == LENGTH_DELIMITED:
                 continue  # strings and bytes stay in the constant part
             pattern += (re.escape(data[position:start]), b".{%d}" % (end - start))
-            if wire_type == _FIXED64 and path in wanted_index:
+            if wire_type == FIXED64 and path in wanted_index:
                 numbers.append(f"{start - unpacked}xd")
                 unpacked = end
                 captured.append(path)
