@@ -86,15 +86,15 @@ def test_the_wire_template_reads_states_of_the_same_shape():
     serializer = StateSerializer("odom")
     for kin in states:
         _assert_like_message_path(serializer, kin, "odom", "")
-    learned = serializer.template_misses  # one per shape (a rotation term comes and goes)
-    assert 1 <= learned <= 8 and serializer.template_reads == 20 - learned
+    learned = serializer.templates.misses  # one per shape (a rotation term comes and goes)
+    assert 1 <= learned <= 8 and serializer.templates.reads == 20 - learned
     for kin in states:  # every shape now has its template
         _assert_like_message_path(serializer, kin, "odom", "")
-    assert serializer.template_misses == learned and serializer.template_reads == 40 - learned
+    assert serializer.templates.misses == learned and serializer.templates.reads == 40 - learned
     renamed = states[0].__deepcopy__()
     renamed.joint_states[0].name = "fl.hz"
     _assert_like_message_path(serializer, renamed, "odom", "")
-    assert serializer.template_misses == learned + 1
+    assert serializer.templates.misses == learned + 1
 
 
 def test_a_state_with_unknown_fields_is_read_through_protobuf():
@@ -103,7 +103,7 @@ def test_a_state_with_unknown_fields_is_read_through_protobuf():
     serializer = StateSerializer("odom")
     for _ in range(3):
         _assert_like_message_path(serializer, kin, "odom", "")
-    assert serializer.template_reads == 0 and serializer.template_misses == 3
+    assert serializer.templates.reads == 0 and serializer.templates.misses == 3
 
 
 def _assert_like_message_path(serializer, kin, root, prefix):

@@ -13,7 +13,6 @@ joint, a new frame, unknown fields), ``read`` returns None: the caller reads tha
 through protobuf and makes a new template from it.
 """
 
-import operator
 import re
 import struct
 
@@ -26,49 +25,51 @@ class KinematicTemplate:
     """Reads states shaped like ``sample``: joint positions, velocities and loads, the body
     twist (in vision or odom) and the poses of the child frames ``edge_keys``.
 
-    Raises ValueError when ``sample`` has fields protobuf's KinematicState does not.
+    ``read(data)`` gives the numbers of one state; the index lists say where each wanted
+    number is in them (0.0 for one absent from the wire). Raises ValueError when ``sample``
+    has fields protobuf's KinematicState does not.
     """
 
     def __init__(self, sample: robot_state_pb2.KinematicState, edge_keys: list[str],
                  velocity_in_vision: bool) -> None:
         data = sample.SerializeToString()
-        joints = range(len(sample.joint_states))
-        velocity = "velocity_of_body_in_vision" if velocity_in_vision \
-            else "velocity_of_body_in_odom"
-        edges = ("transforms_snapshot", "child_to_parent_edge_map")
-        wanted = [*(("joint_states", i, field, "value") for field in ("position", "velocity",
-                                                                       "load") for i in joints),
-                  *((velocity, part, axis) for part in ("linear", "angular") for axis in "xyz"),
-                  *((*edges, key, "value", "parent_tform_child", part, axis) for key in edge_keys
-                    for part, axes in (("position", "xyz"), ("rotation", "xyzw"))
-                    for axis in axes)]
-        wanted_index = {path: i for i, path in enumerate(wanted)}
-        pattern, numbers, captured, position, unpacked = [], ["<"], [], 0, 0
+        pattern, numbers, offsets, position, unpacked = [], ["<"], {}, 0, 0
         for path, _, wire_type, start, end in leaves(data, sample.DESCRIPTOR):
             if wire_type == LENGTH_DELIMITED:
                 continue  # strings and bytes stay in the constant part
             pattern += (re.escape(data[position:start]), b".{%d}" % (end - start))
-            if wire_type == FIXED64 and path in wanted_index:
+            if wire_type == FIXED64:
                 numbers.append(f"{start - unpacked}xd")
                 unpacked = end
-                captured.append(path)
+                offsets[path] = len(offsets)
             position = end
         pattern.append(re.escape(data[position:]))
         self._regex = re.compile(b"".join(pattern), re.DOTALL)
         self._unpack = struct.Struct("".join(numbers)).unpack_from
-        slot = {path: i for i, path in enumerate(captured)}
-        zero = len(captured)  # a wanted double absent from the wire (0.0) reads the last slot
-        self._pick = operator.itemgetter(*(slot.get(path, zero) for path in wanted))
-        self._joints = len(joints)
+        self.size = len(offsets) + 1  # values: the doubles, then a 0.0 for absent ones
 
-    def read(self, data: bytes) -> tuple | None:
-        """(positions, velocities, loads, twist, poses) of one serialized KinematicState, or
-        None when it is not shaped like the sample. twist is (vx, vy, vz, wx, wy, wz); each
-        pose (x, y, z, qx, qy, qz, qw), in the order of ``edge_keys``."""
+        def index(*path) -> int:
+            return offsets.get(path, len(offsets))
+
+        joints = range(len(sample.joint_states))
+        self.positions, self.velocities, self.loads = (
+            [index("joint_states", i, field, "value") for i in joints]
+            for field in ("position", "velocity", "load"))
+        velocity = "velocity_of_body_in_vision" if velocity_in_vision \
+            else "velocity_of_body_in_odom"
+        self.twist = [index(velocity, part, axis) for part in ("linear", "angular")
+                      for axis in "xyz"]
+        edges = ("transforms_snapshot", "child_to_parent_edge_map")
+        self.poses = [[index(*edges, key, "value", "parent_tform_child", part, axis)
+                       for part, axes in (("position", "xyz"), ("rotation", "xyzw"))
+                       for axis in axes] for key in edge_keys]
+        if any(key not in sample.transforms_snapshot.child_to_parent_edge_map
+               for key in edge_keys):
+            raise ValueError("a frame to read is not in the sample's tree")
+
+    def read(self, data: bytes) -> tuple[float, ...] | None:
+        """Every double of one serialized KinematicState then 0.0, or None when ``data`` is
+        not shaped like the sample."""
         if self._regex.fullmatch(data) is None:
             return None
-        values = self._pick((*self._unpack(data), 0.0))
-        n = self._joints
-        twist_end = 3 * n + 6
-        return (values[0:n], values[n:2 * n], values[2 * n:3 * n], values[3 * n:twist_end],
-                [values[i:i + 7] for i in range(twist_end, len(values), 7)])
+        return (*self._unpack(data), 0.0)

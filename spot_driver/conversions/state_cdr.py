@@ -6,6 +6,7 @@ padding), at a fraction of the cost: layouts are built once per joint list / tre
 """
 
 import operator
+from collections.abc import Callable
 
 import numpy as np
 from bosdyn.api import robot_state_pb2
@@ -16,6 +17,7 @@ from spot_driver.conversions.joint_states import urdf_joint_name
 from spot_driver.conversions.kinematic_wire import KinematicTemplate
 from spot_driver.conversions.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
 from spot_driver.conversions.time import Stamp, local_stamp
+from spot_driver.conversions.wire import TemplateCache
 
 
 def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]):
@@ -81,8 +83,41 @@ class _TfLayout:
         self.layout: Layout = writer.finish()
 
 
+class _KinematicWriter:
+    """joint_states, odometry and /tf of the states one KinematicTemplate reads: each message
+    one ``itemgetter`` over a pool of the state's numbers and the layouts' constant bytes."""
+
+    def __init__(self, template: KinematicTemplate, joints: _JointLayout, tf: _TfLayout,
+                 odometry: Callable[[Stamp, tuple, tuple], bytes]) -> None:
+        self.tree_layout = tf
+        inverted = [k for k, (_, invert) in enumerate(tf.plan) if invert]
+        self._inverted = [operator.itemgetter(*template.poses[k]) for k in inverted]
+        # pool: the template's values, the inverted poses (7 each), the stamp, the pieces
+        base = template.size
+        poses = list(template.poses)
+        for i, k in enumerate(inverted):
+            poses[k] = list(range(base + 7 * i, base + 7 * i + 7))
+        stamp = [base + 7 * len(inverted), base + 7 * len(inverted) + 1]
+        pieces = stamp[1] + 1
+        self._joints = joints.layout.packer(
+            [stamp, template.positions, template.velocities, template.loads], pieces)
+        pieces += len(joints.layout.pieces)
+        self._tf = tf.layout.packer([stamp if i % 2 == 0 else poses[i // 2]
+                                     for i in range(2 * len(poses))], pieces)
+        self._pieces = (*joints.layout.pieces, *tf.layout.pieces)
+        self._body = operator.itemgetter(*poses[tf.body_index])
+        self._twist = operator.itemgetter(*template.twist)
+        self._odometry = odometry
+
+    def serialize(self, values: tuple, stamp: Stamp) -> tuple[bytes, bytes, bytes]:
+        """(joint_states, odometry, /tf) of one state's ``values`` (``template.read``)."""
+        inverted = [number for get in self._inverted for number in _inverse(get(values))]
+        pool = (*values, *inverted, *stamp, *self._pieces)
+        return (self._joints(pool), self._odometry(stamp, self._body(pool),
+                                                   self._twist(values)), self._tf(pool))
+
+
 FULL_CHECK_EVERY = 50  # cycles between full comparisons of joint names and tree shape
-MAX_TEMPLATES = 16  # kept at once; also the most learned in a burst (then 1 per 50 states)
 _JOINT_VALUES = operator.attrgetter("position.value", "velocity.value", "load.value")
 
 
@@ -104,11 +139,8 @@ class StateSerializer:
         self._current_tf: tuple[int, _TfLayout] | None = None
         self._joint_calls = 0
         self._tf_calls = 0
-        # Templates by serialized length: a value near 0 may come and go from the wire.
-        self._templates: dict[int, list[tuple[KinematicTemplate, _JointLayout, _TfLayout]]] = {}
-        self._learn_tokens = float(MAX_TEMPLATES)
+        self.templates = TemplateCache()  # KinematicTemplate, with its _KinematicWriter
         self._tree_layout: _TfLayout | None = None
-        self.template_reads = self.template_misses = 0
         writer = LayoutWriter()
         writer.header(prefix + root)
         writer.string(prefix + body_frame)
@@ -188,35 +220,25 @@ class StateSerializer:
         """The layout of the current tree shape; a new object whenever the shape changes."""
         return self._tree_layout
 
-    def serialize(self, kin: robot_state_pb2.KinematicState,
-                  skew_nsec: int) -> tuple[bytes, bytes, bytes]:
-        """(joint_states, odometry, /tf) CDR bytes for one kinematic state."""
+    def serialize(self, kin: robot_state_pb2.KinematicState, skew_nsec: int,
+                  data: bytes | None = None) -> tuple[bytes, bytes, bytes]:
+        """(joint_states, odometry, /tf) CDR bytes for one kinematic state; ``data`` is its
+        serialization when the caller has it."""
         stamp = local_stamp(kin.acquisition_timestamp, skew_nsec)
-        data = kin.SerializeToString()
-        for template in self._templates.get(len(data), ()):
-            reading = template[0].read(data)
-            if reading is not None:
-                break
-        else:
-            return self._serialize_and_learn(kin, stamp, len(data))
-        self.template_reads += 1
-        self._learn_tokens = min(self._learn_tokens + 0.02, MAX_TEMPLATES)
-        _, joint_layout, tf_layout = template
-        self._tree_layout = tf_layout
-        positions, velocities, loads, twist, poses = reading
-        slots = []
-        for pose, (_, invert) in zip(poses, tf_layout.plan, strict=True):
-            slots += (stamp, _inverse(pose) if invert else pose)
-        return (joint_layout.layout.fill((stamp, positions, velocities, loads)),
-                self._odometry(stamp, slots[2 * tf_layout.body_index + 1], twist),
-                tf_layout.layout.fill(slots))
+        if data is None:
+            data = kin.SerializeToString()
+        found = self.templates.read(data)
+        if found is None:
+            return self._serialize_and_learn(kin, stamp, data)
+        values, writer = found
+        self._tree_layout = writer.tree_layout
+        return writer.serialize(values, stamp)
 
     def _serialize_and_learn(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
-                             size: int) -> tuple[bytes, bytes, bytes]:
-        """``serialize`` through protobuf; the state becomes the template of its size while
-        learning tokens last (one a burst of shapes may spend, then one per 50 states)."""
-        self.template_misses += 1
-        learn = self._learn_tokens >= 1
+                             data: bytes) -> tuple[bytes, bytes, bytes]:
+        """``serialize`` through protobuf; the state becomes a template when the cache may
+        learn one."""
+        learn = self.templates.may_learn
         if learn:  # the template must describe layouts checked in full against this state
             self._current_joints = self._current_tf = None
         tf_bytes, poses = self.transforms(kin, stamp)
@@ -227,14 +249,11 @@ class StateSerializer:
         out = (self.joint_states(kin, stamp),
                self.odometry(kin, stamp, poses[tf_layout.body_index]), tf_bytes)
         if learn:
-            self._learn_tokens -= 1
-            if sum(map(len, self._templates.values())) >= MAX_TEMPLATES:
-                self._templates.clear()
             try:
                 template = KinematicTemplate(kin, [key for key, _ in tf_layout.plan],
                                              self.root == "vision")
             except ValueError:
                 return out
-            self._templates.setdefault(size, []).append(
-                (template, self._current_joints[1], tf_layout))
+            self.templates.add(len(data), template, _KinematicWriter(
+                template, self._current_joints[1], tf_layout, self._odometry))
         return out

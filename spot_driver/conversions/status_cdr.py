@@ -2,17 +2,38 @@
 
 Produces what ``rclpy.serialization.serialize_message`` makes of the messages built by
 ``status`` (checked field by field in test_status_cdr.py), without building rclpy messages,
-so the statuses can be published at the full robot-state rate. Each message is one list of
-values and one ``struct`` pack, whose format is cached per shape (string lengths and
-sequence counts), see ``cdr.ShapedMessage``. Enum values are the proto's.
+so the statuses can be published at the full robot-state rate.
+
+Two steps: a state's status sections are first read into plain tuples (``Sections``), then
+each message is one list of values and one ``struct`` pack, whose format is cached per shape
+(string lengths and sequence counts), see ``cdr.ShapedMessage``. The read goes through a
+``StatusTemplate`` of an earlier state of the same shape when there is one (its numbers
+from the wire bytes, see ``wire.ShapeTemplate``), else through protobuf's objects, and that
+state becomes the next template. Enum values are the proto's.
 """
 
+import itertools
 import math
+import operator
 
 from bosdyn.api import robot_state_pb2
 
 from spot_driver.conversions.cdr import ENCAPSULATION, ShapedMessage, text
-from spot_driver.conversions.time import NSEC, Stamp, duration_parts, local_stamp
+from spot_driver.conversions.time import (
+    NSEC,
+    Stamp,
+    duration_parts,
+    local_stamp,
+    normalized_duration,
+)
+from spot_driver.conversions.wire import (
+    Path,
+    ShapeTemplate,
+    TemplateCache,
+    is_double,
+    is_time,
+    time_parts,
+)
 
 _HEADER = ("i", "I", "S")
 _BATTERY = (*_HEADER, "S", "d", "i", "I", "d", "d", "D", "B")
@@ -39,6 +60,235 @@ _ROS_BATTERY_STATUS = {
 _HEALTH_UNKNOWN, _TECHNOLOGY_LION = 0, 2
 
 
+# Sections: a state's status sections as plain values, what the packers below take.
+#   batteries   [(stamp, identifier, charge %, runtime, current, voltage, temperatures, status)]
+#   power       (stamp, motor, error message, shore, robot, payload ports, wifi radio,
+#                locomotion charge %, locomotion runtime)
+#   estops      [(stamp, name, type, state, description)]
+#   wifi        (mode, essid)
+#   feet        [(x, y, z, contact, ground mu)]
+#   faults, historical_faults
+#               [(name, onset, duration, code, uid, error message, attributes, severity)]
+#   behavior_faults [(id, onset, cause, status)]
+#   manipulator (gripper %, holding, force x y z, stow, carry, hand twist in odom, in vision)
+#               or None
+# Unset wrappers read NaN; stamps are local (sec, nanosec); strings are bytes (``text``).
+# A template read adds kinematic_bytes, the serialized kinematic state.
+Sections = dict
+
+# Where each value of a section element comes from while the template's shape holds (a
+# path under the element): "d" a double, "t" a Timestamp made local, "t?" the same or the
+# header stamp when the element has no timestamp, "r" a Duration, "l" a packed double
+# list; None a value that cannot change without changing the shape.
+_ELEMENT_SPECS = {
+    "batteries": (("t?", ("timestamp",)), None, ("d", ("charge_percentage", "value")),
+                  ("r", ("estimated_runtime",)), ("d", ("current", "value")),
+                  ("d", ("voltage", "value")), ("l", ("temperatures",)), None),
+    "power": (("t?", ("timestamp",)), None, None, None, None, None, None,
+              ("d", ("locomotion_charge_percentage", "value")),
+              ("r", ("locomotion_estimated_runtime",))),
+    "estops": (("t?", ("timestamp",)), None, None, None, None),
+    "wifi": (None, None),
+    "feet": (*(("d", ("foot_position_rt_body", axis)) for axis in "xyz"), None,
+             ("d", ("terrain", "ground_mu_est"))),
+    "faults": (None, ("t", ("onset_timestamp",)), ("r", ("duration",)), None, None, None,
+               None, None),
+    "behavior_faults": (None, ("t", ("onset_timestamp",)), None, None),
+    "manipulator": (("d", ("gripper_open_percentage",)), None,
+                    *(("d", ("estimated_end_effector_force_in_hand", axis)) for axis in "xyz"),
+                    None, None,
+                    *(("d", (velocity, part, axis))
+                      for velocity in ("velocity_of_hand_in_odom", "velocity_of_hand_in_vision")
+                      for part in ("linear", "angular") for axis in "xyz")),
+}
+_ELEMENT_SPECS["historical_faults"] = _ELEMENT_SPECS["faults"]
+# The RobotState path of each section (repeated sections: of their elements, by index).
+_SECTION_PATHS = {
+    "batteries": ("battery_states",), "power": ("power_state",), "estops": ("estop_states",),
+    "wifi": None, "feet": ("foot_state",), "faults": ("system_fault_state", "faults"),
+    "historical_faults": ("system_fault_state", "historical_faults"),
+    "behavior_faults": ("behavior_fault_state", "faults"), "manipulator": ("manipulator_state",),
+}
+_SINGULAR = ("power", "wifi", "manipulator")
+
+
+def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: int) -> Sections:
+    """A state's status sections through protobuf's objects (see ``Sections``)."""
+    def stamp_of(message) -> Stamp:
+        return local_stamp(message.timestamp, skew_nsec) if message.HasField("timestamp") \
+            else stamp
+
+    def wrapped(message, field: str) -> float:
+        return getattr(message, field).value if message.HasField(field) else _NAN
+
+    def fault(f) -> tuple:
+        return (text(f.name), local_stamp(f.onset_timestamp, skew_nsec),
+                duration_parts(f.duration), f.code, f.uid, text(f.error_message),
+                [text(a) for a in f.attributes], f.severity)
+
+    power = state.power_state
+    mode, essid = 0, b""
+    for comms in state.comms_states:
+        if comms.HasField("wifi_state"):
+            mode, essid = comms.wifi_state.current_mode, text(comms.wifi_state.essid)
+            break
+    manipulator = None
+    if state.HasField("manipulator_state"):
+        m = state.manipulator_state
+        force = m.estimated_end_effector_force_in_hand
+        manipulator = [m.gripper_open_percentage, m.is_gripper_holding_item, force.x, force.y,
+                       force.z, m.stow_state, m.carry_state]
+        for velocity in (m.velocity_of_hand_in_odom, m.velocity_of_hand_in_vision):
+            linear, angular = velocity.linear, velocity.angular
+            manipulator += (linear.x, linear.y, linear.z, angular.x, angular.y, angular.z)
+        manipulator = tuple(manipulator)
+    faults = state.system_fault_state
+    return {
+        "batteries": [(stamp_of(b), text(b.identifier), wrapped(b, "charge_percentage"),
+                       duration_parts(b.estimated_runtime), wrapped(b, "current"),
+                       wrapped(b, "voltage"), b.temperatures[:], b.status)
+                      for b in state.battery_states],
+        "power": (stamp_of(power), power.motor_power_state,
+                  text(power.motor_power_error_message), power.shore_power_state,
+                  power.robot_power_state, power.payload_ports_power_state,
+                  power.wifi_radio_power_state,
+                  wrapped(power, "locomotion_charge_percentage"),
+                  duration_parts(power.locomotion_estimated_runtime)),
+        "estops": [(stamp_of(e), text(e.name), e.type, e.state, text(e.state_description))
+                   for e in state.estop_states],
+        "wifi": (mode, essid),
+        "feet": [(f.foot_position_rt_body.x, f.foot_position_rt_body.y,
+                  f.foot_position_rt_body.z, f.contact,
+                  f.terrain.ground_mu_est if f.HasField("terrain") else _NAN)
+                 for f in state.foot_state],
+        "faults": [fault(f) for f in faults.faults],
+        "historical_faults": [fault(f) for f in faults.historical_faults],
+        "behavior_faults": [(f.behavior_fault_id, local_stamp(f.onset_timestamp, skew_nsec),
+                             f.cause, f.status) for f in state.behavior_fault_state.faults],
+        "manipulator": manipulator,
+    }
+
+
+def _present(message, path: Path) -> bool:
+    """Whether the sub-message at ``path`` (names and indices) is set in ``message``."""
+    for step in path[:-1]:
+        message = message[step] if isinstance(step, int) else getattr(message, step)
+    return message.HasField(path[-1])
+
+
+class StatusTemplate:
+    """Reads the status sections of states shaped like ``state`` from their wire bytes.
+
+    Each section element becomes one ``itemgetter`` over a pool of this state's numbers
+    (doubles, local stamps, durations, double lists) and the sample's constants. Stamps and
+    durations are decoded once per distinct raw value (they repeat across sections and
+    states). The kinematic state is not checked: it has its own template.
+    """
+
+    def __init__(self, data: bytes, state: robot_state_pb2.RobotState,
+                 sample: Sections) -> None:
+        self._wire = wire = ShapeTemplate(
+            data, state.DESCRIPTOR, numbers=is_double,
+            opaque=lambda path, field: path == _KINEMATICS or is_time(path, field))
+        double_slot = {path: i for i, path in enumerate(wire.doubles)}
+        blob_slot = {path: i for i, path in enumerate(wire.blobs)}
+        stamps, durations, lists, constants = [], [], [], []
+
+        def time_slots(path: Path) -> int:
+            return blob_slot.get(path, len(wire.blobs))  # absent: the b"" after the blobs
+
+        def ref(entry, value, base: Path) -> tuple[str, int]:
+            kind, path = (None, ()) if entry is None else (entry[0], base + entry[1])
+            if kind == "d" and path in double_slot:
+                return "d", double_slot[path]
+            if kind == "t?" and not _present(state, path):
+                return "h", 0
+            if kind in ("t", "t?"):
+                stamps.append(time_slots(path))
+                return "s", len(stamps) - 1
+            if kind == "r":
+                durations.append(time_slots(path))
+                return "r", len(durations) - 1
+            if kind == "l" and value:
+                first = double_slot[(*path, 0)]
+                lists.append((first, first + len(value)))
+                return "l", len(lists) - 1
+            constants.append(value)
+            return "c", len(constants) - 1
+
+        refs: dict[str, list] = {}
+        for key, spec in _ELEMENT_SPECS.items():
+            elements = [sample[key]] if key in _SINGULAR else sample[key]
+            if elements == [None]:
+                refs[key] = None
+                continue
+            base = _SECTION_PATHS[key] or ()
+            refs[key] = [[ref(entry, value, base if key in _SINGULAR else (*base, i))
+                          for entry, value in zip(spec, element, strict=True)]
+                         for i, element in enumerate(elements)]
+        sizes = [0, len(wire.doubles), len(stamps), len(durations), len(lists), 1]
+        starts = dict(zip("dsrlhc", itertools.accumulate(sizes), strict=True))
+        self._getters: dict[str, object] = {}
+        for key, element_refs in refs.items():
+            if element_refs is None:
+                self._getters[key] = None
+                continue
+            getters = [operator.itemgetter(*(starts[kind] + i for kind, i in element))
+                       for element in element_refs]
+            self._getters[key] = getters[0] if key in _SINGULAR else getters
+        self._constants = tuple(constants)
+        self._stamp_blobs = operator.itemgetter(*stamps, 0, 0)  # (, 0, 0): always a tuple
+        self._duration_blobs = operator.itemgetter(*durations, 0, 0)
+        self._lists = lists
+        self._stamps: dict[bytes, Stamp] = {}  # local stamps for self._skew
+        self._skew: int | None = None
+        self._durations: dict[bytes, Stamp] = {}
+        self._kinematics = blob_slot.get(_KINEMATICS)
+
+    def read(self, data: bytes, stamp: Stamp, skew_nsec: int) -> Sections | None:
+        """The sections of ``data`` (a serialized RobotState), or None when it is not shaped
+        like the template."""
+        numbers = self._wire.read(data)
+        if numbers is None:
+            return None
+        doubles, blobs = numbers
+        if skew_nsec != self._skew or len(self._stamps) > _MAX_CACHED:
+            self._stamps.clear()
+            self._skew = skew_nsec
+        if len(self._durations) > _MAX_CACHED:
+            self._durations.clear()
+        known, times = self._stamps, self._stamp_blobs(blobs)[:-2]
+        stamps = [known.get(raw) or self._stamp(raw, skew_nsec) for raw in times]
+        known, times = self._durations, self._duration_blobs(blobs)[:-2]
+        durations = [known.get(raw) or self._duration(raw) for raw in times]
+        lists = tuple(list(doubles[a:b]) for a, b in self._lists)
+        pool = (*doubles, *stamps, *durations, *lists, stamp, *self._constants)
+        out = {"kinematic_bytes": None if self._kinematics is None
+               else blobs[self._kinematics]}
+        for key, getter in self._getters.items():
+            if getter is None:
+                out[key] = None
+            elif key in _SINGULAR:
+                out[key] = getter(pool)
+            else:
+                out[key] = [get(pool) for get in getter]
+        return out
+
+    def _stamp(self, raw: bytes, skew_nsec: int) -> Stamp:
+        seconds, nanos = time_parts(raw)
+        nsec = seconds * NSEC + nanos - skew_nsec
+        local = self._stamps[raw] = divmod(nsec, NSEC) if nsec > 0 else (0, 0)
+        return local
+
+    def _duration(self, raw: bytes) -> Stamp:
+        parts = self._durations[raw] = normalized_duration(*time_parts(raw))
+        return parts
+
+
+_MAX_CACHED = 256  # decoded stamps and durations kept
+_KINEMATICS = ("kinematic_state",)
+
+
 class StatusSerializer:
     """CDR bytes of every status message of one RobotState, keyed like the node's topics.
 
@@ -48,175 +298,149 @@ class StatusSerializer:
 
     def __init__(self, frame: str = "body", hand_frame: str = "hand") -> None:
         self._frame = text(frame)
+        self._frame_field = (len(self._frame) + 1, self._frame)  # CDR string: length, bytes
         self._hand = text(hand_frame)
+        self.templates = TemplateCache()
+        self.kinematic_bytes: bytes | None = None
 
     def serialize(self, state: robot_state_pb2.RobotState, stamp: Stamp,
                   skew_nsec: int) -> dict[str, bytes | list[bytes]]:
         """``battery_state`` is a list (one sensor_msgs/BatteryState per battery); the
-        manipulator entries are present only when the state has a manipulator section."""
-        batteries = self._batteries(state.battery_states, stamp, skew_nsec)
+        manipulator entries are present only when the state has a manipulator section.
+        ``kinematic_bytes`` is then the serialized kinematic state when a template read it
+        (for ``StateSerializer.serialize``), else None."""
+        data = state.SerializeToString()
+        found = self.templates.read(data, stamp, skew_nsec)
+        self.kinematic_bytes = None
+        if found is not None:
+            sections = found[0]
+            self.kinematic_bytes = sections["kinematic_bytes"]
+        else:
+            sections = read_sections(state, stamp, skew_nsec)
+            if self.templates.may_learn:
+                try:
+                    self.templates.add(len(data), StatusTemplate(data, state, sections))
+                except ValueError:
+                    pass  # fields this SDK does not know: stay on the protobuf path
+        return self.pack(sections, stamp)
+
+    def pack(self, sections: Sections, stamp: Stamp) -> dict[str, bytes | list[bytes]]:
+        """Every status message of ``sections``."""
+        batteries = sections["batteries"]
         out = {
             "battery": self._battery_array(batteries, stamp),
             "battery_state": [self._ros_battery(b) for b in batteries],
-            "power": self.power_state(state.power_state, stamp, skew_nsec),
-            "estop": self.estop_states(state.estop_states, stamp, skew_nsec),
-            "wifi": self.wifi_state(state.comms_states, stamp),
-            "feet": self.foot_states(state.foot_state, stamp),
-            "system_faults": self.system_faults(state.system_fault_state, stamp, skew_nsec),
-            "behavior_faults": self.behavior_faults(state.behavior_fault_state, stamp,
-                                                    skew_nsec),
+            "power": self._power(sections["power"]),
+            "estop": self._estops(sections["estops"], stamp),
+            "wifi": self._wifi(sections["wifi"], stamp),
+            "feet": self._feet(sections["feet"], stamp),
+            "system_faults": self._system_faults(sections["faults"],
+                                                 sections["historical_faults"], stamp),
+            "behavior_faults": self._behavior_faults(sections["behavior_faults"], stamp),
         }
-        if state.HasField("manipulator_state"):
-            manipulator = state.manipulator_state
-            out["manipulation"] = self.manipulator_state(manipulator, stamp)
-            out["end_effector_force"] = self.end_effector_force(manipulator, stamp)
+        manipulator = sections["manipulator"]
+        if manipulator is not None:
+            out["manipulation"] = self._manipulator(manipulator, stamp)
+            out["end_effector_force"] = self._end_effector_force(manipulator, stamp)
         return out
 
-    def _header(self, stamp: Stamp, frame: bytes | None = None) -> list:
-        frame = self._frame if frame is None else frame
-        return [ENCAPSULATION, stamp[0], stamp[1], len(frame) + 1, frame]
-
-    @staticmethod
-    def _batteries(batteries, stamp: Stamp, skew_nsec: int) -> list[tuple]:
-        """Each battery's (stamp, identifier, charge %, runtime, current, voltage,
-        temperatures, status), read once for both battery messages."""
-        out = []
-        for b in batteries:
-            out.append((local_stamp(b.timestamp, skew_nsec) if b.HasField("timestamp")
-                        else stamp,
-                        text(b.identifier),
-                        b.charge_percentage.value if b.HasField("charge_percentage") else _NAN,
-                        duration_parts(b.estimated_runtime),
-                        b.current.value if b.HasField("current") else _NAN,
-                        b.voltage.value if b.HasField("voltage") else _NAN,
-                        b.temperatures[:], b.status))
-        return out
+    def _header(self, stamp: Stamp) -> list:
+        return [ENCAPSULATION, *stamp, *self._frame_field]
 
     def _battery_array(self, batteries: list[tuple], stamp: Stamp) -> bytes:
         """spot_msgs/BatteryStateArray."""
-        frame = self._frame
+        frame_field, frame_length = self._frame_field, len(self._frame)
         values = self._header(stamp)
         values.append(len(batteries))
-        shape = [len(frame), len(batteries)]
-        for (sec, nsec), ident, charge, runtime, current, voltage, temps, status in batteries:
-            values += (sec, nsec, len(frame) + 1, frame, len(ident) + 1, ident, charge,
+        shape = [frame_length, len(batteries)]
+        for battery_stamp, ident, charge, runtime, current, voltage, temps, status in batteries:
+            values += (*battery_stamp, *frame_field, len(ident) + 1, ident, charge,
                        *runtime, current, voltage, len(temps), *temps, status)
-            shape += (len(frame), len(ident), len(temps))
+            shape += (frame_length, len(ident), len(temps))
         return _BATTERY_ARRAY.pack(tuple(shape), values)
 
     def _ros_battery(self, battery: tuple) -> bytes:
         """sensor_msgs/BatteryState: percentage 0..1, mean temperature, location = the
         battery's identifier; unknown values NaN."""
         stamp, ident, charge, _runtime, current, voltage, temps, status = battery
-        values = self._header(stamp)
-        values += (voltage, sum(temps) / len(temps) if temps else _NAN, current,
-                   _NAN, _NAN, _NAN, charge / 100.0,
-                   _ROS_BATTERY_STATUS.get(status, 0), _HEALTH_UNKNOWN, _TECHNOLOGY_LION,
-                   status != _MISSING, 0, 0, len(ident) + 1, ident, 1, b"")
-        return _ROS_BATTERY.pack((len(self._frame), len(ident), 0), values)
+        return _ROS_BATTERY.pack((len(self._frame), len(ident), 0), (
+            ENCAPSULATION, *stamp, *self._frame_field, voltage,
+            sum(temps) / len(temps) if temps else _NAN, current, _NAN, _NAN, _NAN,
+            charge / 100.0, _ROS_BATTERY_STATUS.get(status, 0), _HEALTH_UNKNOWN,
+            _TECHNOLOGY_LION, status != _MISSING, 0, 0, len(ident) + 1, ident, 1, b""))
 
-    def power_state(self, power, stamp: Stamp, skew_nsec: int) -> bytes:
+    def _power(self, power: tuple) -> bytes:
         """spot_msgs/PowerState."""
-        if power.HasField("timestamp"):
-            stamp = local_stamp(power.timestamp, skew_nsec)
-        error = text(power.motor_power_error_message)
-        values = self._header(stamp)
-        values += (power.motor_power_state, len(error) + 1, error, power.shore_power_state,
-                   power.robot_power_state, power.payload_ports_power_state,
-                   power.wifi_radio_power_state,
-                   power.locomotion_charge_percentage.value
-                   if power.HasField("locomotion_charge_percentage") else _NAN,
-                   *duration_parts(power.locomotion_estimated_runtime))
-        return _POWER.pack((len(self._frame), len(error)), values)
+        stamp, motor, error, shore, robot, payload, wifi, charge, runtime = power
+        return _POWER.pack((len(self._frame), len(error)), (
+            ENCAPSULATION, *stamp, *self._frame_field, motor, len(error) + 1, error, shore,
+            robot, payload, wifi, charge, *runtime))
 
-    def estop_states(self, estops, stamp: Stamp, skew_nsec: int) -> bytes:
+    def _estops(self, estops: list[tuple], stamp: Stamp) -> bytes:
         """spot_msgs/EStopStateArray."""
-        frame = self._frame
+        frame_field, frame_length = self._frame_field, len(self._frame)
         values = self._header(stamp)
         values.append(len(estops))
-        shape = [len(frame), len(estops)]
-        for estop in estops:
-            sec, nsec = (local_stamp(estop.timestamp, skew_nsec) if estop.HasField("timestamp")
-                         else stamp)
-            name, description = text(estop.name), text(estop.state_description)
-            values += (sec, nsec, len(frame) + 1, frame, len(name) + 1, name, estop.type,
-                       estop.state, len(description) + 1, description)
-            shape += (len(frame), len(name), len(description))
+        shape = [frame_length, len(estops)]
+        for estop_stamp, name, kind, state, description in estops:
+            values += (*estop_stamp, *frame_field, len(name) + 1, name, kind, state,
+                       len(description) + 1, description)
+            shape += (frame_length, len(name), len(description))
         return _ESTOP_ARRAY.pack(tuple(shape), values)
 
-    def wifi_state(self, comms_states, stamp: Stamp) -> bytes:
+    def _wifi(self, wifi: tuple, stamp: Stamp) -> bytes:
         """spot_msgs/WiFiState of the first comms state with a Wi-Fi section."""
-        mode, essid = 0, b""
-        for comms in comms_states:
-            if comms.HasField("wifi_state"):
-                wifi = comms.wifi_state
-                mode, essid = wifi.current_mode, text(wifi.essid)
-                break
-        values = self._header(stamp)
-        values += (mode, len(essid) + 1, essid)
-        return _WIFI.pack((len(self._frame), len(essid)), values)
+        mode, essid = wifi
+        return _WIFI.pack((len(self._frame), len(essid)), (
+            ENCAPSULATION, *stamp, *self._frame_field, mode, len(essid) + 1, essid))
 
-    def foot_states(self, feet, stamp: Stamp) -> bytes:
+    def _feet(self, feet: list[tuple], stamp: Stamp) -> bytes:
         """spot_msgs/FootStateArray."""
         values = self._header(stamp)
         values.append(len(feet))
         for foot in feet:
-            p = foot.foot_position_rt_body
-            values += (p.x, p.y, p.z, foot.contact,
-                       foot.terrain.ground_mu_est if foot.HasField("terrain") else _NAN)
+            values += foot
         return _FEET.pack((len(self._frame), len(feet)), values)
 
-    def system_faults(self, faults, stamp: Stamp, skew_nsec: int) -> bytes:
+    def _system_faults(self, faults: list[tuple], historical: list[tuple],
+                       stamp: Stamp) -> bytes:
         """spot_msgs/SystemFaultState."""
         values = self._header(stamp)
         shape = [len(self._frame)]
-        for group in (faults.faults, faults.historical_faults):
+        for group in (faults, historical):
             values.append(len(group))
             shape.append(len(group))
-            for fault in group:
-                name, error = text(fault.name), text(fault.error_message)
-                attributes = [text(a) for a in fault.attributes]
-                values += (len(name) + 1, name, *local_stamp(fault.onset_timestamp, skew_nsec),
-                           *duration_parts(fault.duration), fault.code, fault.uid,
+            for name, onset, duration, code, uid, error, attributes, severity in group:
+                values += (len(name) + 1, name, *onset, *duration, code, uid,
                            len(error) + 1, error, len(attributes))
                 shape += (len(name), len(error), len(attributes))
                 for attribute in attributes:
                     values += (len(attribute) + 1, attribute)
                     shape.append(len(attribute))
-                values.append(fault.severity)
+                values.append(severity)
         return _SYSTEM_FAULTS.pack(tuple(shape), values)
 
-    def behavior_faults(self, faults, stamp: Stamp, skew_nsec: int) -> bytes:
+    def _behavior_faults(self, faults: list[tuple], stamp: Stamp) -> bytes:
         """spot_msgs/BehaviorFaultState."""
         values = self._header(stamp)
-        values.append(len(faults.faults))
-        for fault in faults.faults:
-            values += (fault.behavior_fault_id, *local_stamp(fault.onset_timestamp, skew_nsec),
-                       fault.cause, fault.status)
-        return _BEHAVIOR_FAULTS.pack((len(self._frame), len(faults.faults)), values)
+        values.append(len(faults))
+        for fault_id, onset, cause, status in faults:
+            values += (fault_id, *onset, cause, status)
+        return _BEHAVIOR_FAULTS.pack((len(self._frame), len(faults)), values)
 
-    def manipulator_state(self, m, stamp: Stamp) -> bytes:
+    def _manipulator(self, manipulator: tuple, stamp: Stamp) -> bytes:
         """spot_msgs/ManipulatorState; the force is in the hand frame."""
-        force = m.estimated_end_effector_force_in_hand
-        values = self._header(stamp)
-        values += (m.gripper_open_percentage, m.is_gripper_holding_item, force.x, force.y,
-                   force.z, m.stow_state, m.carry_state)
-        for velocity in (m.velocity_of_hand_in_odom, m.velocity_of_hand_in_vision):
-            linear, angular = velocity.linear, velocity.angular
-            values += (linear.x, linear.y, linear.z, angular.x, angular.y, angular.z)
-        return _MANIPULATOR.pack((len(self._frame),), values)
+        return _MANIPULATOR.pack((len(self._frame),), (
+            ENCAPSULATION, *stamp, *self._frame_field, *manipulator))
 
-    def end_effector_force(self, m, stamp: Stamp) -> bytes:
+    def _end_effector_force(self, manipulator: tuple, stamp: Stamp) -> bytes:
         """geometry_msgs/Vector3Stamped in the hand frame."""
-        force = m.estimated_end_effector_force_in_hand
-        values = self._header(stamp, self._hand)
-        values += (force.x, force.y, force.z)
-        return _VECTOR3_STAMPED.pack((len(self._hand),), values)
+        return _VECTOR3_STAMPED.pack((len(self._hand),), (
+            ENCAPSULATION, *stamp, len(self._hand) + 1, self._hand, *manipulator[2:5]))
 
     def time_sync(self, stamp: Stamp, synchronized: bool, skew_nsec: int,
                   round_trip_nsec: int) -> bytes:
         """spot_msgs/TimeSyncState (header without a frame, as the message path sends it)."""
-        values = self._header(stamp, b"")
-        values += (synchronized, *divmod(int(skew_nsec), NSEC),
-                   *divmod(int(round_trip_nsec), NSEC))
-        return _TIME_SYNC.pack((0,), values)
+        return _TIME_SYNC.pack((0,), (
+            ENCAPSULATION, *stamp, 1, b"", synchronized, *divmod(int(skew_nsec), NSEC),
+            *divmod(int(round_trip_nsec), NSEC)))

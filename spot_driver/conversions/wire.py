@@ -4,8 +4,9 @@ A robot sends the same message shape again and again: the same joint names, fram
 batteries and faults; only numbers change. A ``ShapeTemplate`` keeps one serialized message
 with its numbers cut out. A later message whose bytes equal it outside those numbers (one
 regex match: the constant bytes literal, each number any bytes of its length) has every
-number at the template's offset, so its doubles come out of one ``struct`` unpack and its
-varints out of one numpy pass, without protobuf's Python objects (about 0.2 us per value).
+number at the template's offset, so its doubles, and the bytes of its changing
+sub-messages (Timestamps, say), come out of one ``struct`` unpack each, without protobuf's
+Python objects (about 0.2 us per value).
 Anything else (a double that became exactly 0 and so left the wire, a renamed joint, a new
 fault, an enum that changed, unknown fields) fails the match; the caller then reads that
 message through protobuf and makes a new template of it.
@@ -15,7 +16,6 @@ import re
 import struct
 from collections.abc import Callable, Iterator
 
-import numpy as np
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 Path = tuple
@@ -36,7 +36,7 @@ def read_varint(data: bytes, i: int) -> tuple[int, int]:
 
 
 def leaves(data: bytes, descriptor: Descriptor, start: int = 0, end: int | None = None,
-           path: Path = (), opaque: Callable[[Path], bool] = lambda path: False,
+           path: Path = (), opaque: Callable[[Path, FieldDescriptor], bool] | None = None,
            ) -> Iterator[tuple[Path, FieldDescriptor, int, int, int]]:
     """(path, field, wire type, start, end) of every scalar in serialized ``data`` of a
     message of type ``descriptor``, in wire order; each element of a packed double list is
@@ -72,7 +72,7 @@ def leaves(data: bytes, descriptor: Descriptor, start: int = 0, end: int | None 
             i += size
         elif wire_type == LENGTH_DELIMITED:
             length, i = read_varint(data, i)
-            if message is not None and opaque(path + key):
+            if message is not None and opaque is not None and opaque(path + key, field):
                 yield path + key, field, wire_type, i, i + length
             elif message is not None:
                 if is_map:
@@ -106,59 +106,100 @@ def is_double(field: FieldDescriptor, wire_type: int) -> bool:
     return wire_type == FIXED64 and field.type == field.TYPE_DOUBLE
 
 
-def is_time_varint(field: FieldDescriptor, wire_type: int) -> bool:
-    """A Timestamp's or Duration's seconds or nanos."""
-    return wire_type == VARINT and field.containing_type.full_name in _TIME_TYPES
-
-
 class ShapeTemplate:
     """Serialized ``data`` of a ``descriptor`` message with its numbers cut out.
 
-    ``numbers(field, wire_type)`` picks the scalars that may change (say doubles and time
-    varints); every other byte must stay equal, but for the content of sub-messages at
-    ``opaque`` paths (their length must stay equal). ``doubles`` and ``varints`` list the
-    paths of the number slots, in wire order; ``read`` fills them.
+    ``numbers(field, wire_type)`` picks the scalars that may change (say doubles), and
+    ``opaque(path, field)`` the sub-messages whose content may change (say Timestamps, or a
+    section with a template of its own); their length may not. Every other byte must stay
+    equal. ``doubles`` and ``blobs`` list the paths of both, in wire order; ``read`` gives
+    the doubles' values and the opaque sub-messages' bytes.
     """
 
     def __init__(self, data: bytes, descriptor: Descriptor,
                  numbers: Callable[[FieldDescriptor, int], bool],
-                 opaque: Callable[[Path], bool] = lambda path: False) -> None:
-        pattern, doubles, varints = [], [], []
-        fmt, position, unpacked = ["<"], 0, 0
+                 opaque: Callable[[Path, FieldDescriptor], bool]) -> None:
+        pattern, doubles, blobs = [], [], []
+        double_fmt, blob_fmt, position, double_end, blob_end = ["<"], ["<"], 0, 0, 0
         for path, field, wire_type, start, end in leaves(data, descriptor, opaque=opaque):
-            hidden = field.message_type is not None  # an opaque sub-message
-            if not hidden and not numbers(field, wire_type):
+            blob = field.message_type is not None  # an opaque sub-message
+            if not blob and not numbers(field, wire_type):
                 continue  # constant: stays in the literal part
             pattern += (re.escape(data[position:start]), b".{%d}" % (end - start))
             position = end
-            if hidden:
-                continue
-            if wire_type == FIXED64:
-                fmt.append(f"{start - unpacked}xd")
-                unpacked = end
+            if blob:
+                blob_fmt.append(f"{start - blob_end}x{end - start}s")
+                blob_end = end
+                blobs.append(path)
+            elif wire_type == FIXED64:
+                double_fmt.append(f"{start - double_end}xd")
+                double_end = end
                 doubles.append(path)
-            else:
-                varints.append((path, start, end))
         pattern.append(re.escape(data[position:]))
         self._regex = re.compile(b"".join(pattern), re.DOTALL)
-        self._doubles = struct.Struct("".join(fmt)).unpack_from
+        self._doubles = struct.Struct("".join(double_fmt)).unpack_from
+        self._blobs = struct.Struct("".join(blob_fmt)).unpack_from
         self.doubles: list[Path] = doubles
-        self.varints: list[Path] = [path for path, _, _ in varints]
-        width = max((end - start for _, start, end in varints), default=1)
-        index = np.full((len(varints), width), len(data), dtype=np.intp)  # -> a zero byte
-        for row, (_, start, end) in enumerate(varints):
-            index[row, :end - start] = np.arange(start, end)
-        self._varint_index = index
-        self._shifts = np.arange(width, dtype=np.uint64) * np.uint64(7)
+        self.blobs: list[Path] = blobs
         self.size = len(data)
 
-    def read(self, data: bytes) -> tuple[tuple[float, ...], list[int]] | None:
-        """(doubles, varints) of ``data`` shaped like the template, else None. Varints are
-        read as int64 (two's complement), as protobuf's int64/int32 fields."""
+    def read(self, data: bytes) -> tuple[tuple[float, ...], tuple[bytes, ...]] | None:
+        """(doubles, blobs) of ``data`` shaped like the template, else None. The blobs end
+        in an extra b"" (index ``len(self.blobs)``: an empty sub-message, for one absent)."""
         if len(data) != self.size or self._regex.fullmatch(data) is None:
             return None
-        if not len(self._varint_index):
-            return self._doubles(data), []
-        raw = np.frombuffer(data + b"\x00", dtype=np.uint8)[self._varint_index]
-        values = ((raw & 0x7F).astype(np.uint64) << self._shifts).sum(axis=1, dtype=np.uint64)
-        return self._doubles(data), values.view(np.int64).tolist()
+        return self._doubles(data), (*self._blobs(data), b"")
+
+
+def time_parts(data: bytes) -> tuple[int, int]:
+    """(seconds, nanos) of a serialized google.protobuf Timestamp or Duration."""
+    parts, i = [0, 0], 0
+    while i < len(data):
+        tag, i = read_varint(data, i)
+        value, i = read_varint(data, i)
+        if tag in (0x08, 0x10):  # field 1 or 2, varint: int64/int32, two's complement
+            parts[(tag >> 3) - 1] = value - (1 << 64) if value >= 1 << 63 else value
+        else:
+            raise ValueError(f"unexpected field {tag >> 3} in a Timestamp/Duration")
+    return parts[0], parts[1]
+
+
+def is_time(path: Path, field: FieldDescriptor) -> bool:
+    """A Timestamp or Duration sub-message."""
+    return field.message_type is not None and field.message_type.full_name in _TIME_TYPES
+
+
+class TemplateCache:
+    """Templates kept by serialized size (a value near 0 may come and go from the wire, so
+    a message may take a few shapes in turn), with a budget for making new ones: ``MAX`` in
+    a burst, then one per 50 reads, so a robot whose messages never repeat their shape costs
+    the protobuf path plus a template now and then, not a template per message."""
+
+    MAX = 16
+
+    def __init__(self) -> None:
+        self._by_size: dict[int, list[tuple[object, object]]] = {}
+        self._tokens = float(self.MAX)
+        self.reads = self.misses = 0
+
+    def read(self, data: bytes, *args) -> tuple[object, object] | None:
+        """(what the first matching template's ``read(data, *args)`` gave, the extra kept with
+        that template), or None when no template of this size matches."""
+        for template, extra in self._by_size.get(len(data), ()):
+            result = template.read(data, *args)
+            if result is not None:
+                self.reads += 1
+                self._tokens = min(self._tokens + 0.02, self.MAX)
+                return result, extra
+        self.misses += 1
+        return None
+
+    @property
+    def may_learn(self) -> bool:
+        return self._tokens >= 1
+
+    def add(self, size: int, template: object, extra: object = None) -> None:
+        self._tokens -= 1
+        if sum(map(len, self._by_size.values())) >= self.MAX:
+            self._by_size.clear()
+        self._by_size.setdefault(size, []).append((template, extra))

@@ -138,8 +138,13 @@ class StateNode(Node):
         skew = sync[1] if sync[0] else self._connection.skew_nsec
         kin = state.kinematic_state
         stamp = local_stamp(kin.acquisition_timestamp, skew)
+        statuses = None
+        if self._cycle % self._status_every == 0:  # first: its template read has kin's bytes
+            statuses = self._status_serializer.serialize(state, stamp, skew)
+        self._cycle += 1
         try:
-            joints, odometry, transforms = self._serializer.serialize(kin, skew)
+            joints, odometry, transforms = self._serializer.serialize(
+                kin, skew, self._status_serializer.kinematic_bytes if statuses else None)
         except KeyError as exc:
             self.get_logger().error(f"cannot publish state: {exc}", throttle_duration_sec=5.0)
             return
@@ -153,14 +158,12 @@ class StateNode(Node):
                                                     self.prefix)
                 self._tf_static_pub.publish(TFMessage(transforms=static))
                 self._static_layout = self._serializer.tree_layout
-        if self._cycle % self._status_every == 0:
-            self._publish_status(state, stamp, skew, sync)
-        self._cycle += 1
+        if statuses is not None:
+            self._publish_status(statuses, sync)
 
-    def _publish_status(self, state, stamp: tuple[int, int], skew: int,
-                        sync: tuple[bool, int, int]) -> None:
+    def _publish_status(self, statuses: dict, sync: tuple[bool, int, int]) -> None:
         pubs = self._status_pubs
-        for key, data in self._status_serializer.serialize(state, stamp, skew).items():
+        for key, data in statuses.items():
             if key == "battery_state":
                 for battery in data:
                     self._battery_pub.publish(battery)
