@@ -28,6 +28,10 @@ from spot_msgs.msg import (
     TimeSyncState,
     WiFiState,
 )
+from spot_sim import SimConfig
+from spot_sim.clock import RobotClock
+from spot_sim.robot import SimRobot
+from spot_sim.state_report import robot_state
 
 SKEW = 12_345_678_901
 text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
@@ -109,12 +113,65 @@ def _same(fast: bytes, slow_msg) -> None:
 @settings(max_examples=150, deadline=None)
 @given(robot_states(), stamp_ns, st.sampled_from(["", "spot1/"]))
 def test_status_cdr_equals_message_path(state, cycle_ns, prefix):
+    _assert_like_message_path(StatusSerializer(prefix + "body", prefix + "hand"), state,
+                              cycle_ns, prefix)
+
+
+def _renumber(message, factor: float) -> None:
+    """Every double times ``factor`` and every Timestamp/Duration 1 ms later: the shape of
+    the message mostly stays (a 0 stays 0), its numbers do not."""
+    if message.DESCRIPTOR.full_name in ("google.protobuf.Timestamp",
+                                        "google.protobuf.Duration"):
+        message.FromNanoseconds(message.ToNanoseconds() + 1_000_003)
+        return
+    for field, value in message.ListFields():
+        if field.type == field.TYPE_MESSAGE:
+            for sub in (value if field.is_repeated else [value]):
+                _renumber(sub, factor)
+        elif field.type == field.TYPE_DOUBLE:
+            if field.is_repeated:
+                value[:] = [v * factor for v in value]
+            else:
+                setattr(message, field.name, value * factor)
+
+
+@settings(max_examples=80, deadline=None)
+@given(robot_states(), stamp_ns, st.lists(st.floats(0.5, 2.0), min_size=1, max_size=4))
+def test_state_after_state_equals_message_path(state, cycle_ns, factors):
+    """One serializer over states of one shape: all but the first read through its
+    template, each equal to the message path."""
+    serializer = StatusSerializer()
+    _renumber(state, 1.0)  # Durations normalised (sign of nanos) before the template is made
+    _assert_like_message_path(serializer, state, cycle_ns, "")
+    for factor in factors:
+        _renumber(state, factor)
+        cycle_ns += 20_000_000
+        _assert_like_message_path(serializer, state, cycle_ns, "")
+
+
+def test_states_of_a_simulated_robot_are_read_through_templates():
+    robot = SimRobot(SimConfig(has_arm=True), RobotClock(12.345))
+    serializer = StatusSerializer()
+    for i in range(30):
+        robot.step()
+        state = robot_state(robot)
+        state.battery_states.add().CopyFrom(state.battery_states[0])
+        fault = state.system_fault_state.faults.add(name="fan", code=17, severity=2,
+                                                    attributes=["cooling"])
+        fault.onset_timestamp.FromNanoseconds(10**18)
+        fault.duration.FromNanoseconds(10**9 + i * 10**7)
+        _assert_like_message_path(serializer, state, 10**18 + i * 10**7, "")
+        if serializer.kinematic_bytes is not None:
+            assert serializer.kinematic_bytes == state.kinematic_state.SerializeToString()
+    assert serializer.templates.reads >= 25, serializer.templates.misses
+
+
+def _assert_like_message_path(serializer, state, cycle_ns, prefix):
     sec, nanosec = divmod(cycle_ns, 10**9)
     header = Header(frame_id=prefix + "body")
     header.stamp.sec, header.stamp.nanosec = sec, nanosec
     hand = Header(stamp=header.stamp, frame_id=prefix + "hand")
-    out = StatusSerializer(prefix + "body", prefix + "hand").serialize(state, (sec, nanosec),
-                                                                       SKEW)
+    out = serializer.serialize(state, (sec, nanosec), SKEW)
     _same(out["battery"], status.battery_states(state, header, SKEW))
     ros = status.ros_battery_states(state, header, SKEW)
     assert len(out["battery_state"]) == len(ros)
