@@ -182,14 +182,15 @@ class StatusTemplate:
     Each section element becomes one ``itemgetter`` over a pool of this state's numbers
     (doubles, local stamps, durations, double lists) and the sample's constants. Stamps and
     durations are decoded once per distinct raw value (they repeat across sections and
-    states). The kinematic state is not checked: it has its own template.
+    states). Sections the statuses do not read (the kinematic state, which has a template of
+    its own, terrain, system and behavior state) are not checked, only their lengths.
     """
 
     def __init__(self, data: bytes, state: robot_state_pb2.RobotState,
                  sample: Sections) -> None:
         self._wire = wire = ShapeTemplate(
             data, state.DESCRIPTOR, numbers=is_double,
-            opaque=lambda path, field: path == _KINEMATICS or is_time(path, field))
+            opaque=lambda path, field: path[0] not in _READ or is_time(path, field))
         double_slot = {path: i for i, path in enumerate(wire.doubles)}
         blob_slot = {path: i for i, path in enumerate(wire.blobs)}
         stamps, durations, lists, constants = [], [], [], []
@@ -287,6 +288,8 @@ class StatusTemplate:
 
 _MAX_CACHED = 256  # decoded stamps and durations kept
 _KINEMATICS = ("kinematic_state",)
+_READ = {"power_state", "battery_states", "comms_states", "system_fault_state", "estop_states",
+         "behavior_fault_state", "foot_state", "manipulator_state"}
 
 
 class StatusSerializer:
