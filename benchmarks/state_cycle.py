@@ -6,10 +6,10 @@ manipulation and end-effector force. It is timed on a sequence of consecutive st
 simulated Spot with an arm, 4 batteries and one active fault of each kind, so no cache can
 hold a whole answer.
 
-joint_states, odometry and /tf are read from the kinematic state's wire bytes through a
-template of an earlier state (spot_driver/conversions/kinematic_wire.py); the JSON counts the
-template's reads and misses, and times the protobuf-object read it replaced
-(part_kinematics_protobuf_read_us).
+The state is read from its wire bytes through templates of earlier states of the same shape
+(spot_driver/conversions/wire.py, kinematic_wire.py, status_cdr.StatusTemplate); the JSON
+counts the templates' reads and misses, and times the protobuf-object read the kinematic one
+replaced (part_kinematics_protobuf_read_us).
 
 Floors measured in the same run, in alternating rounds (ratios are per round, then median):
 copying the RobotState bytes (memcpy), parsing them (protobuf), only reading every value the
@@ -67,11 +67,13 @@ GOAL_RATIO_TO_PARSE = 10.0
 
 
 def realistic_states(count: int = STATES) -> list:
-    """Consecutive RobotStates as the robot sends them: 12 leg + 7 arm joints, 26 frames,
-    4 batteries, one system and one behavior fault."""
-    robot = SimRobot(SimConfig(has_arm=True), RobotClock(12.345))
+    """Consecutive RobotStates as the robot sends them at 50 Hz: 12 leg + 7 arm joints,
+    26 frames, 4 batteries, one system and one behavior fault (its onset the state's time)."""
+    clock = RobotClock(12.345)
+    robot = SimRobot(SimConfig(has_arm=True), clock)
     out = []
     for _ in range(count):
+        clock.jump(0.02)  # 50 Hz apart: a second of states, as the driver streams them
         robot.step()
         state = robot_state(robot)
         for i in range(1, 4):
@@ -250,6 +252,8 @@ def main() -> dict:
         "messages_per_cycle": len(cycle_bytes),
         "kinematic_template_reads": state_serializer.templates.reads,
         "kinematic_template_misses": state_serializer.templates.misses,
+        "status_template_reads": status_serializer.templates.reads,
+        "status_template_misses": status_serializer.templates.misses,
         "cycle_bytes": sum(len(b) for b in cycle_bytes),
         "full_set_cdr_to_parse": ratio("full_set_cdr_us", "protobuf_parse_us"),
         "read_floor_to_parse": ratio("read_floor_us", "protobuf_parse_us"),
