@@ -1,24 +1,17 @@
 """The numbers of a KinematicState read from its wire bytes through a template (fast path).
 
 Reading joint values and frame poses through protobuf's Python objects costs about 1 us per
-joint or frame, twice the parse of the whole RobotState. But from one state to the next only
-numbers change: the joint names, the frame tree, which fields are set and every length stay
-the same. A ``KinematicTemplate`` keeps one state's bytes with its numbers cut out; a later
-state whose bytes equal it outside those numbers (one regex match: the constant bytes
-literal, each number any bytes of its length) has every wanted double at the template's
-offset, so one ``struct`` unpack reads them all.
-
-When anything else changed (a double that became exactly 0 and so left the wire, a renamed
-joint, a new frame, unknown fields), ``read`` returns None: the caller reads that state
+joint or frame, twice the parse of the whole RobotState. From one state to the next only
+numbers change, so a ``wire.ShapeTemplate`` of one state reads the next one's doubles in one
+``struct`` unpack (see wire.py). ``KinematicTemplate`` adds where the wanted numbers are
+among them: each joint's position, velocity and load, the body twist and chosen frames'
+poses. A state the template does not fit makes ``read`` return None: the caller reads it
 through protobuf and makes a new template from it.
 """
 
-import re
-import struct
-
 from bosdyn.api import robot_state_pb2
 
-from spot_driver.conversions.wire import FIXED64, LENGTH_DELIMITED, leaves
+from spot_driver.conversions.wire import ShapeTemplate, is_time
 
 
 class KinematicTemplate:
@@ -32,20 +25,9 @@ class KinematicTemplate:
 
     def __init__(self, sample: robot_state_pb2.KinematicState, edge_keys: list[str],
                  velocity_in_vision: bool) -> None:
-        data = sample.SerializeToString()
-        pattern, numbers, offsets, position, unpacked = [], ["<"], {}, 0, 0
-        for path, _, wire_type, start, end in leaves(data, sample.DESCRIPTOR):
-            if wire_type == LENGTH_DELIMITED:
-                continue  # strings and bytes stay in the constant part
-            pattern += (re.escape(data[position:start]), b".{%d}" % (end - start))
-            if wire_type == FIXED64:
-                numbers.append(f"{start - unpacked}xd")
-                unpacked = end
-                offsets[path] = len(offsets)
-            position = end
-        pattern.append(re.escape(data[position:]))
-        self._regex = re.compile(b"".join(pattern), re.DOTALL)
-        self._unpack = struct.Struct("".join(numbers)).unpack_from
+        self._shape = ShapeTemplate(sample.SerializeToString(), sample.DESCRIPTOR,
+                                    opaque=is_time)
+        offsets = {path: i for i, path in enumerate(self._shape.doubles)}
         self.size = len(offsets) + 1  # values: the doubles, then a 0.0 for absent ones
 
         def index(*path) -> int:
@@ -70,6 +52,5 @@ class KinematicTemplate:
     def read(self, data: bytes) -> tuple[float, ...] | None:
         """Every double of one serialized KinematicState then 0.0, or None when ``data`` is
         not shaped like the sample."""
-        if self._regex.fullmatch(data) is None:
-            return None
-        return (*self._unpack(data), 0.0)
+        numbers = self._shape.read(data)
+        return None if numbers is None else (*numbers[0], 0.0)

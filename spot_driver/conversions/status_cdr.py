@@ -30,7 +30,6 @@ from spot_driver.conversions.wire import (
     Path,
     ShapeTemplate,
     TemplateCache,
-    is_double,
     is_time,
     time_parts,
 )
@@ -189,7 +188,7 @@ class StatusTemplate:
     def __init__(self, data: bytes, state: robot_state_pb2.RobotState,
                  sample: Sections) -> None:
         self._wire = wire = ShapeTemplate(
-            data, state.DESCRIPTOR, numbers=is_double,
+            data, state.DESCRIPTOR,
             opaque=lambda path, field: path[0] not in _READ or is_time(path, field))
         double_slot = {path: i for i, path in enumerate(wire.doubles)}
         blob_slot = {path: i for i, path in enumerate(wire.blobs)}

@@ -109,21 +109,20 @@ def is_double(field: FieldDescriptor, wire_type: int) -> bool:
 class ShapeTemplate:
     """Serialized ``data`` of a ``descriptor`` message with its numbers cut out.
 
-    ``numbers(field, wire_type)`` picks the scalars that may change (say doubles), and
-    ``opaque(path, field)`` the sub-messages whose content may change (say Timestamps, or a
-    section with a template of its own); their length may not. Every other byte must stay
-    equal. ``doubles`` and ``blobs`` list the paths of both, in wire order; ``read`` gives
-    the doubles' values and the opaque sub-messages' bytes.
+    The numbers are the doubles, and the sub-messages that ``opaque(path, field)`` picks
+    (say Timestamps, or a section with a template of its own): their content may change,
+    their length may not. Every other byte must stay equal. ``doubles`` and ``blobs`` list
+    the paths of both, in wire order; ``read`` gives the doubles' values and the opaque
+    sub-messages' bytes.
     """
 
     def __init__(self, data: bytes, descriptor: Descriptor,
-                 numbers: Callable[[FieldDescriptor, int], bool],
                  opaque: Callable[[Path, FieldDescriptor], bool]) -> None:
         pattern, doubles, blobs = [], [], []
         double_fmt, blob_fmt, position, double_end, blob_end = ["<"], ["<"], 0, 0, 0
         for path, field, wire_type, start, end in leaves(data, descriptor, opaque=opaque):
             blob = field.message_type is not None  # an opaque sub-message
-            if not blob and not numbers(field, wire_type):
+            if not blob and not is_double(field, wire_type):
                 continue  # constant: stays in the literal part
             pattern += (re.escape(data[position:start]), b".{%d}" % (end - start))
             position = end
