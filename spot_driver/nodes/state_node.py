@@ -5,6 +5,7 @@ up to two requests in flight, so the state rate holds while the executor and the
 threads are busy.
 """
 
+import time
 from collections.abc import Callable
 
 from builtin_interfaces.msg import Time
@@ -92,7 +93,9 @@ class StateNode(Node):
         self._battery_pub = self.create_publisher(RosBatteryState, "battery_state", qos.STREAM)
         self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
 
-        self.create_timer(1.0, self._poll_leases, callback_group=MutuallyExclusiveCallbackGroup())
+        self._leases_sent: tuple[list, float] | None = None  # (resources, monotonic time)
+        self.create_timer(LEASE_POLL_S, self._poll_leases,
+                          callback_group=MutuallyExclusiveCallbackGroup())
         self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
         self._scheduler = Scheduler([self.stream], workers=1, describe=describe)
         self._scheduler.start()
@@ -173,15 +176,22 @@ class StateNode(Node):
         self._time_sync_pub.publish(self._status_serializer.time_sync(now, *sync))
 
     def _poll_leases(self) -> None:
-        """The lease list from the connection supervisor's heartbeat (no extra RPC)."""
+        """The lease list from the connection supervisor's heartbeat (no extra RPC): once a
+        second, and as soon as it changes (the first heartbeat, a lease taken)."""
         if not self._connection.connected:
             return
         resources = self._connection.leases()
+        now = time.monotonic()
+        sent = self._leases_sent
+        if sent is not None and resources == sent[0] and now - sent[1] < 1.0:
+            return
+        self._leases_sent = (resources, now)
         header = Header(stamp=self.get_clock().now().to_msg())
         self._lease_pub.publish(status.lease_array(resources, header))
 
 
 OUT_OF_ORDER_NSEC = 1_000_000_000
+LEASE_POLL_S = 0.2
 
 
 class RobotStateStream(Stream):
