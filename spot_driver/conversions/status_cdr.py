@@ -17,21 +17,16 @@ import math
 import operator
 
 from bosdyn.api import robot_state_pb2
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from spot_driver.conversions.cdr import ENCAPSULATION, ShapedMessage, text
-from spot_driver.conversions.time import (
-    NSEC,
-    Stamp,
-    duration_parts,
-    local_stamp,
-    normalized_duration,
-)
+from spot_driver.conversions.time import NSEC, Stamp, duration_parts, local_stamp
 from spot_driver.conversions.wire import (
     Path,
     ShapeTemplate,
     TemplateCache,
     is_time,
-    time_parts,
 )
 
 _HEADER = ("i", "I", "S")
@@ -275,13 +270,11 @@ class StatusTemplate:
         return out
 
     def _stamp(self, raw: bytes, skew_nsec: int) -> Stamp:
-        seconds, nanos = time_parts(raw)
-        nsec = seconds * NSEC + nanos - skew_nsec
-        local = self._stamps[raw] = divmod(nsec, NSEC) if nsec > 0 else (0, 0)
+        local = self._stamps[raw] = local_stamp(Timestamp.FromString(raw), skew_nsec)
         return local
 
     def _duration(self, raw: bytes) -> Stamp:
-        parts = self._durations[raw] = normalized_duration(*time_parts(raw))
+        parts = self._durations[raw] = duration_parts(Duration.FromString(raw))
         return parts
 
 

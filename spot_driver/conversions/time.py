@@ -40,11 +40,7 @@ def robot_stamp_to_msg(stamp: Timestamp, skew_nsec: int) -> Time:
 
 def duration_parts(duration: DurationProto) -> Stamp:
     """(sec, nanosec) of a protobuf Duration, nanosec made non-negative as ROS wants."""
-    return normalized_duration(duration.seconds, duration.nanos)
-
-
-def normalized_duration(seconds: int, nanos: int) -> Stamp:
-    """(sec, nanosec) of a duration, nanosec made non-negative as ROS wants."""
+    seconds, nanos = duration.seconds, duration.nanos
     return (seconds, nanos) if nanos >= 0 else (seconds - 1, nanos + NSEC)
 
 

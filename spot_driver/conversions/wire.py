@@ -150,19 +150,6 @@ class ShapeTemplate:
         return self._doubles(data), (*self._blobs(data), b"")
 
 
-def time_parts(data: bytes) -> tuple[int, int]:
-    """(seconds, nanos) of a serialized google.protobuf Timestamp or Duration."""
-    parts, i = [0, 0], 0
-    while i < len(data):
-        tag, i = read_varint(data, i)
-        value, i = read_varint(data, i)
-        if tag in (0x08, 0x10):  # field 1 or 2, varint: int64/int32, two's complement
-            parts[(tag >> 3) - 1] = value - (1 << 64) if value >= 1 << 63 else value
-        else:
-            raise ValueError(f"unexpected field {tag >> 3} in a Timestamp/Duration")
-    return parts[0], parts[1]
-
-
 def is_time(path: Path, field: FieldDescriptor) -> bool:
     """A Timestamp or Duration sub-message."""
     return field.message_type is not None and field.message_type.full_name in _TIME_TYPES
