@@ -2,21 +2,16 @@
 
 from glob import glob
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 PACKAGE = "spot_driver"
 
 setup(
     name=PACKAGE,
     version="0.1.0",
-    packages=[
-        "spot_driver",
-        "spot_driver.nodes",
-        "spot_driver.conversions",
-        "spot_sim",
-        "spot_sim.services",
-        "spot_sim.mission",
-    ],
+    # Found, not listed: a capability's new sub-package is installed without touching this file.
+    packages=find_packages(include=["spot_driver", "spot_driver.*", "spot_sim", "spot_sim.*"]),
+    package_data={"": ["*.yaml"]},  # e.g. spot_sim/choreography/moves.yaml
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),

@@ -16,7 +16,8 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import Image as ImageMsg
 
-from spot_driver.conversions import images, point_cloud, sensor_cdr
+from spot_driver.conversions import point_cloud, sensor_cdr
+from spot_driver.perception import images
 from spot_sim import point_cloud_encoding
 from spot_sim.sensors import Sensors
 

@@ -39,12 +39,13 @@ from sensor_msgs.msg import BatteryState, JointState
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
-from spot_driver.conversions import frames, status
-from spot_driver.conversions.joint_states import joint_state_msg
-from spot_driver.conversions.odometry import odometry_msg
-from spot_driver.conversions.state_cdr import StateSerializer
-from spot_driver.conversions.status_cdr import StatusSerializer
+from spot_driver.conversions import frames
 from spot_driver.conversions.time import local_stamp, robot_stamp_to_msg
+from spot_driver.state import status
+from spot_driver.state.joint_states import joint_state_msg
+from spot_driver.state.odometry import odometry_msg
+from spot_driver.state.state_cdr import StateSerializer
+from spot_driver.state.status_cdr import StatusSerializer
 from spot_msgs.msg import (
     BatteryStateArray,
     BehaviorFaultState,

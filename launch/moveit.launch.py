@@ -17,7 +17,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from spot_driver.robot_model import robot_description
+from spot_driver.description.robot_model import robot_description
 
 SHARE = get_package_share_directory("spot_driver")
 MOVEIT = os.path.join(SHARE, "config", "moveit")

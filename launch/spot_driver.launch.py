@@ -14,7 +14,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from spot_driver.robot_model import robot_description
+from spot_driver.description.robot_model import robot_description
+from spot_driver.registry import CAPABILITIES
 
 SHARE = get_package_share_directory("spot_driver")
 ARGUMENTS = (
@@ -32,15 +33,9 @@ ARGUMENTS = (
      "installed; otherwise the driver publishes robot_description itself)"),
     ("launch_rviz", "false", "start RViz with rviz/spot.rviz"),
     ("log_level", "info", "log level of the driver (debug, info, warn, error)"),
-    ("perception", "true", "start the cameras and lidar (node spot_perception)"),
-    ("manipulation", "true", "start the arm, gripper and manipulation actions (spot_arm)"),
-    ("docking", "true", "start docking and world objects (spot_docking)"),
-    ("missions", "true", "start missions (spot_mission)"),
-    ("autonomy", "true", "start GraphNav and local grids (spot_graph_nav, spot_local_grids)"),
-    ("choreography", "true", "start choreography (spot_choreography)"),
 )
-CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy",
-                "choreography")
+# One switch per optional capability, from the driver's registry.
+ARGUMENTS += tuple((c.launch_argument, "true", c.summary) for c in CAPABILITIES if c.optional)
 
 
 def _wanted(value: str, package: str) -> bool:
@@ -68,8 +63,10 @@ def _nodes(context):
             overrides[name] = arg(name)
     if arg("port"):
         overrides["port"] = int(arg("port"))
-    for name in CAPABILITIES:
-        overrides[f"enable_{name}"] = arg(name).lower() == "true"
+    for capability in CAPABILITIES:
+        if capability.optional:
+            overrides[f"enable_{capability.name}"] = \
+                arg(capability.launch_argument).lower() == "true"
     if arg("estop_endpoint"):
         overrides["estop_endpoint"] = arg("estop_endpoint").lower() == "true"
     nodes = [Node(package="spot_driver", executable="spot_driver", namespace=namespace,

@@ -28,11 +28,12 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
 from launch import LaunchDescription
+from spot_driver.registry import CAPABILITIES
 
 SHARE = get_package_share_directory("spot_driver")
+SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)
 DRIVER_ARGUMENTS = ("robot_name", "namespace", "launch_rsp", "launch_rviz", "log_level",
-                    "config_file", "perception", "manipulation", "docking", "missions",
-                    "autonomy", "choreography")
+                    "config_file", *SWITCHES)
 
 
 def _free_port() -> int:
@@ -83,9 +84,7 @@ def generate_launch_description() -> LaunchDescription:
     driver_defaults = {"robot_name": "", "namespace": "", "launch_rsp": "auto",
                        "launch_rviz": "false", "log_level": "info",
                        "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
-                       "perception": "true", "manipulation": "true", "docking": "true",
-                       "missions": "true", "autonomy": "true",
-                       "choreography": "true"}
+                       **{name: "true" for name in SWITCHES}}
     return LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",
                               description="port of the simulated robot on 127.0.0.1 (0: free)"),

@@ -17,13 +17,11 @@ from pathlib import Path
 
 import bosdyn.client
 from bosdyn.api import lease_pb2, time_sync_pb2
-from bosdyn.choreography.client.choreography import ChoreographyClient
 from bosdyn.client.estop import EstopClient, EstopEndpoint, EstopKeepAlive
 from bosdyn.client.lease import Lease, LeaseClient, LeaseKeepAlive, ResourceAlreadyClaimedError
 from bosdyn.client.power import PowerClient
 from bosdyn.client.robot_command import RobotCommandClient
 from bosdyn.client.robot_state import RobotStateClient
-from bosdyn.mission.client import MissionClient
 
 from spot_driver.conversions.time import robot_to_local_nsec, timestamp_to_nsec
 from spot_driver.credentials import Credentials
@@ -63,11 +61,10 @@ class LeaseStatus:
 class _Session:
     """One authenticated SDK ``Robot`` with time sync and its keep-alives."""
 
-    def __init__(self, config: ConnectionConfig, credentials: Credentials,
-                 timeout: float) -> None:
+    def __init__(self, config: ConnectionConfig, credentials: Credentials, timeout: float,
+                 service_clients: list[type]) -> None:
         sdk = bosdyn.client.create_standard_sdk(config.client_name,
-                                                service_clients=[MissionClient,
-                                                                 ChoreographyClient])
+                                                service_clients=service_clients)
         if config.certificate:
             path = Path(config.certificate).expanduser()
             if not path.is_file():
@@ -162,8 +159,12 @@ class _Session:
 class RobotConnection:
     """The driver's single authenticated session with one robot, replaced when it breaks."""
 
-    def __init__(self, config: ConnectionConfig, credentials: Credentials) -> None:
+    def __init__(self, config: ConnectionConfig, credentials: Credentials,
+                 service_clients: list[type] = ()) -> None:
+        """``service_clients``: SDK clients to register beyond the standard ones (the
+        registry's ``sdk_clients`` of the enabled capabilities)."""
         self.config = config
+        self._service_clients = list(service_clients)
         self._credentials = credentials
         self._lock = threading.RLock()
         self._session: _Session | None = None
@@ -182,7 +183,8 @@ class RobotConnection:
     def connect(self, timeout: float | None = None) -> None:
         """Open a session: authenticate, time-sync, register the e-stop endpoint and, when the
         driver held it before, re-acquire the lease. Raises ``RobotConnectionError``."""
-        session = _Session(self.config, self._credentials, timeout or self.config.timeout)
+        session = _Session(self.config, self._credentials, timeout or self.config.timeout,
+                           self._service_clients)
         try:
             if self.config.estop_endpoint:
                 session.estop_keepalive = self._register_estop(session)

@@ -16,24 +16,13 @@ from rclpy.exceptions import InvalidParameterValueException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
-from spot_driver.commander import Commander
+from spot_driver import registry
+from spot_driver.body.commander import Commander
+from spot_driver.capability import EXECUTORS, DriverContext, load
 from spot_driver.connection import RobotConnection, RobotConnectionError
 from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import describe
-from spot_driver.nodes.arm_node import ArmNode
-from spot_driver.nodes.choreography_node import ChoreographyNode
-from spot_driver.nodes.command_node import CommandNode
-from spot_driver.nodes.description_node import DescriptionNode
-from spot_driver.nodes.diagnostics_node import DiagnosticsNode
-from spot_driver.nodes.docking_node import DockingNode
 from spot_driver.nodes.driver_node import DriverNode
-from spot_driver.nodes.graph_nav_node import GraphNavNode
-from spot_driver.nodes.local_grid_node import LocalGridNode
-from spot_driver.nodes.mission_node import MissionNode
-from spot_driver.nodes.motion_node import MotionNode
-from spot_driver.nodes.perception_node import PerceptionNode
-from spot_driver.nodes.state_node import StateNode
-from spot_driver.perception import LidarStream
 from spot_driver.shutdown import ShutdownRequest
 from spot_driver.state_cache import RobotStateCache
 from spot_driver.supervisor import ConnectionSupervisor
@@ -45,7 +34,8 @@ SETTLE_S = 0.1
 def _connect(driver: DriverNode, stop: ShutdownRequest) -> RobotConnection | None:
     log = driver.get_logger()
     credentials = load_credentials(driver.credentials_file, warn=log.warning)
-    connection = RobotConnection(driver.connection_config, credentials)
+    clients = registry.sdk_clients(registry.enabled(driver.capabilities))
+    connection = RobotConnection(driver.connection_config, credentials, clients)
     while not stop.is_set():
         try:
             connection.connect()
@@ -120,6 +110,10 @@ class _Spinner:
         self._thread.join(timeout)
 
 
+def _thread_name(executor: str) -> str:
+    return "spot-executor" if executor == "main" else f"spot-{executor}-executor"
+
+
 def _leave_robot_stopped(connection: RobotConnection, log) -> None:
     """Stop the robot when the driver holds the lease (nothing moves after the driver)."""
     if connection.has_lease:
@@ -140,51 +134,26 @@ def main(argv: list[str] | None = None) -> int:
         f"{name} received again: already shutting down"))
     stop.install()
     driver = connection = supervisor = None
-    nodes, spinners, stream_nodes = [], [], []
+    nodes, spinners = [], []
     try:
         driver = DriverNode()
         connection = _connect(driver, stop)
         if connection is None:
             return 0 if stop.is_set() else 1
-        namespace = driver.get_namespace()
-        cache = RobotStateCache()
         supervisor = ConnectionSupervisor(connection, driver.supervisor_config, _ros_log(driver))
-        commands = CommandNode(connection, cache, namespace)
-        motion = MotionNode(connection, commands.commander, namespace)
-        state = StateNode(connection, cache, namespace)
-        enabled = driver.capabilities
-        perception = PerceptionNode(connection, namespace) if enabled["perception"] else None
-        streams = perception.streams if perception is not None else []
-        stream_nodes = [state] + ([perception] if perception is not None else [])
-        has_lidar = any(isinstance(s, LidarStream) for s in streams)
-        diagnostics_node = DiagnosticsNode(connection, supervisor, cache,
-                                           lambda: [state.stream, *streams], namespace)
-        nodes = [driver, state, commands, *stream_nodes[1:],
-                 DescriptionNode(connection, has_lidar, namespace),
-                 diagnostics_node]
-        if enabled["manipulation"]:
-            nodes.append(ArmNode(connection, cache, namespace))
-        if enabled["docking"]:
-            nodes.append(DockingNode(connection, cache, namespace))
-        if enabled["missions"]:
-            nodes.append(MissionNode(connection, cache, namespace))
-        # GraphNav, local grids and choreography get an executor of their own: their many
-        # services and actions stay out of the wait set the busy executor rebuilds each wake.
-        autonomy_nodes = []
-        if enabled["autonomy"]:
-            graph_nav = GraphNavNode(connection, cache, namespace)
-            autonomy_nodes += [graph_nav, LocalGridNode(connection, namespace)]
-            diagnostics_node.extras.append(graph_nav.localization_status)
-        if enabled["choreography"]:
-            autonomy_nodes.append(ChoreographyNode(connection, cache, namespace))
+        context = DriverContext(connection, RobotStateCache(), Commander(connection), supervisor,
+                                driver.get_namespace())
+        by_executor = {name: [] for name in EXECUTORS}
+        by_executor["main"].append(driver)
+        for capability in registry.enabled(driver.capabilities):
+            for path in capability.nodes:
+                node = load(path)(context)
+                by_executor[capability.executor].append(node)
+                nodes.append(node)
         supervisor.start()
-        _startup_actions(driver, commands.commander, connection)
-        # cmd_vel, stop and e-stop get their own executor: never queued behind slow calls.
-        spinners = [_Spinner("spot-motion-executor", [motion], threads=2),
-                    _Spinner("spot-executor", nodes, threads=8)]
-        if autonomy_nodes:
-            spinners.append(_Spinner("spot-autonomy-executor", autonomy_nodes, threads=4))
-        nodes += [motion, *autonomy_nodes]
+        _startup_actions(driver, context.commander, connection)
+        spinners = [_Spinner(_thread_name(name), by_executor[name], threads)
+                    for name, threads in EXECUTORS.items() if by_executor[name]]
         while not stop.wait(0.5):
             pass
         driver.get_logger().info(f"{stop.signal_name or 'shutdown'}: stopping")
@@ -195,8 +164,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"spot_driver: {exc}", file=sys.stderr)
         return 1
     finally:
-        for node in stream_nodes:
-            node.stop_streaming()
+        for node in nodes:
+            if hasattr(node, "stop_streaming"):
+                node.stop_streaming()
         for spinner in spinners:
             spinner.stop(timeout=1.0)
         if supervisor is not None:
@@ -206,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
             connection.shutdown()
         for node in nodes:
             node.destroy_node()
-        if driver is not None and driver not in nodes:
+        if driver is not None:
             driver.destroy_node()
         rclpy.try_shutdown()
         stop.ignore_further()

@@ -4,10 +4,12 @@ import functools
 import logging
 import secrets
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import grpc
 import jwt
-from bosdyn.api import header_pb2
+from bosdyn.api import header_pb2, lease_pb2
 
 _LOG = logging.getLogger(__name__)
 _OK = header_pb2.CommonError.CODE_OK
@@ -15,12 +17,54 @@ _INTERNAL = header_pb2.CommonError.CODE_INTERNAL_SERVER_ERROR
 _UNSET = header_pb2.CommonError.CODE_UNSPECIFIED
 
 
-def unary(response_type):
+@dataclass(frozen=True)
+class LeaseCheck:
+    """How an RPC uses the lease(s) its request carries (``self.robot.leases``).
+
+    ``field``: the request's ``lease`` (one, result in ``lease_use_result``) or ``leases``
+    (repeated, results in ``lease_use_results``; none sent is an invalid lease).
+    ``optional``: a request without a lease is served (the SDK sends none with some map
+    calls). ``refused(response, uses)`` fills what the RPC reports besides the results."""
+
+    field: str = "lease"
+    optional: bool = False
+    allow_super: bool = False
+    refused: Callable[[object, list], None] | None = None
+
+    def use(self, robot, request, response) -> bool:
+        """Use the request's lease(s); whether the handler may run."""
+        return self.use_sent(robot, getattr(request, self.field), response)
+
+    def use_sent(self, robot, sent, response) -> bool:
+        """Use ``sent`` (this check's field of a request)."""
+        if self.field == "lease":
+            if self.optional and not sent.resource:
+                return True
+            uses = [robot.leases.use(sent, allow_super=self.allow_super)]
+            response.lease_use_result.CopyFrom(uses[0])
+        else:
+            uses = [robot.leases.use(lease, allow_super=self.allow_super) for lease in sent]
+            if not uses:
+                uses = [lease_pb2.LeaseUseResult(
+                    status=lease_pb2.LeaseUseResult.STATUS_INVALID_LEASE)]
+            response.lease_use_results.extend(uses)
+        if all(use.status == use.STATUS_OK for use in uses):
+            return True
+        if self.refused is not None:
+            self.refused(response, uses)
+        return False
+
+
+LEASE = LeaseCheck()
+
+
+def unary(response_type, lease: LeaseCheck | None = None):
     """Wrap ``handler(self, request, response, context)`` into a gRPC unary method.
 
     The wrapper echoes the request header, stamps receive/response times in robot time
-    (``self.clock``) and turns an unexpected exception into CODE_INTERNAL_SERVER_ERROR, as the
-    robot does. The handler fills ``response`` in place.
+    (``self.clock``), uses the request's lease when ``lease`` says how (the handler runs only
+    when the lease is valid) and turns an unexpected exception into
+    CODE_INTERNAL_SERVER_ERROR, as the robot does. The handler fills ``response`` in place.
     """
 
     def decorate(handler):
@@ -31,7 +75,8 @@ def unary(response_type):
             header.request_header.CopyFrom(request.header)
             header.request_received_timestamp.CopyFrom(self.clock.timestamp())
             try:
-                handler(self, request, response, context)
+                if lease is None or lease.use(self.robot, request, response):
+                    handler(self, request, response, context)
             except grpc.RpcError:
                 raise
             except Exception as exc:  # reported to the client in the header, like the robot

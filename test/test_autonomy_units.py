@@ -10,9 +10,10 @@ from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from google.protobuf import text_format
 
-from spot_driver.conversions import autonomy
+from spot_driver.docking import conversions as docking_msgs
 from spot_driver.errors import CommandError
-from spot_driver.mission import play_settings, read_mission_file
+from spot_driver.missions import conversions as mission_msgs
+from spot_driver.missions.session import play_settings, read_mission_file
 from spot_msgs.msg import DockState, WorldObject
 
 
@@ -69,7 +70,7 @@ def test_mission_status_names_running_nodes_and_questions():
     info = mission_pb2.MissionInfo(id=3, root=mission_pb2.NodeInfo(
         id=1, name="root", children=[mission_pb2.NodeInfo(id=2, name="ask"),
                                      mission_pb2.NodeInfo(id=3, name="sit")]))
-    names = autonomy.node_names(info)
+    names = mission_msgs.node_names(info)
     assert names == {1: "root", 2: "ask", 3: "sit"}
     state = mission_pb2.State(status=mission_pb2.State.STATUS_RUNNING, mission_id=3,
                               tick_counter=9)
@@ -81,18 +82,18 @@ def test_mission_status_names_running_nodes_and_questions():
     newest.node_states.add(id=3, result=util_pb2.RESULT_SUCCESS)
     question = state.questions.add(id=7, text="Go?", source="answer")
     question.options.add(text="yes", answer_code=1)
-    msg = autonomy.mission_status(state, names, None)
+    msg = mission_msgs.mission_status(state, names, None)
     assert msg.status_name == "STATUS_RUNNING" and msg.tick_counter == 9
     assert msg.running_nodes == ["ask", "root"]
     assert msg.questions[0].id == 7 and list(msg.questions[0].option_codes) == [1]
-    assert autonomy.running_nodes(mission_pb2.State(), names) == []
+    assert mission_msgs.running_nodes(mission_pb2.State(), names) == []
 
 
 def test_dock_state_message():
     state = docking_pb2.DockState(status=docking_pb2.DockState.DOCK_STATUS_DOCKED, dock_id=520,
                                   dock_type=docking_pb2.DOCK_TYPE_SPOT_DOCK,
                                   power_status=docking_pb2.DockState.LINK_STATUS_CONNECTED)
-    msg = autonomy.dock_state(state, None)
+    msg = docking_msgs.dock_state(state, None)
     assert (msg.status, msg.status_name, msg.dock_id) == (DockState.STATUS_DOCKED,
                                                           "DOCK_STATUS_DOCKED", 520)
     assert msg.dock_type == DockState.DOCK_TYPE_SPOT_DOCK
@@ -116,7 +117,7 @@ def test_world_objects_are_expressed_in_tf_root():
     tag = world_object_pb2.WorldObject(id=6, name="no frames")
     tag.apriltag_properties.tag_id = 1
     tag.apriltag_properties.frame_name_fiducial = "fiducial_1"  # not in its snapshot
-    array, transforms = autonomy.world_objects([obj, tag], "odom", 0, "spot/")
+    array, transforms = docking_msgs.world_objects([obj, tag], "odom", 0, "spot/")
     (msg,) = array.objects
     assert (msg.type, msg.fiducial_id, msg.frame_id) == (WorldObject.TYPE_DOCK, 520,
                                                         "spot/dock_520")

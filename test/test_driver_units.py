@@ -13,14 +13,14 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spot_driver import arm_trajectory as at
+from spot_driver.body.mobility import InvalidVelocityError, MobilitySettings, clamp_velocity
 from spot_driver.conversions import frames
-from spot_driver.conversions.joint_states import joint_state_msg, urdf_joint_name
-from spot_driver.conversions.odometry import odometry_msg
 from spot_driver.conversions.time import robot_stamp_to_msg, robot_to_local_nsec
 from spot_driver.credentials import CredentialsError, load_credentials
 from spot_driver.errors import CommandError
-from spot_driver.mobility import InvalidVelocityError, MobilitySettings, clamp_velocity
+from spot_driver.manipulation import arm_trajectory as at
+from spot_driver.state.joint_states import joint_state_msg, urdf_joint_name
+from spot_driver.state.odometry import odometry_msg
 from spot_sim.frame_tree import build_snapshot
 from spot_sim.mobility import Se2
 

@@ -12,9 +12,10 @@ from bosdyn.api.graph_nav import graph_nav_pb2, map_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from visualization_msgs.msg import Marker
 
+from spot_driver.autonomy import graph_nav_conversions as graph_nav
+from spot_driver.autonomy import local_grid_conversions as local_grid
 from spot_driver.autonomy.autowalk import is_walk, read_walk
 from spot_driver.autonomy.map_files import MapFileError, MapFiles, read_map, write_map
-from spot_driver.conversions import graph_nav, local_grid
 from spot_driver.errors import CommandError
 
 

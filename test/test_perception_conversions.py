@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import CompressedImage, Image, PointCloud2, PointField
 
-from spot_driver.conversions import images, point_cloud, sensor_cdr
+from spot_driver.conversions import point_cloud, sensor_cdr
+from spot_driver.perception import images
 from spot_sim import point_cloud_encoding
 
 PC = point_cloud_pb2.PointCloud

@@ -15,8 +15,9 @@ import pytest
 import yaml
 import yourdfpy
 
-from spot_driver import arm_trajectory, robot_model
-from spot_driver.conversions.joint_states import urdf_joint_name
+from spot_driver.description import robot_model
+from spot_driver.manipulation import arm_trajectory
+from spot_driver.state.joint_states import urdf_joint_name
 from spot_sim import arm_kinematics, kinematics
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,8 @@ from bosdyn.client.image import (
 from bosdyn.client.point_cloud import PointCloudClient
 
 from conftest import connect, running_sim
-from spot_driver.conversions import images, point_cloud
+from spot_driver.conversions import point_cloud
+from spot_driver.perception import images
 from spot_sim.point_cloud_encoding import DEFAULT_PARAMETERS
 
 Image = image_pb2.Image

@@ -15,10 +15,10 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from spot_driver.conversions import frames
-from spot_driver.conversions.joint_states import joint_state_msg
-from spot_driver.conversions.odometry import odometry_msg
-from spot_driver.conversions.state_cdr import StateSerializer
 from spot_driver.conversions.time import local_stamp, robot_stamp_to_msg
+from spot_driver.state.joint_states import joint_state_msg
+from spot_driver.state.odometry import odometry_msg
+from spot_driver.state.state_cdr import StateSerializer
 from spot_sim.frame_tree import build_snapshot
 
 finite = st.floats(-100, 100)

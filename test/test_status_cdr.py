@@ -14,9 +14,9 @@ from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import BatteryState as RosBatteryState
 from std_msgs.msg import Header
 
-from spot_driver.conversions import status
-from spot_driver.conversions.status_cdr import StatusSerializer
 from spot_driver.conversions.time import duration_msg_from_nsec, local_stamp, local_time_msg
+from spot_driver.state import status
+from spot_driver.state.status_cdr import StatusSerializer
 from spot_msgs.msg import (
     BatteryStateArray,
     BehaviorFaultState,

@@ -10,6 +10,7 @@ standing within that window.
 
 import itertools
 import math
+from collections.abc import Callable
 
 from bosdyn.api.graph_nav import graph_nav_pb2, map_pb2, nav_pb2
 from bosdyn.client import exceptions as sdk_errors
@@ -21,6 +22,7 @@ from bosdyn.client.robot_command import RobotCommandBuilder
 from spot_driver.autonomy.map_files import MapFiles, read_map, write_map
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError
+from spot_driver.follower import Progress, RobotTask
 from spot_driver.state_cache import RobotStateCache
 
 Feedback = graph_nav_pb2.NavigationFeedbackResponse
@@ -284,3 +286,52 @@ class GraphNavigator:
 
     def is_recording(self) -> bool:
         return self.recording.get_record_status().is_recording
+
+
+def feedback_name(status: int) -> str:
+    return Feedback.Status.Name(status) if status in Feedback.Status.values() else str(status)
+
+
+class NavigationTask(RobotTask):
+    """One navigation goal: ``send(None)`` starts the command and ``send(command_id)`` renews
+    it (every third of the command window) until the robot leaves STATUS_FOLLOWING_ROUTE;
+    it succeeds on STATUS_REACHED_GOAL."""
+
+    name = "navigation"
+
+    def __init__(self, nav: GraphNavigator, send: Callable[[int | None], int],
+                 timeout: float) -> None:
+        if not 0 < timeout < 24 * 3600:
+            raise CommandError(f"timeout must be in (0, 86400) s, not {timeout}")
+        self._nav, self._send, self.timeout = nav, send, timeout
+        self.renew_s = nav.command_window / 3.0
+        self._command_id = 0
+
+    def start(self) -> None:
+        self._command_id = self._send(None)
+
+    def poll(self) -> Progress:
+        feedback = self._nav.feedback(self._command_id)
+        status = feedback_name(feedback.status)
+        progress = Progress(status=status, feedback={
+            "status": status, "remaining_route_length": feedback.remaining_route_length,
+            "remaining_waypoints": list(feedback.remaining_route.waypoint_id)})
+        if feedback.status != FOLLOWING:
+            progress.done = True
+            progress.ok = feedback.status == Feedback.STATUS_REACHED_GOAL
+            progress.message = "reached the goal" if progress.ok else \
+                f"navigation ended: {status}"
+            progress.values = {"completed_waypoints":
+                               list(feedback.completed_route.waypoint_ids)}
+        return progress
+
+    def renew(self) -> None:
+        """Move the command's end time forward; a command that just ended is not an error."""
+        try:
+            self._send(self._command_id)
+        except CommandError:
+            if self._nav.feedback(self._command_id).status == FOLLOWING:
+                raise
+
+    def stop(self) -> None:
+        self._nav.stop()

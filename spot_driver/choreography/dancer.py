@@ -13,6 +13,7 @@ from spot_driver.choreography.files import read_animation, read_sequence
 from spot_driver.choreography.specs import Move, check_sequence, parse_moves
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError
+from spot_driver.follower import Progress, RobotTask
 from spot_driver.state_cache import RobotStateCache
 
 Status = choreography_sequence_pb2.ChoreographyStatusResponse
@@ -20,6 +21,7 @@ Execute = choreography_sequence_pb2.ExecuteChoreographyResponse
 RUNNING = (Status.STATUS_WAITING_FOR_START_TIME, Status.STATUS_DANCING, Status.STATUS_PREPPING,
            Status.STATUS_VALIDATING)
 MAX_START_DELAY = 3600.0
+START_GRACE_S = 10.0  # a dance that has not started this long after its start time: failed
 
 
 class ChoreographyRefusedError(CommandError):
@@ -106,3 +108,44 @@ class Choreographer:
 
     def stop(self) -> None:
         self._connection.command_client.robot_command(RobotCommandBuilder.stop_command())
+
+
+def status_name(status: int) -> str:
+    return Status.Status.Name(status) if status in Status.Status.values() else str(status)
+
+
+class DanceTask(RobotTask):
+    """One execution of an uploaded sequence, followed until the robot stops dancing it; it
+    succeeds at STATUS_COMPLETED_SEQUENCE. Feedback is the robot's ChoreographyStatusResponse
+    for this execution."""
+
+    name = "dance"
+    timeout = float("inf")  # a dance ends by itself; cancel stops it
+    canceled_message = "canceled: the robot stopped dancing"
+
+    def __init__(self, dancer: Choreographer, sequence: str, start_slice: float,
+                 start_local: float) -> None:
+        self._dancer, self._sequence = dancer, sequence
+        self._start_slice, self._start = start_slice, start_local
+        self._execution = None
+
+    def start(self) -> None:
+        self._execution = self._dancer.execute(self._sequence, self._start_slice, self._start)
+
+    def poll(self) -> Progress:
+        status = self._dancer.status()
+        name = status_name(status.status)
+        if status.execution_id != self._execution:
+            if time.time() > self._start + START_GRACE_S:
+                raise CommandError("the dance did not start")
+            return Progress(status=name)
+        progress = Progress(status=name, feedback=status)
+        if status.status not in RUNNING:
+            progress.done = True
+            progress.ok = status.status == Status.STATUS_COMPLETED_SEQUENCE
+            progress.message = "danced to the end" if progress.ok else \
+                f"the dance ended: {name}"
+        return progress
+
+    def stop(self) -> None:
+        self._dancer.stop()

@@ -2,12 +2,10 @@
 
 from rclpy.node import Node
 
+from spot_driver import registry
 from spot_driver.connection import ConnectionConfig
 from spot_driver.nodes.parameters import declare
 from spot_driver.supervisor import SupervisorConfig
-
-CAPABILITIES = ("perception", "manipulation", "docking", "missions", "autonomy",
-                "choreography")
 
 
 class DriverNode(Node):
@@ -33,6 +31,6 @@ class DriverNode(Node):
         self.auto_power_on = declare(self, "auto_power_on", False)
         self.auto_stand = declare(self, "auto_stand", False)
         self.capabilities = {name: declare(self, f"enable_{name}", True)
-                             for name in CAPABILITIES}
+                             for name in registry.OPTIONAL}
         if not self.connection_config.hostname:
             raise ValueError("parameter 'hostname' is required (the robot's address)")

@@ -19,7 +19,7 @@ from rcl_interfaces.msg import (
 )
 from rclpy.node import Node
 
-from spot_driver.robot_model import urdf_dir
+from spot_driver.description.robot_model import urdf_dir
 
 Check = Callable[[object], str]  # value -> "" when acceptable, else why not
 Apply = Callable[[object], None]

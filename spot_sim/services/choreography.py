@@ -19,7 +19,7 @@ from spot_sim.choreography.dance import Dance, Placed, step_dance
 from spot_sim.choreography.validation import check_sequence
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import LeaseCheck, set_error, unary
 from spot_sim.services import ServiceSpec
 
 Execute = seq_pb2.ExecuteChoreographyResponse
@@ -111,14 +111,10 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         response.status = response.STATUS_OK
 
     # ------------------------------------------------------------------ execution
-    @unary(seq_pb2.ExecuteChoreographyResponse)
+    @unary(seq_pb2.ExecuteChoreographyResponse, LeaseCheck(
+        refused=lambda response, uses: setattr(response, "status", Execute.STATUS_LEASE_ERROR)))
     def ExecuteChoreography(self, request, response, context):
         if not self._licensed(response):
-            return
-        use = self.robot.leases.use(request.lease)
-        response.lease_use_result.CopyFrom(use)
-        if use.status != use.STATUS_OK:
-            response.status = Execute.STATUS_LEASE_ERROR
             return
         robot = self.robot
         with robot.lock:

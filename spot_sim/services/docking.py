@@ -7,7 +7,7 @@ from spot_sim import world
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.docking import DockingRejectedError
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import LeaseCheck, set_error, unary
 from spot_sim.services import ServiceSpec
 
 Response = docking_pb2.DockingCommandResponse
@@ -17,7 +17,8 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
     def __init__(self, robot: SimRobot) -> None:
         self.robot, self.clock = robot, robot.clock
 
-    @unary(docking_pb2.DockingCommandResponse)
+    @unary(docking_pb2.DockingCommandResponse, LeaseCheck(
+        refused=lambda response, uses: setattr(response, "status", Response.STATUS_ERROR_LEASE)))
     def DockingCommand(self, request, response, context):
         if not self.robot.license.allows("docking"):
             set_error(response, CommonError.CODE_INVALID_REQUEST,
@@ -25,11 +26,6 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
             return
         if not request.HasField("end_time"):
             set_error(response, CommonError.CODE_INVALID_REQUEST, "end_time is required")
-            return
-        use = self.robot.leases.use(request.lease)
-        response.lease_use_result.CopyFrom(use)
-        if use.status != use.STATUS_OK:
-            response.status = Response.STATUS_ERROR_LEASE
             return
         robot = self.robot
         with robot.lock:

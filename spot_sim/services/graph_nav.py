@@ -5,7 +5,7 @@ in the seed frame) with its feedback. Behaviour lives in ``spot_sim.graph_nav``.
 import itertools
 import math
 
-from bosdyn.api import data_chunk_pb2, lease_pb2
+from bosdyn.api import data_chunk_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2, graph_nav_service_pb2_grpc, map_pb2
 from bosdyn.api.header_pb2 import CommonError
 from google.protobuf.message import DecodeError
@@ -17,7 +17,7 @@ from spot_sim.graph_nav.navigation import GraphNav, LocalizationError
 from spot_sim.graph_nav.recording import Recorder
 from spot_sim.mobility import Se2
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import LeaseCheck, set_error, unary
 from spot_sim.services import ServiceSpec
 from spot_sim.services.time_sync import TimeSyncServicer
 
@@ -49,14 +49,10 @@ def assemble(requests) -> tuple[bytes, list]:
     return b"".join(parts), seen
 
 
-def use_lease_if_sent(robot: SimRobot, lease, response) -> bool:
-    """Map and recording RPCs check a lease when one is sent; the SDK sends none with
-    snapshot uploads or (without a lease wallet) recording requests."""
-    if not lease.resource:
-        return True
-    use = robot.leases.use(lease)
-    response.lease_use_result.CopyFrom(use)
-    return use.status == use.STATUS_OK
+# Map and recording RPCs check a lease when one is sent; the SDK sends none with snapshot
+# uploads or (without a lease wallet) recording requests. Navigation needs its leases.
+OPTIONAL_LEASE = LeaseCheck(optional=True)
+NAVIGATION_LEASES = LeaseCheck("leases")
 
 
 class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
@@ -75,17 +71,8 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         return response
 
     def _use_lease(self, lease, response) -> bool:
-        return use_lease_if_sent(self.robot, lease, response)
-
-    def _use_leases(self, leases, response) -> bool:
-        ok = bool(leases)
-        for lease in leases:
-            use = self.robot.leases.use(lease)
-            response.lease_use_results.append(use)
-            ok = ok and use.status == use.STATUS_OK
-        if not leases:
-            response.lease_use_results.add().status = lease_pb2.LeaseUseResult.STATUS_INVALID_LEASE
-        return ok
+        """For the streaming RPCs, which ``unary`` does not wrap."""
+        return OPTIONAL_LEASE.use_sent(self.robot, lease, response)
 
     # ------------------------------------------------------------------ map
     def _upload(self, request: graph_nav_pb2.UploadGraphRequest,
@@ -238,10 +225,8 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         yield from self._download_snapshot(request, "edge_snapshots", request.edge_snapshot_id,
                                            graph_nav_pb2.DownloadEdgeSnapshotResponse)
 
-    @unary(graph_nav_pb2.ClearGraphResponse)
+    @unary(graph_nav_pb2.ClearGraphResponse, OPTIONAL_LEASE)
     def ClearGraph(self, request, response, context):
-        if not self._use_lease(request.lease, response):
-            return
         with self.robot.lock:
             if self.recorder.recording:
                 response.status = response.STATUS_RECORDING
@@ -316,8 +301,6 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
     def _navigate(self, request, response, statuses, plan) -> None:
         """Common part of the three navigation commands; ``plan(seed_tform_body)`` returns the
         route (and optional final seed goal) or raises NavigationRejectedError."""
-        if not self._use_leases(request.leases, response):
-            return
         robot = self.robot
         with robot.lock:
             try:
@@ -351,7 +334,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
                                           f"no path from {start!r} to {goal!r}")
         return route
 
-    @unary(graph_nav_pb2.NavigateToResponse)
+    @unary(graph_nav_pb2.NavigateToResponse, NAVIGATION_LEASES)
     def NavigateTo(self, request, response, context):
         goal = request.destination_waypoint_id
 
@@ -363,7 +346,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
 
         self._navigate(request, response, NavTo, plan)
 
-    @unary(graph_nav_pb2.NavigateRouteResponse)
+    @unary(graph_nav_pb2.NavigateRouteResponse, NAVIGATION_LEASES)
     def NavigateRoute(self, request, response, context):
         graph_map = self.graph_nav.map
         waypoints = list(request.route.waypoint_id)
@@ -393,7 +376,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
 
         self._navigate(request, response, NavRoute, plan)
 
-    @unary(graph_nav_pb2.NavigateToAnchorResponse)
+    @unary(graph_nav_pb2.NavigateToAnchorResponse, NAVIGATION_LEASES)
     def NavigateToAnchor(self, request, response, context):
         graph_map = self.graph_nav.map
 

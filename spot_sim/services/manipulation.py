@@ -13,7 +13,7 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 
 from spot_sim.manipulation import PICK_STANDOFF, WALK_OFFSET, Manipulation
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import LEASE, set_error, unary
 from spot_sim.scene import NOTHING, Scene
 from spot_sim.services import ServiceSpec
 
@@ -26,7 +26,7 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
     def __init__(self, robot: SimRobot, scene: Scene) -> None:
         self.robot, self.clock, self.scene = robot, robot.clock, scene
 
-    @unary(manipulation_api_pb2.ManipulationApiResponse)
+    @unary(manipulation_api_pb2.ManipulationApiResponse, LEASE)
     def ManipulationApi(self, request, response, context):
         robot = self.robot
         if not robot.license.allows("arm"):
@@ -41,10 +41,6 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
             target = self._target(body)
         except ValueError as exc:
             set_error(response, _INVALID, str(exc))
-            return
-        use = robot.leases.use(request.lease)
-        response.lease_use_result.CopyFrom(use)
-        if use.status != use.STATUS_OK:
             return
         with robot.lock:
             if robot.arm is None and which == "pick_object_in_image":

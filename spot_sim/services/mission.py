@@ -11,12 +11,23 @@ from bosdyn.client import data_chunk
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mission.runner import MissionRunner
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import LeaseCheck, set_error, unary
 from spot_sim.services import ServiceSpec
 from spot_sim.services.time_sync import ROBOT_CLOCK
 from spot_sim.state_report import robot_state
 
 CHUNK_BYTES = 1_000_000
+
+
+def _lease_refused(response, uses) -> None:
+    """The SDK's mission error handlers look at the header before the lease results."""
+    bad = next(use for use in uses if use.status != use.STATUS_OK)
+    set_error(response, CommonError.CODE_INVALID_REQUEST,
+              f"lease for {bad.attempted_lease.resource!r} is not valid: "
+              f"{bad.Status.Name(bad.status)}")
+
+
+_LEASES = LeaseCheck("leases", allow_super=True, refused=_lease_refused)
 
 
 class RobotServices:
@@ -123,23 +134,9 @@ class MissionServicer(mission_service_pb2_grpc.MissionServiceServicer):
     def _count(self, name: str) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
 
-    def _check_leases(self, leases, response) -> bool:
-        ok = True
-        for lease in leases:
-            use = self.robot.leases.use(lease, allow_super=True)
-            response.lease_use_results.append(use)
-            if use.status != use.STATUS_OK:
-                ok = False
-                set_error(response, CommonError.CODE_INVALID_REQUEST,
-                          f"lease for {lease.resource!r} is not valid: "
-                          f"{use.Status.Name(use.status)}")
-        return ok
-
-    @unary(mission_pb2.LoadMissionResponse)
+    @unary(mission_pb2.LoadMissionResponse, _LEASES)
     def LoadMission(self, request, response, context):
         self._count("LoadMission")
-        if not self._check_leases(request.leases, response):
-            return
         compiled = self.runner.load(request.root, request.leases)
         response.failed_nodes.extend(compiled.failed)
         if compiled.failed:
@@ -163,19 +160,17 @@ class MissionServicer(mission_service_pb2_grpc.MissionServiceServicer):
                                             CHUNK_BYTES)
 
     def _play(self, request, response, restart: bool) -> None:
-        if not self._check_leases(request.leases, response):
-            return
         settings = request.settings if request.HasField("settings") else None
         played = self.runner.play(timestamp_to_nsec(request.pause_time), request.leases,
                                   settings, restart=restart)
         response.status = response.STATUS_OK if played else response.STATUS_NO_MISSION
 
-    @unary(mission_pb2.PlayMissionResponse)
+    @unary(mission_pb2.PlayMissionResponse, _LEASES)
     def PlayMission(self, request, response, context):
         self._count("PlayMission")
         self._play(request, response, restart=False)
 
-    @unary(mission_pb2.RestartMissionResponse)
+    @unary(mission_pb2.RestartMissionResponse, _LEASES)
     def RestartMission(self, request, response, context):
         self._count("RestartMission")
         self._play(request, response, restart=True)

@@ -4,7 +4,7 @@ from bosdyn.api import power_pb2, power_service_pb2_grpc
 from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import LEASE, set_error, unary
 from spot_sim.services import ServiceSpec
 
 _REQUEST = power_pb2.PowerCommandRequest
@@ -16,12 +16,8 @@ class PowerServicer(power_service_pb2_grpc.PowerServiceServicer):
     def __init__(self, robot: SimRobot) -> None:
         self.robot, self.clock = robot, robot.clock
 
-    @unary(power_pb2.PowerCommandResponse)
+    @unary(power_pb2.PowerCommandResponse, LEASE)  # the client reports the lease_use_result
     def PowerCommand(self, request, response, context):
-        use = self.robot.leases.use(request.lease)
-        response.lease_use_result.CopyFrom(use)
-        if use.status != use.STATUS_OK:
-            return  # the client reports the lease_use_result
         if request.request not in _MOTORS_ON + _MOTORS_OFF:
             set_error(response, CommonError.CODE_INVALID_REQUEST,
                       "the simulated robot only switches motor power")

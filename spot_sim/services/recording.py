@@ -10,15 +10,12 @@ from spot_sim.graph_nav.recording import Recorder, RecordingError
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
 from spot_sim.services import ServiceSpec
-from spot_sim.services.graph_nav import use_lease_if_sent
+from spot_sim.services.graph_nav import OPTIONAL_LEASE
 
 
 class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServicer):
     def __init__(self, robot: SimRobot, recorder: Recorder) -> None:
         self.robot, self.clock, self.recorder = robot, robot.clock, recorder
-
-    def _use_lease(self, lease, response) -> bool:
-        return use_lease_if_sent(self.robot, lease, response)
 
     def _missing_fiducials(self, required, response) -> bool:
         seen = fiducial_poses(self.robot.world_objects(), "odom")
@@ -28,10 +25,8 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
             response.status = response.STATUS_MISSING_FIDUCIALS
         return bool(missing)
 
-    @unary(recording_pb2.StartRecordingResponse)
+    @unary(recording_pb2.StartRecordingResponse, OPTIONAL_LEASE)
     def StartRecording(self, request, response, context):
-        if not self._use_lease(request.lease, response):
-            return
         robot = self.robot
         with robot.lock:
             if self.recorder.recording:
@@ -56,10 +51,8 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
             response.session_start_time.CopyFrom(session_start)
         response.status = response.STATUS_OK
 
-    @unary(recording_pb2.StopRecordingResponse)
+    @unary(recording_pb2.StopRecordingResponse, OPTIONAL_LEASE)
     def StopRecording(self, request, response, context):
-        if not self._use_lease(request.lease, response):
-            return
         with self.robot.lock:
             if self.recorder.session_start is not None:
                 response.session_start_time.CopyFrom(self.recorder.session_start)
@@ -71,17 +64,13 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
         with self.robot.lock:
             self.recorder.status(response)
 
-    @unary(recording_pb2.SetRecordingEnvironmentResponse)
+    @unary(recording_pb2.SetRecordingEnvironmentResponse, OPTIONAL_LEASE)
     def SetRecordingEnvironment(self, request, response, context):
-        if not self._use_lease(request.lease, response):
-            return
         with self.robot.lock:
             self.recorder.environment.CopyFrom(request.environment)
 
-    @unary(recording_pb2.CreateWaypointResponse)
+    @unary(recording_pb2.CreateWaypointResponse, OPTIONAL_LEASE)
     def CreateWaypoint(self, request, response, context):
-        if not self._use_lease(request.lease, response):
-            return
         robot = self.robot
         with robot.lock:
             if not self.recorder.recording:
@@ -95,10 +84,8 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
                 response.created_edge.CopyFrom(edge)
         response.status = response.STATUS_OK
 
-    @unary(recording_pb2.CreateEdgeResponse)
+    @unary(recording_pb2.CreateEdgeResponse, OPTIONAL_LEASE)
     def CreateEdge(self, request, response, context):
-        if not self._use_lease(request.lease, response):
-            return
         with self.robot.lock:
             graph_map = self.recorder.graph_nav.map
             edge = request.edge

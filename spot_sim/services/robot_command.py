@@ -11,7 +11,7 @@ from spot_sim import kinematics, mobility
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mobility import Se2
 from spot_sim.robot import FULL_BODY_KINDS, Command, CommandRejectedError, MotorPower, SimRobot
-from spot_sim.rpc import unary
+from spot_sim.rpc import LEASE, unary
 from spot_sim.services import ServiceSpec, arm_command
 from spot_sim.services.time_sync import TimeSyncServicer
 
@@ -35,12 +35,8 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
     def __init__(self, robot: SimRobot, time_sync: TimeSyncServicer) -> None:
         self.robot, self.clock, self.time_sync = robot, robot.clock, time_sync
 
-    @unary(robot_command_pb2.RobotCommandResponse)
+    @unary(robot_command_pb2.RobotCommandResponse, LEASE)
     def RobotCommand(self, request, response, context):
-        use = self.robot.leases.use(request.lease)
-        response.lease_use_result.CopyFrom(use)
-        if use.status != use.STATUS_OK:
-            return
         try:
             with self.robot.lock:
                 command = self._accept(request)
@@ -197,12 +193,8 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
                 return
             _fill_feedback(self.robot, command, response.feedback)
 
-    @unary(robot_command_pb2.ClearBehaviorFaultResponse)
+    @unary(robot_command_pb2.ClearBehaviorFaultResponse, LEASE)
     def ClearBehaviorFault(self, request, response, context):
-        use = self.robot.leases.use(request.lease)
-        response.lease_use_result.CopyFrom(use)
-        if use.status != use.STATUS_OK:
-            return
         cleared = self.robot.clear_behavior_fault(request.behavior_fault_id)
         response.status = response.STATUS_CLEARED if cleared else response.STATUS_NOT_CLEARED
 

@@ -1,0 +1,68 @@
+"""What a capability declares, and what its nodes are given.
+
+A capability (``spot_driver/<name>/``) declares itself once, in its ``__init__.py``, as a
+``Capability``: its nodes (by import path, so launch files can read the registry without
+importing ROS nodes), the executor they spin in, the SDK clients it needs registered, and the
+section of ``config/spot_driver.yaml`` that holds its parameters. ``registry.py`` lists them;
+``main.py``, the launch files, the connection and the diagnostics read that list.
+
+This module imports nothing from ROS or the SDK.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import import_module
+
+# Executors of the driver process and their threads: cmd_vel, stop and e-stop never wait
+# behind slow calls; GraphNav, local grids and choreography keep their many services out of
+# the busy main executor's wait set.
+EXECUTORS = {"motion": 2, "main": 8, "autonomy": 4}
+
+
+def load(path: str):
+    """The object named ``"package.module:Name"``."""
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One capability of the driver.
+
+    ``optional`` capabilities can be switched off: parameter ``enable_<name>``, launch
+    argument ``<name>``. ``nodes`` are ``"module:Class"`` paths of ROS nodes whose
+    constructor takes a ``DriverContext``. ``sdk_clients`` are ``"module:Class"`` paths of
+    SDK clients that ``create_standard_sdk`` does not register by itself.
+    """
+
+    name: str
+    summary: str
+    nodes: tuple[str, ...]
+    executor: str = "main"
+    optional: bool = True
+    sdk_clients: tuple[str, ...] = ()
+    parameters: str = ""  # the "# --- <section> ---" heading in config/spot_driver.yaml
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise ValueError(f"capability {self.name!r}: unknown executor {self.executor!r}")
+
+    @property
+    def launch_argument(self) -> str:
+        return self.name
+
+
+@dataclass
+class DriverContext:
+    """What every node of the driver process shares: the one robot connection and state
+    cache, the commander (lease-carrying body commands), the supervisor, the namespace, and
+    what nodes offer each other (streams and health checks for the diagnostics)."""
+
+    connection: object
+    cache: object
+    commander: object
+    supervisor: object
+    namespace: str = ""
+    streams: list[Callable] = field(default_factory=list)  # () -> acquisition.Stream list
+    health: list[Callable] = field(default_factory=list)  # (prefix, hardware_id) -> status
+    has_lidar: bool = False

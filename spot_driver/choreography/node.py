@@ -1,0 +1,111 @@
+"""Choreography: upload and list services, the ``choreography/execute`` action and
+``status/choreography``."""
+
+import time
+
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+from std_srvs.srv import Trigger
+
+from spot_driver import qos
+from spot_driver.capability import DriverContext
+from spot_driver.choreography import conversions as convert
+from spot_driver.choreography.dancer import Choreographer, ChoreographyRefusedError, DanceTask
+from spot_driver.errors import CommandError, describe
+from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
+from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.triggers import trigger_callback
+from spot_msgs.action import ExecuteChoreography
+from spot_msgs.msg import ChoreographyStatus
+from spot_msgs.srv import (
+    ListChoreographyMoves,
+    ListChoreographySequences,
+    UploadAnimation,
+    UploadChoreography,
+)
+
+
+class ChoreographyNode(Node):
+    def __init__(self, context: DriverContext) -> None:
+        super().__init__("spot_choreography", namespace=context.namespace)
+        self.dancer = Choreographer(context.connection, context.cache)
+        rate = declare(self, "choreography_status_rate", 2.0)
+        self._status_pub = self.create_publisher(ChoreographyStatus, "status/choreography",
+                                                 qos.STATE)
+        group = ReentrantCallbackGroup()
+        for srv_type, name, callback in (
+                (UploadChoreography, "choreography/upload", self._upload),
+                (UploadAnimation, "choreography/upload_animation", self._upload_animation),
+                (ListChoreographyMoves, "choreography/list_moves", self._list_moves),
+                (ListChoreographySequences, "choreography/list_sequences", self._list_sequences),
+                (Trigger, "choreography/stop",
+                 trigger_callback(self.get_logger(), "choreography/stop", self._stop))):
+            self.create_service(srv_type, name, callback, qos_profile=qos.SERVICES,
+                                callback_group=group)
+        self._server = serve(self, ExecuteChoreography, "choreography/execute", self._task,
+                             GoalSlot("choreography", GoalPolicy.REJECT), group,
+                             feedback_for=convert.feedback)
+        if rate > 0:
+            self.create_timer(1.0 / rate, self._publish_status,
+                              callback_group=MutuallyExclusiveCallbackGroup())
+
+    def _publish_status(self) -> None:
+        try:
+            status = self.dancer.status()
+        except Exception as exc:
+            self.get_logger().warning(f"choreography status: {describe(exc)}",
+                                      throttle_duration_sec=30.0)
+            return
+        self._status_pub.publish(convert.status_msg(status, self.get_clock().now().to_msg()))
+
+    # ------------------------------------------------------------------ services
+    def _upload(self, request, response):
+        return self._answer_upload(response, "choreography/upload", "uploaded", lambda: (
+            self.dancer.upload(request.path, request.name, request.non_strict)))
+
+    def _upload_animation(self, request, response):
+        return self._answer_upload(response, "choreography/upload_animation",
+                                   "uploaded animation",
+                                   lambda: self.dancer.upload_animation(request.path))
+
+    def _answer_upload(self, response, service: str, done: str, upload):
+        """Fill an upload answer from ``upload()`` -> (name, the robot's warnings)."""
+        try:
+            response.name, response.warnings = upload()
+            response.success, response.message = True, f"{done} {response.name!r}"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+            if isinstance(exc, ChoreographyRefusedError):
+                response.warnings = exc.warnings
+            self.get_logger().warning(f"{service}: {response.message}")
+        return response
+
+    def _list_moves(self, request, response):
+        try:
+            response.moves = [convert.move_msg(m) for m in self.dancer.moves().values()]
+            response.success, response.message = True, f"{len(response.moves)} moves"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+        return response
+
+    def _list_sequences(self, request, response):
+        try:
+            response.names = self.dancer.sequences()
+            response.success, response.message = True, f"{len(response.names)} sequences"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+        return response
+
+    def _stop(self) -> str:
+        self.dancer.stop()
+        return "the robot stopped dancing"
+
+    # ------------------------------------------------------------------ action
+    def _task(self, goal) -> DanceTask:
+        if goal.start_time.sec or goal.start_time.nanosec:
+            start = goal.start_time.sec + goal.start_time.nanosec * 1e-9
+        elif goal.start_delay >= 0:
+            start = time.time() + goal.start_delay
+        else:
+            raise CommandError(f"start_delay must not be negative, not {goal.start_delay}")
+        return DanceTask(self.dancer, goal.sequence_name, goal.start_slice, start)

@@ -1,0 +1,258 @@
+"""Publishes the robot's cameras (image, compressed, camera_info, depth, points) and lidar."""
+
+import time
+
+from bosdyn.api import image_pb2
+from bosdyn.client.image import ImageClient
+from bosdyn.client.point_cloud import PointCloudClient
+from rclpy.node import Node
+from rclpy.publisher import Publisher
+from sensor_msgs.msg import CameraInfo, CompressedImage, PointCloud2
+from sensor_msgs.msg import Image as ImageMsg
+
+from spot_driver import qos
+from spot_driver.acquisition import Scheduler, Stream, check_rate
+from spot_driver.capability import DriverContext
+from spot_driver.errors import describe
+from spot_driver.nodes.parameters import declare, on_change
+from spot_driver.perception.cameras import (
+    BODY_CAMERAS,
+    KNOWN_CAMERAS,
+    UnknownCameraError,
+    camera_sources,
+)
+from spot_driver.perception.streams import CameraSettings, CameraStream, LidarStream
+
+_PIXEL_FORMATS = {
+    "native": image_pb2.Image.PIXEL_FORMAT_UNKNOWN,
+    "mono": image_pb2.Image.PIXEL_FORMAT_GREYSCALE_U8,
+    "rgb": image_pb2.Image.PIXEL_FORMAT_RGB_U8,
+}
+ERROR_LOG_PERIOD = 5.0  # s between repeated error logs of one stream
+ALL_CAMERAS = KNOWN_CAMERAS
+CAMERA_RATES = (0.1, 30.0)  # Hz a camera_rate / rates.<camera> may take
+
+
+class TopicOutput:
+    """A publisher of serialized messages; with ``lazy``, only wanted while subscribed."""
+
+    def __init__(self, publisher: Publisher, lazy: bool) -> None:
+        self._publisher, self._lazy = publisher, lazy
+
+    def wanted(self) -> bool:
+        return not self._lazy or self._publisher.get_subscription_count() > 0
+
+    def publish(self, data: bytes) -> None:
+        self._publisher.publish(data)
+
+
+class PerceptionNode(Node):
+    """Streams every configured camera and the lidar through a pipelined scheduler."""
+
+    def __init__(self, context: DriverContext) -> None:
+        super().__init__("spot_perception", namespace=context.namespace)
+        connection = context.connection
+        self.cameras = list(declare(self, "cameras", list(BODY_CAMERAS), read_only=False))
+        self.default_rate = float(declare(self, "camera_rate", 15.0, read_only=False,
+                                          bounds=CAMERA_RATES))
+        self.rates = {c: float(declare(self, f"rates.{c}", self.default_rate, read_only=False,
+                                       bounds=CAMERA_RATES,
+                                       description=f"Hz of camera {c} (default: camera_rate)"))
+                      for c in ALL_CAMERAS}
+        raw = declare(self, "publish_raw_images", True)
+        compressed = declare(self, "publish_compressed_images", True)
+        depth = declare(self, "publish_depth", True)
+        registered = declare(self, "publish_depth_registered", False)
+        points = declare(self, "publish_depth_points", False)
+        quality = int(declare(self, "jpeg_quality", 75, bounds=(1, 100)))
+        color = declare(self, "image_color", "native")
+        in_flight = int(declare(self, "image_pipeline_depth", 2, bounds=(1, 8)))
+        lazy = declare(self, "lazy_publishing", True)
+        lidar_source = declare(self, "lidar_source", "velodyne-point-cloud")
+        lidar_rate = float(declare(self, "lidar_rate", 10.0, read_only=False,
+                                   bounds=(0.1, 20.0)))
+        workers = int(declare(self, "perception_workers", 2, bounds=(1, 16)))
+        sensor_qos = declare(self, "sensor_qos", "reliable")
+        if sensor_qos not in qos.SENSOR_PROFILES:
+            raise ValueError(f"parameter sensor_qos must be one of "
+                             f"{sorted(qos.SENSOR_PROFILES)}, not {sensor_qos!r}")
+        self._sensor_qos = qos.SENSOR_PROFILES[sensor_qos]
+        self.prefix = declare(self, "frame_prefix", "")
+        if color not in _PIXEL_FORMATS:
+            raise ValueError(f"parameter image_color must be one of {sorted(_PIXEL_FORMATS)}, "
+                             f"not {color!r}")
+
+        self._connection = connection
+        self._last_error_log: dict[str, float] = {}
+        self._lazy = lazy
+        self._color = color
+        self._wants = dict(image=raw, compressed=compressed, info=raw or compressed,
+                           depth=depth, depth_info=depth, registered=registered,
+                           registered_info=registered, points=points)
+        self._settings = (quality, _PIXEL_FORMATS[color], in_flight)
+        self._sources: dict[str, image_pb2.ImageSource] | None = None
+        self.camera_streams: dict[str, CameraStream] = {}
+        self.streams: list[Stream] = []  # every stream made so far (diagnostics read it)
+        for camera in self.cameras:
+            self._add_camera(camera)
+        self.lidar = self._lidar_stream(lidar_source, lidar_rate, in_flight) \
+            if lidar_source else None
+        if self.lidar is not None:
+            self.streams.append(self.lidar)
+        self._scheduler = Scheduler(self.streams, workers=workers, describe=describe)
+        context.streams.append(lambda: self.streams)
+        context.has_lidar = any(isinstance(s, LidarStream) for s in self.streams)
+        self._scheduler.start()
+        self.get_logger().info(
+            f"streaming {', '.join(s.name for s in self.streams) or 'nothing'}")
+        on_change(self, {
+            "cameras": (self._check_cameras, self._select_cameras),
+            "camera_rate": (None, self._set_default_rate),
+            **{f"rates.{c}": (None, lambda rate, c=c: self._set_rate(c, rate))
+               for c in ALL_CAMERAS},
+            "lidar_rate": (None, lambda rate: self.lidar is not None
+                           and self.lidar.set_rate(rate)),
+        })
+
+    # ------------------------------------------------------------------ live changes
+    def _robot_sources(self) -> dict[str, image_pb2.ImageSource]:
+        if not self._sources:
+            self._sources = self._list_sources()
+        return self._sources
+
+    def _check_cameras(self, cameras: list[str]) -> str:
+        sources = self._robot_sources()
+        for camera in cameras:
+            try:
+                names = camera_sources(camera, self._color == "rgb")
+            except UnknownCameraError as exc:
+                return str(exc)
+            if names.visual not in sources:
+                return f"the robot has no camera {camera!r}"
+        return ""
+
+    def _select_cameras(self, cameras: list[str]) -> None:
+        """Stream exactly ``cameras`` from now on (streams of others pause)."""
+        self.cameras = list(cameras)
+        for camera in cameras:
+            if camera in self.camera_streams:
+                self.camera_streams[camera].enabled = True
+            else:
+                stream = self._add_camera(camera)
+                if stream is not None:
+                    self._scheduler.add(stream)
+        for camera, stream in self.camera_streams.items():
+            stream.enabled = camera in cameras
+
+    def _add_camera(self, camera: str) -> "CameraStream | None":
+        quality, pixel_format, in_flight = self._settings
+        settings = CameraSettings(self.rates.get(camera, self.default_rate), quality,
+                                  pixel_format, in_flight)
+        stream = self._camera_stream(camera, self._color == "rgb", self._robot_sources(),
+                                     dict(self._wants), settings)
+        if stream is not None:
+            self.camera_streams[camera] = stream
+            self.streams.append(stream)
+        return stream
+
+    def _set_default_rate(self, rate: float) -> None:
+        """camera_rate: every camera still at the previous default follows it."""
+        for camera, current in self.rates.items():
+            if current == self.default_rate:
+                self._set_rate(camera, rate)
+        self.default_rate = rate
+
+    def _set_rate(self, camera: str, rate: float) -> None:
+        self.rates[camera] = rate
+        if camera in self.camera_streams:
+            self.camera_streams[camera].set_rate(rate)
+
+    # ------------------------------------------------------------------ setup
+    def _list_sources(self) -> dict[str, image_pb2.ImageSource]:
+        try:
+            client = self._connection.client(ImageClient)
+            return {s.name: s for s in client.list_image_sources(timeout=5.0)}
+        except Exception as exc:
+            self.get_logger().error(f"cannot list the robot's cameras: {describe(exc)}")
+            return {}
+
+    def _camera_stream(self, camera: str, color: bool,
+                       sources: dict[str, image_pb2.ImageSource], wants: dict[str, bool],
+                       settings: CameraSettings) -> CameraStream | None:
+        log = self.get_logger()
+        try:
+            names = camera_sources(camera, color)
+        except UnknownCameraError as exc:
+            log.error(f"parameter cameras: {exc}")
+            return None
+        try:
+            check_rate(f"camera {camera}", settings.rate)
+        except ValueError as exc:
+            log.error(str(exc))
+            return None
+        if names.visual not in sources:
+            log.error(f"camera {camera}: the robot has no image source {names.visual!r} "
+                      f"(it offers: {', '.join(sorted(sources)) or 'none'})")
+            return None
+        for kind, source in (("depth", names.depth), ("registered", names.registered)):
+            if source not in sources and (wants[kind] or (kind == "depth" and wants["points"])):
+                log.warning(f"camera {camera}: the robot has no {source!r}; no {kind} published")
+                wants[kind] = wants[f"{kind}_info"] = False
+                if kind == "depth":
+                    wants["points"] = False
+        topics = {
+            "image": (ImageMsg, f"camera/{camera}/image"),
+            "compressed": (CompressedImage, f"camera/{camera}/image/compressed"),
+            "info": (CameraInfo, f"camera/{camera}/camera_info"),
+            "depth": (ImageMsg, f"depth/{camera}/image"),
+            "depth_info": (CameraInfo, f"depth/{camera}/camera_info"),
+            "registered": (ImageMsg, f"depth_registered/{camera}/image"),
+            "registered_info": (CameraInfo, f"depth_registered/{camera}/camera_info"),
+            "points": (PointCloud2, f"depth/{camera}/points"),
+        }
+        outputs = {key: self._output(*topics[key]) for key, on in wants.items() if on}
+        return CameraStream(names, sources, lambda: self._connection.client(ImageClient),
+                            outputs, settings,
+                            lambda: self._connection.skew_nsec, self.prefix, self._report)
+
+    def _lidar_stream(self, source: str, rate: float, in_flight: int) -> LidarStream | None:
+        log = self.get_logger()
+        try:
+            client = self._connection.client(PointCloudClient, source)
+            available = [s.name for s in client.list_point_cloud_sources(timeout=5.0)]
+        except Exception as exc:
+            log.warning(f"no lidar: point-cloud service {source!r} unavailable "
+                        f"({describe(exc)})")
+            return None
+        if source not in available:
+            log.error(f"lidar: service {source!r} has no source {source!r} (it offers "
+                      f"{', '.join(available) or 'none'})")
+            return None
+        try:
+            check_rate("lidar (lidar_rate)", rate)
+        except ValueError as exc:
+            log.error(str(exc))
+            return None
+        return LidarStream(source, lambda: self._connection.client(PointCloudClient, source),
+                           self._output(PointCloud2, "lidar/points"), rate,
+                           lambda: self._connection.skew_nsec, self.prefix, self._report,
+                           in_flight)
+
+    def _output(self, msg_type, topic: str) -> TopicOutput:
+        return TopicOutput(self.create_publisher(msg_type, topic, self._sensor_qos), self._lazy)
+
+    def _report(self, message: str) -> None:
+        """Log a stream's error, at most once per ERROR_LOG_PERIOD per stream."""
+        stream = message.split(":", 1)[0]
+        now = time.monotonic()
+        if now - self._last_error_log.get(stream, -ERROR_LOG_PERIOD) >= ERROR_LOG_PERIOD:
+            self._last_error_log[stream] = now
+            self.get_logger().error(message)
+
+    def stop_streaming(self) -> None:
+        """Stop requesting and publishing (before the node goes away)."""
+        self._scheduler.stop()
+
+    def destroy_node(self) -> None:
+        self.stop_streaming()
+        super().destroy_node()

@@ -1,0 +1,198 @@
+"""Camera and lidar streams: what to request from the robot and how responses become topics.
+
+Streams publish already serialized messages through ``Output`` objects (a ROS publisher in
+the driver, a list in tests and benchmarks), so this module has no ROS node in it.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from bosdyn.api import image_pb2, point_cloud_pb2
+from rclpy.serialization import serialize_message
+
+from spot_driver.acquisition import Stream
+from spot_driver.conversions import point_cloud, sensor_cdr
+from spot_driver.conversions.time import timestamp_to_nsec
+from spot_driver.perception import images
+from spot_driver.perception.cameras import CameraSources
+
+Image = image_pb2.Image
+
+
+class Output(Protocol):
+    """Where one topic's serialized messages go."""
+
+    def wanted(self) -> bool: ...
+
+    def publish(self, data: bytes) -> None: ...
+
+
+@dataclass(frozen=True)
+class CameraSettings:
+    rate: float = 15.0
+    jpeg_quality: int = 75
+    pixel_format: int = Image.PIXEL_FORMAT_UNKNOWN  # unknown: the camera's own format
+    max_in_flight: int = 2
+
+
+class CameraStream(Stream):
+    """One camera: its visual image (raw and/or JPEG), depth, registered depth and points.
+
+    ``outputs`` maps any of ``image``, ``compressed``, ``info``, ``depth``, ``depth_info``,
+    ``registered``, ``registered_info``, ``points`` to an Output; missing keys are not
+    produced. ``sources`` are the robot's ImageSource protos by name; ``client()`` returns the
+    current session's image client (it changes when the driver reconnects).
+    """
+
+    def __init__(self, names: CameraSources, sources: dict[str, image_pb2.ImageSource],
+                 client: Callable[[], object], outputs: dict[str, Output],
+                 settings: CameraSettings,
+                 skew_nsec: Callable[[], int], frame_prefix: str = "",
+                 report: Callable[[str], None] | None = None) -> None:
+        self.name = f"camera {names.camera}"
+        super().__init__(settings.rate, settings.max_in_flight, report)
+        self.names, self._client, self._settings = names, client, settings
+        self._skew, self._prefix = skew_nsec, frame_prefix
+        self._outputs = outputs
+        self._sources = sources
+        self._handlers = {names.visual: self._visual, names.depth: self._depth,
+                          names.registered: self._registered}
+        self._last_stamp = dict.fromkeys(self._handlers, -1)
+        self._info_templates: dict[str, bytes] = {}
+        self._rays = (images.PinholeRays.of_source(sources[names.depth])
+                      if "points" in outputs else None)
+
+    def _wants(self, *keys: str) -> bool:
+        return any(k in self._outputs and self._outputs[k].wanted() for k in keys)
+
+    def wanted(self) -> bool:
+        return self._wants(*self._outputs)
+
+    def request(self):
+        requests = []
+        jpeg = self._wants("compressed")
+        if jpeg or self._wants("image", "info"):
+            requests.append(image_pb2.ImageRequest(
+                image_source_name=self.names.visual, quality_percent=self._settings.jpeg_quality,
+                image_format=Image.FORMAT_JPEG if jpeg else Image.FORMAT_RAW,
+                pixel_format=self._settings.pixel_format))
+        if self._wants("depth", "depth_info", "points"):
+            requests.append(image_pb2.ImageRequest(
+                image_source_name=self.names.depth, image_format=Image.FORMAT_RAW,
+                pixel_format=Image.PIXEL_FORMAT_DEPTH_U16))
+        if self._wants("registered", "registered_info"):
+            requests.append(image_pb2.ImageRequest(
+                image_source_name=self.names.registered, image_format=Image.FORMAT_RAW,
+                pixel_format=Image.PIXEL_FORMAT_DEPTH_U16))
+        return self._client().get_image_async(requests)
+
+    def handle(self, responses) -> None:
+        problems = []
+        published = False
+        for response in responses:
+            name = response.source.name
+            handler = self._handlers.get(name)
+            shot = response.shot
+            stamp = timestamp_to_nsec(shot.acquisition_time) - self._skew()
+            if handler is None or stamp <= self._last_stamp[name]:
+                continue  # an older frame overtaken by a newer one: drop it
+            self._last_stamp[name] = stamp
+            frame = self._prefix + shot.frame_name_image_sensor
+            try:
+                handler(shot, name, stamp, frame)
+                published = True
+            except (images.ImageDecodeError, ValueError) as exc:
+                problems.append(f"{response.source.name}: {exc}")
+        if published:
+            self.stats.delivered += 1
+        if problems:
+            raise images.ImageDecodeError("; ".join(problems))
+
+
+    def _publish_info(self, key: str, source_name: str, stamp: int, frame: str) -> None:
+        output = self._outputs.get(key)
+        if output is None or not output.wanted():
+            return
+        template = self._info_templates.get(key)
+        if template is None:
+            info = images.camera_info(self._sources[source_name], frame)
+            template = self._info_templates[key] = serialize_message(info)
+        output.publish(sensor_cdr.restamp(template, stamp))
+
+    def _visual(self, shot: image_pb2.ImageCapture, source: str, stamp: int, frame: str) -> None:
+        image = shot.image
+        data = image.data  # one copy out of the protobuf
+        compressed = self._outputs.get("compressed")
+        raw = self._outputs.get("image")
+        if image.format == Image.FORMAT_JPEG and compressed is not None and compressed.wanted():
+            compressed.publish(sensor_cdr.compressed_image_cdr(
+                stamp, frame, images.compressed_format(image.pixel_format), data))
+        if raw is not None and raw.wanted():
+            layout = images.pixel_layout(image.pixel_format)
+            if image.format == Image.FORMAT_RAW:
+                pixels = images.raw_bytes(image, data)
+            else:
+                pixels = memoryview(images.decode_pixels(image, data)).cast("B")
+            raw.publish(sensor_cdr.image_cdr(stamp, frame, image.rows, image.cols,
+                                             layout.encoding, images.row_step(image), pixels))
+        self._publish_info("info", source, stamp, frame)
+
+    def _depth(self, shot: image_pb2.ImageCapture, source: str, stamp: int, frame: str) -> None:
+        image = shot.image
+        if image.pixel_format != Image.PIXEL_FORMAT_DEPTH_U16:
+            raise images.ImageDecodeError("depth image is not DEPTH_U16")
+        data = images.raw_bytes(image)
+        output = self._outputs.get("depth")
+        if output is not None and output.wanted():
+            output.publish(sensor_cdr.image_cdr(stamp, frame, image.rows, image.cols, "16UC1",
+                                                images.row_step(image), data))
+        self._publish_info("depth_info", source, stamp, frame)
+        points = self._outputs.get("points")
+        if points is not None and points.wanted():
+            depth = images.decode_pixels(image, data)
+            xyz = self._rays.points(depth, self._sources[source].depth_scale or 1000.0)
+            points.publish(sensor_cdr.point_cloud2_cdr(stamp, frame, xyz))
+
+    def _registered(self, shot: image_pb2.ImageCapture, source: str, stamp: int,
+                    frame: str) -> None:
+        image = shot.image
+        output = self._outputs.get("registered")
+        if output is not None and output.wanted():
+            output.publish(sensor_cdr.image_cdr(stamp, frame, image.rows, image.cols, "16UC1",
+                                                images.row_step(image), images.raw_bytes(image)))
+        self._publish_info("registered_info", source, stamp, frame)
+
+
+class LidarStream(Stream):
+    """A point-cloud source (the lidar payload) as PointCloud2 XYZ float32."""
+
+    def __init__(self, source: str, client: Callable[[], object], output: Output, rate: float,
+                 skew_nsec: Callable[[], int], frame_prefix: str = "",
+                 report: Callable[[str], None] | None = None, max_in_flight: int = 2) -> None:
+        self.name = f"point cloud {source}"
+        super().__init__(rate, max_in_flight, report)
+        self._source, self._client, self._output = source, client, output
+        self._skew, self._prefix = skew_nsec, frame_prefix
+        self._last_stamp = -1
+
+    def wanted(self) -> bool:
+        return self._output.wanted()
+
+    def request(self):
+        return self._client().get_point_cloud_async(
+            [point_cloud_pb2.PointCloudRequest(point_cloud_source_name=self._source)])
+
+    def handle(self, responses) -> None:
+        cloud = responses[0].point_cloud
+        stamp = timestamp_to_nsec(cloud.source.acquisition_time) - self._skew()
+        if stamp <= self._last_stamp:
+            return
+        self._last_stamp = stamp
+        xyz = point_cloud.decode_xyz(cloud)
+        xyz = xyz[np.isfinite(xyz).all(axis=1)]  # published as a dense cloud
+        frame = self._prefix + cloud.source.frame_name_sensor
+        self._output.publish(sensor_cdr.point_cloud2_cdr(stamp, frame, xyz))
+        self.stats.delivered += 1
+

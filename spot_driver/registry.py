@@ -1,0 +1,25 @@
+"""Every capability of the driver, in the order their nodes are created.
+
+To add a capability, add its package name here (see "Adding a capability" in the README).
+Reading the registry imports no ROS node: launch files use it for their arguments.
+"""
+
+from importlib import import_module
+
+from spot_driver.capability import Capability, load
+
+PACKAGES = ("state", "body", "motion", "perception", "manipulation", "docking", "missions",
+            "autonomy", "choreography", "description", "diagnostics")
+CAPABILITIES: tuple[Capability, ...] = tuple(
+    import_module(f"spot_driver.{name}").CAPABILITY for name in PACKAGES)
+OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)
+
+
+def enabled(switches: dict[str, bool]) -> list[Capability]:
+    """The capabilities to run: every core one, and each optional one whose switch is on."""
+    return [c for c in CAPABILITIES if not c.optional or switches.get(c.name, True)]
+
+
+def sdk_clients(capabilities: list[Capability]) -> list[type]:
+    """The SDK client classes ``capabilities`` need registered beyond the standard ones."""
+    return [load(path) for c in capabilities for path in c.sdk_clients]

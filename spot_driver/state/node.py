@@ -1,0 +1,226 @@
+"""Publishes what the robot reports: joint states, TF, odometry and status topics.
+
+Robot state is requested by a paced scheduler thread of its own (not an executor timer), with
+up to two requests in flight, so the state rate holds while the executor and the perception
+threads are busy.
+"""
+
+import time
+from collections.abc import Callable
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Vector3Stamped
+from nav_msgs.msg import Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from sensor_msgs.msg import BatteryState as RosBatteryState
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Header
+from tf2_msgs.msg import TFMessage
+
+from spot_driver import qos
+from spot_driver.acquisition import Scheduler, Stream
+from spot_driver.capability import DriverContext
+from spot_driver.connection import RobotConnection
+from spot_driver.conversions import frames
+from spot_driver.conversions.time import local_stamp
+from spot_driver.errors import describe
+from spot_driver.nodes.parameters import declare, on_change
+from spot_driver.state import status
+from spot_driver.state.state_cdr import StateSerializer
+from spot_driver.state.status_cdr import StatusSerializer
+from spot_msgs.msg import (
+    BatteryStateArray,
+    BehaviorFaultState,
+    EStopStateArray,
+    FootStateArray,
+    LeaseArray,
+    ManipulatorState,
+    PowerState,
+    SystemFaultState,
+    TimeSyncState,
+    WiFiState,
+)
+
+
+class StateNode(Node):
+    """Polls robot state at ``robot_state_rate`` and publishes it, statuses at ``status_rate``
+    (by default the same: every message of a state goes out through the CDR fast path)."""
+
+    def __init__(self, context: DriverContext) -> None:
+        super().__init__("spot_state", namespace=context.namespace)
+        self._connection = connection = context.connection
+        self._cache = context.cache
+        self.rate = declare(self, "robot_state_rate", 50.0, read_only=False, bounds=(0.1, 500.0))
+        status_rate = declare(self, "status_rate", 50.0, read_only=False, bounds=(0.1, 500.0))
+        self.root = declare(self, "tf_root", "odom")
+        self.prefix = declare(self, "frame_prefix", "")
+        self.publish_tf = declare(self, "publish_tf", True, read_only=False)
+        if self.root not in frames.WORLD_FRAMES:
+            raise ValueError(f"parameter tf_root must be one of {frames.WORLD_FRAMES}, "
+                             f"not {self.root!r}")
+        if not 0 < self.rate <= 500 or not 0 < status_rate:
+            raise ValueError("robot_state_rate must be in (0, 500] Hz and status_rate above 0")
+        self._status_rate = status_rate
+        self._status_every = self._every(self.rate, status_rate)
+        self._cycle = 0
+        self.published = 0  # robot states published (diagnostics derive the achieved rate)
+        self._serializer = StateSerializer(self.root, self.prefix)
+        self._status_serializer = StatusSerializer(self.prefix + "body", self.prefix + "hand")
+        self._static_layout = None
+
+        self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
+        self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)
+        self._tf_pub = self.create_publisher(TFMessage, "/tf", qos.STATE)
+        self._tf_static_pub = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
+        self._status_pubs = {  # keyed like StatusSerializer.serialize's entries
+            "battery": self.create_publisher(BatteryStateArray, "status/battery", qos.STREAM),
+            "power": self.create_publisher(PowerState, "status/power", qos.STREAM),
+            "estop": self.create_publisher(EStopStateArray, "status/estop", qos.STREAM),
+            "wifi": self.create_publisher(WiFiState, "status/wifi", qos.STREAM),
+            "feet": self.create_publisher(FootStateArray, "status/feet", qos.STREAM),
+            "system_faults": self.create_publisher(SystemFaultState, "status/system_faults",
+                                                   qos.STREAM),
+            "behavior_faults": self.create_publisher(BehaviorFaultState,
+                                                     "status/behavior_faults", qos.STREAM),
+            "manipulation": self.create_publisher(ManipulatorState, "status/manipulation",
+                                                  qos.STREAM),
+            "end_effector_force": self.create_publisher(Vector3Stamped,
+                                                        "status/end_effector_force", qos.STREAM),
+        }
+        self._time_sync_pub = self.create_publisher(TimeSyncState, "status/time_sync",
+                                                    qos.STREAM)
+        self._battery_pub = self.create_publisher(RosBatteryState, "battery_state", qos.STREAM)
+        self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
+
+        self._leases_sent: tuple[list, float] | None = None  # (resources, monotonic time)
+        self.create_timer(LEASE_POLL_S, self._poll_leases,
+                          callback_group=MutuallyExclusiveCallbackGroup())
+        self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
+        self._scheduler = Scheduler([self.stream], workers=1, describe=describe)
+        self._scheduler.start()
+        context.streams.append(lambda: [self.stream])
+        on_change(self, {
+            "robot_state_rate": (None, self._set_rate),
+            "status_rate": (None, self._set_status_rate),
+            "publish_tf": (None, lambda value: setattr(self, "publish_tf", value)),
+        })
+
+    def _set_rate(self, rate: float) -> None:
+        self.rate = rate
+        self.stream.set_rate(rate)
+        self._set_status_rate(self._status_rate)
+
+    def _set_status_rate(self, rate: float) -> None:
+        self._status_rate = rate
+        self._status_every = self._every(self.rate, rate)
+
+    @staticmethod
+    def _every(state_rate: float, status_rate: float) -> int:
+        """Statuses go out with every Nth robot state: at most the state rate."""
+        return max(1, round(state_rate / status_rate))
+
+    def _on_state(self, state) -> None:
+        self._cache.update(state)
+        self.publish_state(state)
+        self.published += 1
+
+    def _report(self, message: str) -> None:
+        self.get_logger().warning(message, throttle_duration_sec=5.0)
+
+    def stop_streaming(self) -> None:
+        """Stop requesting and publishing robot state (before the node goes away)."""
+        self._scheduler.stop()
+
+    def destroy_node(self) -> None:
+        self.stop_streaming()
+        super().destroy_node()
+
+    def publish_state(self, state) -> None:
+        """joint_states, odometry, /tf and (every Nth cycle) the statuses, all as CDR bytes."""
+        sync = self._connection.time_sync()
+        skew = sync[1] if sync[0] else self._connection.skew_nsec
+        kin = state.kinematic_state
+        stamp = local_stamp(kin.acquisition_timestamp, skew)
+        statuses = None
+        if self._cycle % self._status_every == 0:  # first: its template read has kin's bytes
+            statuses = self._status_serializer.serialize(state, stamp, skew)
+        self._cycle += 1
+        try:
+            joints, odometry, transforms = self._serializer.serialize(
+                kin, skew, self._status_serializer.kinematic_bytes if statuses else None)
+        except KeyError as exc:
+            self.get_logger().error(f"cannot publish state: {exc}", throttle_duration_sec=5.0)
+            return
+        self._joint_pub.publish(joints)
+        self._odom_pub.publish(odometry)
+        if self.publish_tf:
+            self._tf_pub.publish(transforms)
+            if self._serializer.tree_layout is not self._static_layout:
+                _, static = frames.split_transforms(kin.transforms_snapshot, self.root,
+                                                    Time(sec=stamp[0], nanosec=stamp[1]),
+                                                    self.prefix)
+                self._tf_static_pub.publish(TFMessage(transforms=static))
+                self._static_layout = self._serializer.tree_layout
+        if statuses is not None:
+            self._publish_status(statuses, sync)
+
+    def _publish_status(self, statuses: dict, sync: tuple[bool, int, int]) -> None:
+        pubs = self._status_pubs
+        for key, data in statuses.items():
+            if key == "battery_state":
+                for battery in data:
+                    self._battery_pub.publish(battery)
+            else:
+                pubs[key].publish(data)
+        now = self.get_clock().now().seconds_nanoseconds()
+        self._time_sync_pub.publish(self._status_serializer.time_sync(now, *sync))
+
+    def _poll_leases(self) -> None:
+        """The lease list from the connection supervisor's heartbeat (no extra RPC): once a
+        second, and as soon as it changes (the first heartbeat, a lease taken)."""
+        if not self._connection.connected:
+            return
+        resources = self._connection.leases()
+        now = time.monotonic()
+        sent = self._leases_sent
+        if sent is not None and resources == sent[0] and now - sent[1] < 1.0:
+            return
+        self._leases_sent = (resources, now)
+        header = Header(stamp=self.get_clock().now().to_msg())
+        self._lease_pub.publish(status.lease_array(resources, header))
+
+
+OUT_OF_ORDER_NSEC = 1_000_000_000
+LEASE_POLL_S = 0.2
+
+
+class RobotStateStream(Stream):
+    """Robot state at a fixed rate; responses older than one already handled are dropped."""
+
+    name = "robot_state"
+    max_rate = 500.0
+
+    def __init__(self, rate_hz: float, connection: RobotConnection,
+                 on_state: Callable[[object], None],
+                 report: Callable[[str], None] | None = None) -> None:
+        super().__init__(rate_hz, max_in_flight=2, report=report)
+        self._connection = connection
+        self._on_state = on_state
+        self._newest = -1
+        self._timeout = max(0.5, 5.0 / rate_hz)
+
+    def wanted(self) -> bool:
+        return self._connection.connected  # the supervisor reconnects; diagnostics say why
+
+    def request(self):
+        return self._connection.state_client.get_robot_state_async(timeout=self._timeout)
+
+    def handle(self, state) -> None:
+        stamp = state.kinematic_state.acquisition_timestamp
+        nsec = stamp.seconds * 1_000_000_000 + stamp.nanos
+        if self._newest - OUT_OF_ORDER_NSEC < nsec < self._newest:
+            return  # overtaken by a newer response (a larger step back is a new robot clock)
+        self._newest = nsec
+        self._on_state(state)
+        self.stats.delivered += 1

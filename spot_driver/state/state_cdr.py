@@ -1,0 +1,259 @@
+"""joint_states, odometry and /tf of a RobotState straight to CDR bytes (the hot path).
+
+Produces exactly what ``rclpy.serialization.serialize_message`` makes of the messages built by
+``joint_states``, ``odometry`` and ``frames`` (tested field by field and byte by byte outside
+padding), at a fraction of the cost: layouts are built once per joint list / tree shape.
+"""
+
+import operator
+from collections.abc import Callable
+
+import numpy as np
+from bosdyn.api import robot_state_pb2
+
+from spot_driver.conversions import frames
+from spot_driver.conversions.cdr import Layout, LayoutWriter
+from spot_driver.conversions.time import Stamp, local_stamp
+from spot_driver.state.joint_states import urdf_joint_name
+from spot_driver.state.kinematic_wire import KinematicTemplate
+from spot_driver.state.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
+from spot_driver.state.wire import TemplateCache
+
+
+def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]):
+    """Rotate vector v by unit quaternion q = (w, x, y, z)."""
+    w, x, y, z = q
+    vx, vy, vz = v
+    # t = 2 * cross(q_vec, v); v' = v + w * t + cross(q_vec, t)
+    tx, ty, tz = 2 * (y * vz - z * vy), 2 * (z * vx - x * vz), 2 * (x * vy - y * vx)
+    return (vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz),
+            vz + w * tz + (x * ty - y * tx))
+
+
+def _covariance(diagonal) -> list[float]:
+    covariance = np.zeros((6, 6))
+    np.fill_diagonal(covariance, diagonal)
+    return covariance.ravel().tolist()
+
+
+def _pose_values(pose, invert: bool) -> tuple[float, ...]:
+    """(x, y, z, qx, qy, qz, qw) of a geometry SE3Pose proto, inverted when asked."""
+    p, r = pose.position, pose.rotation
+    values = (p.x, p.y, p.z, r.x, r.y, r.z, r.w)
+    return _inverse(values) if invert else values
+
+
+def _inverse(pose: tuple[float, ...]) -> tuple[float, ...]:
+    """The inverse of an (x, y, z, qx, qy, qz, qw) pose."""
+    q = (pose[6], -pose[3], -pose[4], -pose[5])
+    t = _rotate(q, (-pose[0], -pose[1], -pose[2]))
+    return (t[0], t[1], t[2], q[1], q[2], q[3], q[0])
+
+
+class _JointLayout:
+    def __init__(self, names: tuple[str, ...], prefix: str) -> None:
+        writer = LayoutWriter()
+        writer.header("")
+        writer.u32(len(names))
+        for name in names:
+            writer.string(prefix + urdf_joint_name(name))
+        for _ in range(3):  # position, velocity, effort
+            writer.u32(len(names))
+            writer.f64s(len(names))
+        self.layout: Layout = writer.finish()
+
+
+class _TfLayout:
+    """Dynamic edges of one tree shape: which map entries, inverted or not, and where."""
+
+    def __init__(self, edges: list[frames.Edge], snapshot, prefix: str, root: str,
+                 body: str) -> None:
+        self.body_index = next((i for i, e in enumerate(edges)
+                                if e.child == body and e.parent == root), None)
+        writer = LayoutWriter()
+        writer.u32(len(edges))
+        self.plan = []  # (snapshot child key, invert)
+        for edge in edges:
+            writer.header(prefix + edge.parent)
+            writer.string(prefix + edge.child)
+            writer.f64s(7)
+            in_tree = snapshot.child_to_parent_edge_map.get(edge.child)
+            inverted = in_tree is None or in_tree.parent_frame_name != edge.parent
+            self.plan.append((edge.parent if inverted else edge.child, inverted))
+        self.layout: Layout = writer.finish()
+
+
+class _KinematicWriter:
+    """joint_states, odometry and /tf of the states one KinematicTemplate reads: each message
+    one ``itemgetter`` over a pool of the state's numbers and the layouts' constant bytes."""
+
+    def __init__(self, template: KinematicTemplate, joints: _JointLayout, tf: _TfLayout,
+                 odometry: Callable[[Stamp, tuple, tuple], bytes]) -> None:
+        self.tree_layout = tf
+        inverted = [k for k, (_, invert) in enumerate(tf.plan) if invert]
+        self._inverted = [operator.itemgetter(*template.poses[k]) for k in inverted]
+        # pool: the template's values, the inverted poses (7 each), the stamp, the pieces
+        base = template.size
+        poses = list(template.poses)
+        for i, k in enumerate(inverted):
+            poses[k] = list(range(base + 7 * i, base + 7 * i + 7))
+        stamp = [base + 7 * len(inverted), base + 7 * len(inverted) + 1]
+        pieces = stamp[1] + 1
+        self._joints = joints.layout.packer(
+            [stamp, template.positions, template.velocities, template.loads], pieces)
+        pieces += len(joints.layout.pieces)
+        self._tf = tf.layout.packer([stamp if i % 2 == 0 else poses[i // 2]
+                                     for i in range(2 * len(poses))], pieces)
+        self._pieces = (*joints.layout.pieces, *tf.layout.pieces)
+        self._body = operator.itemgetter(*poses[tf.body_index])
+        self._twist = operator.itemgetter(*template.twist)
+        self._odometry = odometry
+
+    def serialize(self, values: tuple, stamp: Stamp) -> tuple[bytes, bytes, bytes]:
+        """(joint_states, odometry, /tf) of one state's ``values`` (``template.read``)."""
+        inverted = [number for get in self._inverted for number in _inverse(get(values))]
+        pool = (*values, *inverted, *stamp, *self._pieces)
+        return (self._joints(pool), self._odometry(stamp, self._body(pool),
+                                                   self._twist(values)), self._tf(pool))
+
+
+FULL_CHECK_EVERY = 50  # cycles between full comparisons of joint names and tree shape
+_JOINT_VALUES = operator.attrgetter("position.value", "velocity.value", "load.value")
+
+
+class StateSerializer:
+    """Serialized joint_states, odometry and dynamic /tf for one RobotState.
+
+    ``serialize`` reads a state through a ``KinematicTemplate`` of an earlier state of the
+    same shape (see kinematic_wire); a state the template does not match is read through
+    protobuf (the methods below) and becomes the new template. There, joint names and the
+    tree's shape are compared in full every ``FULL_CHECK_EVERY`` cycles and whenever their
+    sizes change; in between, the cached layouts are reused.
+    """
+
+    def __init__(self, root: str, prefix: str = "", body_frame: str = "body") -> None:
+        self.root, self.prefix, self.body = root, prefix, body_frame
+        self._joints: dict[tuple[str, ...], _JointLayout] = {}
+        self._tf: dict[frozenset, _TfLayout] = {}
+        self._current_joints: tuple[int, _JointLayout] | None = None
+        self._current_tf: tuple[int, _TfLayout] | None = None
+        self._joint_calls = 0
+        self._tf_calls = 0
+        self.templates = TemplateCache()  # KinematicTemplate, with its _KinematicWriter
+        self._tree_layout: _TfLayout | None = None
+        writer = LayoutWriter()
+        writer.header(prefix + root)
+        writer.string(prefix + body_frame)
+        writer.f64s(7)  # pose
+        writer.constant_f64s(_covariance(POSE_COVARIANCE))
+        writer.f64s(6)  # twist
+        writer.constant_f64s(_covariance(TWIST_COVARIANCE))
+        self._odom = writer.finish()
+
+    def joint_states(self, kin: robot_state_pb2.KinematicState, stamp: Stamp) -> bytes:
+        joints = kin.joint_states
+        self._joint_calls += 1
+        current = self._current_joints
+        if current is not None and current[0] == len(joints) and \
+                self._joint_calls % FULL_CHECK_EVERY:
+            layout = current[1]
+        else:
+            names = tuple(j.name for j in joints)
+            layout = self._joints.get(names)
+            if layout is None:
+                layout = self._joints[names] = _JointLayout(names, self.prefix)
+            self._current_joints = (len(joints), layout)
+        columns = tuple(zip(*map(_JOINT_VALUES, joints), strict=True)) or ((), (), ())
+        return layout.layout.fill((stamp, *columns))
+
+    def _tf_layout(self, snapshot, full_check: bool = False) -> _TfLayout:
+        edge_map = snapshot.child_to_parent_edge_map
+        self._tf_calls += 1
+        current = self._current_tf
+        if current is not None and current[0] == len(edge_map) and not full_check and \
+                self._tf_calls % FULL_CHECK_EVERY:
+            return current[1]
+        shape = frozenset((child, edge.parent_frame_name) for child, edge in edge_map.items())
+        layout = self._tf.get(shape)
+        if layout is None:
+            dynamic = [e for e in frames.reroot(snapshot, self.root) if not frames.is_static(e)]
+            layout = self._tf[shape] = _TfLayout(dynamic, snapshot, self.prefix, self.root,
+                                                 self.body)
+        self._current_tf = (len(edge_map), layout)
+        return layout
+
+    def transforms(self, kin: robot_state_pb2.KinematicState,
+                   stamp: Stamp) -> tuple[bytes, list[tuple[float, ...]]]:
+        """The dynamic /tf TFMessage, and each edge's (x, y, z, qx, qy, qz, qw)."""
+        snapshot = kin.transforms_snapshot
+        layout = self._tf_layout(snapshot)
+        edge_map = snapshot.child_to_parent_edge_map
+        try:
+            poses = [_pose_values(edge_map[key].parent_tform_child, invert)
+                     for key, invert in layout.plan]
+        except KeyError:  # a planned frame is gone: the tree changed shape
+            layout = self._tf_layout(snapshot, full_check=True)
+            poses = [_pose_values(edge_map[key].parent_tform_child, invert)
+                     for key, invert in layout.plan]
+        slots = []
+        for pose in poses:
+            slots += (stamp, pose)
+        return layout.layout.fill(slots), poses
+
+    def odometry(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
+                 root_tform_body: tuple[float, ...]) -> bytes:
+        velocity = (kin.velocity_of_body_in_vision if self.root == "vision"
+                    else kin.velocity_of_body_in_odom)
+        lin, ang = velocity.linear, velocity.angular
+        return self._odometry(stamp, root_tform_body, (lin.x, lin.y, lin.z, ang.x, ang.y, ang.z))
+
+    def _odometry(self, stamp: Stamp, root_tform_body: tuple[float, ...],
+                  root_twist: tuple[float, ...]) -> bytes:
+        """Odometry with the twist (given in the root frame) turned into the body frame."""
+        inverse = (root_tform_body[6], -root_tform_body[3], -root_tform_body[4],
+                   -root_tform_body[5])
+        twist = (*_rotate(inverse, root_twist[:3]), *_rotate(inverse, root_twist[3:]))
+        return self._odom.fill((stamp, root_tform_body, twist))
+
+    @property
+    def tree_layout(self) -> object | None:
+        """The layout of the current tree shape; a new object whenever the shape changes."""
+        return self._tree_layout
+
+    def serialize(self, kin: robot_state_pb2.KinematicState, skew_nsec: int,
+                  data: bytes | None = None) -> tuple[bytes, bytes, bytes]:
+        """(joint_states, odometry, /tf) CDR bytes for one kinematic state; ``data`` is its
+        serialization when the caller has it."""
+        stamp = local_stamp(kin.acquisition_timestamp, skew_nsec)
+        if data is None:
+            data = kin.SerializeToString()
+        found = self.templates.read(data)
+        if found is None:
+            return self._serialize_and_learn(kin, stamp, data)
+        values, writer = found
+        self._tree_layout = writer.tree_layout
+        return writer.serialize(values, stamp)
+
+    def _serialize_and_learn(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
+                             data: bytes) -> tuple[bytes, bytes, bytes]:
+        """``serialize`` through protobuf; the state becomes a template when the cache may
+        learn one."""
+        learn = self.templates.may_learn
+        if learn:  # the template must describe layouts checked in full against this state
+            self._current_joints = self._current_tf = None
+        tf_bytes, poses = self.transforms(kin, stamp)
+        tf_layout = self._current_tf[1]
+        self._tree_layout = tf_layout
+        if tf_layout.body_index is None:
+            raise KeyError(f"{self.body!r} is not a child of {self.root!r} in the tree")
+        out = (self.joint_states(kin, stamp),
+               self.odometry(kin, stamp, poses[tf_layout.body_index]), tf_bytes)
+        if learn:
+            try:
+                template = KinematicTemplate(kin, [key for key, _ in tf_layout.plan],
+                                             self.root == "vision")
+            except ValueError:
+                return out
+            self.templates.add(len(data), template, _KinematicWriter(
+                template, self._current_joints[1], tf_layout, self._odometry))
+        return out
