@@ -1,0 +1,112 @@
+"""The package as a user's plain ``colcon build`` installs it (no --symlink-install): every
+module and data file is installed, and the driver and the simulator start from the install
+space alone, with the source tree off the path."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from ros_harness import REPO, RosClient
+from sensor_msgs.msg import JointState
+
+from conftest import PASSWORD, USERNAME
+
+
+@pytest.fixture(scope="module")
+def install(tmp_path_factory):
+    base = tmp_path_factory.mktemp("plain_colcon")
+    colcon = shutil.which("colcon")
+    assert colcon, "colcon is not installed (scripts/setup.sh installs it)"
+    result = subprocess.run(
+        [colcon, "--log-base", str(base / "log"), "build", "--paths", str(REPO),
+         "--build-base", str(base / "build"), "--install-base", str(base / "install"),
+         "--event-handlers", "console_cohesion-", "status-"],
+        capture_output=True, text=True, timeout=300, cwd=base)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return base / "install" / "spot_driver"
+
+
+def _env(prefix) -> dict:
+    """The environment with the repository's own spot_driver (source tree, symlink install)
+    replaced by the plain install at ``prefix``."""
+    site = next(prefix.glob("lib/python3*/site-packages"))
+    def theirs(variable: str) -> list[str]:
+        return [p for p in os.environ.get(variable, "").split(os.pathsep)
+                if p and p != str(REPO) and not p.startswith(str(REPO / "install" / "spot_driver"))]
+
+    path, ament = theirs("PYTHONPATH"), theirs("AMENT_PREFIX_PATH")
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *path]),
+                AMENT_PREFIX_PATH=os.pathsep.join([str(prefix), *ament]), PYTHONUNBUFFERED="1")
+
+
+def test_every_module_and_data_file_is_installed(install, tmp_path):
+    site = next(install.glob("lib/python3*/site-packages"))
+    for package in ("spot_driver", "spot_sim"):
+        sources = {p.relative_to(REPO).as_posix() for p in (REPO / package).rglob("*")
+                   if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts}
+        installed = {p.relative_to(site).as_posix() for p in (site / package).rglob("*")
+                     if p.suffix in (".py", ".yaml")}
+        assert sources <= installed, f"not installed: {sorted(sources - installed)}"
+    share = install / "share" / "spot_driver"
+    for name in ("launch/spot_driver.launch.py", "config/spot_driver.yaml",
+                 "urdf/spot.urdf.xacro", "rviz/spot.rviz", "package.xml"):
+        assert (share / name).is_file(), name
+    where = subprocess.run(
+        [sys.executable, "-c", "import spot_driver.registry as r, spot_sim; "
+         "print(r.__file__); print(spot_sim.__file__); "
+         "print([n for c in r.CAPABILITIES for n in c.nodes])"],
+        capture_output=True, text=True, env=_env(install), cwd=tmp_path, timeout=60)
+    assert where.returncode == 0, where.stderr
+    assert str(REPO / "spot_driver") not in where.stdout
+    assert where.stdout.count(str(site)) == 2, where.stdout
+
+
+def test_driver_and_simulator_start_from_the_install_space(install, tmp_path, certs_dir):
+    env = _env(install)
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "spot_sim", "--port", "0", "--certs-dir", str(certs_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp_path,
+        env=dict(env, SPOT_SIM_USERNAME=USERNAME, SPOT_SIM_PASSWORD=PASSWORD))
+    driver = None
+    log = open(tmp_path / "driver.log", "w")
+    ros = RosClient("install_test_client")
+    try:
+        line = sim.stdout.readline()
+        assert "listening on" in line, line
+        port = line.rsplit(":", 1)[1].strip()
+        ros2 = shutil.which("ros2")
+        command = [ros2, "run", "spot_driver", "spot_driver"] if ros2 else \
+            [str(next(install.glob("lib/spot_driver/spot_driver")))]
+        driver = subprocess.Popen(
+            [*command, "--ros-args", "--params-file",
+             str(install / "share/spot_driver/config/spot_driver.yaml"),
+             "-p", "hostname:=127.0.0.1", "-p", f"port:={port}",
+             "-p", f"certificate:={certs_dir / 'ca.crt'}"],
+            stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
+            env=dict(env, BOSDYN_CLIENT_USERNAME=USERNAME, BOSDYN_CLIENT_PASSWORD=PASSWORD))
+        ros.subscribe("/joint_states", JointState)
+        assert ros.wait_for(lambda: ros.received("/joint_states"), timeout=30.0), \
+            (tmp_path / "driver.log").read_text()
+        # Every capability came up: one service or action of each optional one answers.
+        names = set()
+        deadline = time.monotonic() + 30.0
+        wanted = {"/dock/_action/send_goal", "/mission/pause", "/graph_nav/clear_map",
+                  "/choreography/list_moves", "/arm/stop", "/stand"}
+        while time.monotonic() < deadline and not wanted <= names:
+            names = {name for name, _ in ros.node.get_service_names_and_types()}
+            time.sleep(0.5)
+        assert wanted <= names, sorted(wanted - names)
+    finally:
+        ros.close()
+        for process in (driver, sim):
+            if process is not None and process.poll() is None:
+                process.send_signal(2)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        log.close()
