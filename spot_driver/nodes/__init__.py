@@ -1,1 +1,2 @@
-"""Thin ROS nodes: parameters, publishers, services and timers around the robot connection."""
+"""What the nodes share: the connection parameters node, parameter descriptors, action
+servers over followed tasks, Trigger callbacks."""
