@@ -4,6 +4,7 @@ space alone, with the source tree off the path."""
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -85,7 +86,7 @@ def test_driver_and_simulator_start_from_the_install_space(install, tmp_path, ce
              str(install / "share/spot_driver/config/spot_driver.yaml"),
              "-p", "hostname:=127.0.0.1", "-p", f"port:={port}",
              "-p", f"certificate:={certs_dir / 'ca.crt'}"],
-            stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
+            stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path, start_new_session=True,
             env=dict(env, BOSDYN_CLIENT_USERNAME=USERNAME, BOSDYN_CLIENT_PASSWORD=PASSWORD))
         ros.subscribe("/joint_states", JointState)
         assert ros.wait_for(lambda: ros.received("/joint_states"), timeout=30.0), \
@@ -101,12 +102,28 @@ def test_driver_and_simulator_start_from_the_install_space(install, tmp_path, ce
         assert wanted <= names, sorted(wanted - names)
     finally:
         ros.close()
-        for process in (driver, sim):
-            if process is not None and process.poll() is None:
-                process.send_signal(2)
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        if driver is not None:
+            _stop_group(driver)
+        if sim.poll() is None:
+            sim.send_signal(signal.SIGINT)
+            sim.wait(timeout=10)
         log.close()
+
+
+def _stop_group(process: subprocess.Popen) -> None:
+    """SIGINT to ``ros2 run`` and the driver it started (its own session), then wait until
+    every process of the group is gone (SIGKILL after 15 s): none may outlive the test."""
+    try:
+        os.killpg(process.pid, signal.SIGINT)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 15.0
+    while time.monotonic() < deadline:
+        process.poll()
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
