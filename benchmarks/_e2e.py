@@ -89,8 +89,13 @@ def start_sim(certs: str, *args: str) -> tuple[subprocess.Popen, int, str]:
     return sim, port, ca
 
 
-def start_driver(port: int, ca: str, params: dict, namespace: str = "") -> subprocess.Popen:
+def start_driver(port: int, ca: str, params: dict, namespace: str = "",
+                 source: Path | None = None) -> subprocess.Popen:
+    """The driver as a process; ``source``: a directory holding another ``spot_driver``
+    package to run instead of this tree's (e.g. an older commit's)."""
     env = dict(os.environ, BOSDYN_CLIENT_USERNAME=USER, BOSDYN_CLIENT_PASSWORD=PASSWORD)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(source), env.get("PYTHONPATH", "")])
     args = [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file",
             str(REPO / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
             "-p", f"port:={port}", "-p", f"certificate:={ca}"]
@@ -232,11 +237,10 @@ def ages_ms(samples: dict, names: list[str], start: float, end: float) -> np.nda
 
 PROFILE_GROUPS = (  # (group, substrings of "file:function" frames); first match wins
     ("jpeg decode", ("simplejpeg", "PIL", "images.py:decode_pixels")),
-    ("image conversion", ("conversions/images.py", "conversions/sensor_cdr.py")),
+    ("image conversion", ("perception/images.py", "conversions/sensor_cdr.py")),
     ("point cloud conversion", ("conversions/point_cloud.py",)),
-    ("state conversion", ("conversions/state_cdr.py", "conversions/status_cdr.py",
-                          "conversions/cdr.py", "conversions/kinematic_wire.py",
-                          "conversions/wire.py")),
+    ("state conversion", ("state/state_cdr.py", "state/status_cdr.py", "state/pipeline.py",
+                          "conversions/cdr.py")),
     ("dds publish", ("publisher.py:publish",)),
     ("dds take / executor", ("executors.py", "rclpy/")),
     ("grpc receive", ("grpc/", "_channel.py")),

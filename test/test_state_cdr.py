@@ -18,8 +18,14 @@ from spot_driver.conversions import frames
 from spot_driver.conversions.time import local_stamp, robot_stamp_to_msg
 from spot_driver.state.joint_states import joint_state_msg
 from spot_driver.state.odometry import odometry_msg
+from spot_driver.state.pipeline import StatePipeline
 from spot_driver.state.state_cdr import StateSerializer
+from spot_msgs.msg import TimeSyncState
+from spot_sim import SimConfig
+from spot_sim.clock import RobotClock
 from spot_sim.frame_tree import build_snapshot
+from spot_sim.robot import SimRobot
+from spot_sim.state_report import robot_state
 
 finite = st.floats(-100, 100)
 
@@ -71,44 +77,26 @@ zero_or_finite = st.one_of(st.just(0.0), finite)
                           st.integers(20 * 10**9, 2 * 10**18)), min_size=2, max_size=8),
        st.booleans(), st.sampled_from(["odom", "vision"]))
 def test_state_after_state_equals_message_path(sequence, has_arm, root):
-    """One serializer over changing states: read through the wire template while the
-    shape holds, through protobuf when a value turns 0 (leaves the wire) or back."""
+    """One serializer over changing states (values that turn 0 and back, new stamps): every
+    state equal to the message path."""
     serializer = StateSerializer(root, "r/")
     for x, y, yaw, joints, velocity, stamp_ns in sequence:
         kin = _kinematic_state(x, y, 0.4, yaw, 0.0, joints, velocity, stamp_ns, has_arm)
         _assert_like_message_path(serializer, kin, root, "r/")
 
 
-def test_the_wire_template_reads_states_of_the_same_shape():
-    states = [_kinematic_state(1.0 + i, 2.0, 0.5, 0.1 * i + 0.01, 0.1, [0.1 + i, 0.2, 0.3],
-                               (0.1, 0.2, 0.3 + i), 10**12 + 5 * 10**8 + i * 10**7, True)
-              for i in range(20)]
-    serializer = StateSerializer("odom")
-    for kin in states:
-        _assert_like_message_path(serializer, kin, "odom", "")
-    learned = serializer.templates.misses  # one per shape (a rotation term comes and goes)
-    assert 1 <= learned <= 8 and serializer.templates.reads == 20 - learned
-    for kin in states:  # every shape now has its template
-        _assert_like_message_path(serializer, kin, "odom", "")
-    assert serializer.templates.misses == learned and serializer.templates.reads == 40 - learned
-    renamed = states[0].__deepcopy__()
-    renamed.joint_states[0].name = "fl.hz"
-    _assert_like_message_path(serializer, renamed, "odom", "")
-    assert serializer.templates.misses == learned + 1
-
-
-def test_a_state_with_unknown_fields_is_read_through_protobuf():
+def test_a_state_with_unknown_fields_equals_message_path():
     kin = _kinematic_state(1.0, 2.0, 0.5, 0.3, 0.1, [0.1, 0.2], (0.1, 0.2, 0.3), 10**12, True)
     kin.MergeFromString(b"\xa8\x06\x01")  # field 101, from a newer robot
     serializer = StateSerializer("odom")
     for _ in range(3):
         _assert_like_message_path(serializer, kin, "odom", "")
-    assert serializer.templates.reads == 0 and serializer.templates.misses == 3
 
 
 def _assert_like_message_path(serializer, kin, root, prefix):
     skew = 12_345_678_901
-    fast_joints, fast_odom, fast_tf = serializer.serialize(kin, skew)
+    fast_joints, fast_odom, fast_tf = serializer.serialize(
+        kin, local_stamp(kin.acquisition_timestamp, skew))
 
     slow_joints = joint_state_msg(kin, skew, prefix)
     _same_outside_padding(fast_joints, serialize_message(slow_joints),
@@ -160,3 +148,34 @@ def test_fast_tf_is_bit_identical_when_no_inversion_is_involved():
     for i in keep:
         assert decoded.transforms[i] == dynamic[i]
     assert len(layout.plan) == len(dynamic)
+
+
+def test_the_pipeline_turns_one_state_into_every_message():
+    """One call: kinematics, statuses on the cycles that carry them, the time-sync status,
+    and /tf_static only for the first state and when the tree changes."""
+    robot = SimRobot(SimConfig(has_arm=False), RobotClock(12.345))
+    pipeline = StatePipeline("odom", "spot1/")
+    skew, now = 12_345_000_000, (1_700_000_000, 5)
+    robot.step()
+    first = pipeline.messages(robot_state(robot), skew, (True, skew, 3_000_000), now)
+    assert deserialize_message(first.joint_states, JointState).name[0].startswith("spot1/")
+    assert deserialize_message(first.odometry, Odometry).child_frame_id == "spot1/body"
+    assert deserialize_message(first.tf, TFMessage).transforms
+    assert first.tf_static is not None and all(
+        t.header.frame_id.startswith("spot1/") for t in first.tf_static.transforms)
+    assert {"battery", "battery_state", "power", "estop", "wifi", "feet", "system_faults",
+            "behavior_faults"} <= set(first.statuses)
+    sync = deserialize_message(first.time_sync, TimeSyncState)
+    assert sync.clock_skew.sec == 12 and sync.header.stamp.sec == now[0]
+    robot.step()
+    second = pipeline.messages(robot_state(robot), skew, (True, skew, 0), now,
+                               with_statuses=False)
+    assert second.tf_static is None and second.statuses == {} and second.time_sync is None
+    state = robot_state(robot)
+    del state.kinematic_state.transforms_snapshot.child_to_parent_edge_map["flat_body"]
+    assert pipeline.messages(state, skew, (True, skew, 0), now).tf_static is not None
+
+
+def test_the_pipeline_refuses_an_unknown_tf_root():
+    with pytest.raises(ValueError, match="tf_root"):
+        StatePipeline("map")

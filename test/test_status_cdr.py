@@ -138,10 +138,9 @@ def _renumber(message, factor: float) -> None:
 @settings(max_examples=80, deadline=None)
 @given(robot_states(), stamp_ns, st.lists(st.floats(0.5, 2.0), min_size=1, max_size=4))
 def test_state_after_state_equals_message_path(state, cycle_ns, factors):
-    """One serializer over states of one shape: all but the first read through its
-    template, each equal to the message path."""
+    """One serializer over states whose numbers change: each equal to the message path."""
     serializer = StatusSerializer()
-    _renumber(state, 1.0)  # Durations normalised (sign of nanos) before the template is made
+    _renumber(state, 1.0)  # Durations normalised (sign of nanos)
     _assert_like_message_path(serializer, state, cycle_ns, "")
     for factor in factors:
         _renumber(state, factor)
@@ -149,7 +148,7 @@ def test_state_after_state_equals_message_path(state, cycle_ns, factors):
         _assert_like_message_path(serializer, state, cycle_ns, "")
 
 
-def test_states_of_a_simulated_robot_are_read_through_templates():
+def test_states_of_a_simulated_robot_equal_the_message_path():
     robot = SimRobot(SimConfig(has_arm=True), RobotClock(12.345))
     serializer = StatusSerializer()
     for i in range(30):
@@ -161,9 +160,6 @@ def test_states_of_a_simulated_robot_are_read_through_templates():
         fault.onset_timestamp.FromNanoseconds(10**18)
         fault.duration.FromNanoseconds(10**9 + i * 10**7)
         _assert_like_message_path(serializer, state, 10**18 + i * 10**7, "")
-        if serializer.kinematic_bytes is not None:
-            assert serializer.kinematic_bytes == state.kinematic_state.SerializeToString()
-    assert serializer.templates.reads >= 25, serializer.templates.misses
 
 
 def _assert_like_message_path(serializer, state, cycle_ns, prefix):

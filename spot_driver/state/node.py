@@ -8,7 +8,6 @@ threads are busy.
 import time
 from collections.abc import Callable
 
-from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Vector3Stamped
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -23,12 +22,10 @@ from spot_driver.acquisition import Scheduler, Stream
 from spot_driver.capability import DriverContext
 from spot_driver.connection import RobotConnection
 from spot_driver.conversions import frames
-from spot_driver.conversions.time import local_stamp
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.state import status
-from spot_driver.state.state_cdr import StateSerializer
-from spot_driver.state.status_cdr import StatusSerializer
+from spot_driver.state.pipeline import StatePipeline
 from spot_msgs.msg import (
     BatteryStateArray,
     BehaviorFaultState,
@@ -65,9 +62,7 @@ class StateNode(Node):
         self._status_every = self._every(self.rate, status_rate)
         self._cycle = 0
         self.published = 0  # robot states published (diagnostics derive the achieved rate)
-        self._serializer = StateSerializer(self.root, self.prefix)
-        self._status_serializer = StatusSerializer(self.prefix + "body", self.prefix + "hand")
-        self._static_layout = None
+        self._pipeline = StatePipeline(self.root, self.prefix)
 
         self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
         self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)
@@ -137,44 +132,32 @@ class StateNode(Node):
         super().destroy_node()
 
     def publish_state(self, state) -> None:
-        """joint_states, odometry, /tf and (every Nth cycle) the statuses, all as CDR bytes."""
+        """Every message of one robot state (statuses every Nth cycle)."""
         sync = self._connection.time_sync()
         skew = sync[1] if sync[0] else self._connection.skew_nsec
-        kin = state.kinematic_state
-        stamp = local_stamp(kin.acquisition_timestamp, skew)
-        statuses = None
-        if self._cycle % self._status_every == 0:  # first: its template read has kin's bytes
-            statuses = self._status_serializer.serialize(state, stamp, skew)
+        with_statuses = self._cycle % self._status_every == 0
         self._cycle += 1
         try:
-            joints, odometry, transforms = self._serializer.serialize(
-                kin, skew, self._status_serializer.kinematic_bytes if statuses else None)
+            out = self._pipeline.messages(state, skew, sync,
+                                          self.get_clock().now().seconds_nanoseconds(),
+                                          with_statuses)
         except KeyError as exc:
             self.get_logger().error(f"cannot publish state: {exc}", throttle_duration_sec=5.0)
             return
-        self._joint_pub.publish(joints)
-        self._odom_pub.publish(odometry)
+        self._joint_pub.publish(out.joint_states)
+        self._odom_pub.publish(out.odometry)
         if self.publish_tf:
-            self._tf_pub.publish(transforms)
-            if self._serializer.tree_layout is not self._static_layout:
-                _, static = frames.split_transforms(kin.transforms_snapshot, self.root,
-                                                    Time(sec=stamp[0], nanosec=stamp[1]),
-                                                    self.prefix)
-                self._tf_static_pub.publish(TFMessage(transforms=static))
-                self._static_layout = self._serializer.tree_layout
-        if statuses is not None:
-            self._publish_status(statuses, sync)
-
-    def _publish_status(self, statuses: dict, sync: tuple[bool, int, int]) -> None:
-        pubs = self._status_pubs
-        for key, data in statuses.items():
+            self._tf_pub.publish(out.tf)
+            if out.tf_static is not None:
+                self._tf_static_pub.publish(out.tf_static)
+        for key, data in out.statuses.items():
             if key == "battery_state":
                 for battery in data:
                     self._battery_pub.publish(battery)
             else:
-                pubs[key].publish(data)
-        now = self.get_clock().now().seconds_nanoseconds()
-        self._time_sync_pub.publish(self._status_serializer.time_sync(now, *sync))
+                self._status_pubs[key].publish(data)
+        if out.time_sync is not None:
+            self._time_sync_pub.publish(out.time_sync)
 
     def _poll_leases(self) -> None:
         """The lease list from the connection supervisor's heartbeat (no extra RPC): once a

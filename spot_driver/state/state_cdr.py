@@ -6,18 +6,15 @@ padding), at a fraction of the cost: layouts are built once per joint list / tre
 """
 
 import operator
-from collections.abc import Callable
 
 import numpy as np
 from bosdyn.api import robot_state_pb2
 
 from spot_driver.conversions import frames
 from spot_driver.conversions.cdr import Layout, LayoutWriter
-from spot_driver.conversions.time import Stamp, local_stamp
+from spot_driver.conversions.time import Stamp
 from spot_driver.state.joint_states import urdf_joint_name
-from spot_driver.state.kinematic_wire import KinematicTemplate
 from spot_driver.state.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
-from spot_driver.state.wire import TemplateCache
 
 
 def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]):
@@ -83,40 +80,6 @@ class _TfLayout:
         self.layout: Layout = writer.finish()
 
 
-class _KinematicWriter:
-    """joint_states, odometry and /tf of the states one KinematicTemplate reads: each message
-    one ``itemgetter`` over a pool of the state's numbers and the layouts' constant bytes."""
-
-    def __init__(self, template: KinematicTemplate, joints: _JointLayout, tf: _TfLayout,
-                 odometry: Callable[[Stamp, tuple, tuple], bytes]) -> None:
-        self.tree_layout = tf
-        inverted = [k for k, (_, invert) in enumerate(tf.plan) if invert]
-        self._inverted = [operator.itemgetter(*template.poses[k]) for k in inverted]
-        # pool: the template's values, the inverted poses (7 each), the stamp, the pieces
-        base = template.size
-        poses = list(template.poses)
-        for i, k in enumerate(inverted):
-            poses[k] = list(range(base + 7 * i, base + 7 * i + 7))
-        stamp = [base + 7 * len(inverted), base + 7 * len(inverted) + 1]
-        pieces = stamp[1] + 1
-        self._joints = joints.layout.packer(
-            [stamp, template.positions, template.velocities, template.loads], pieces)
-        pieces += len(joints.layout.pieces)
-        self._tf = tf.layout.packer([stamp if i % 2 == 0 else poses[i // 2]
-                                     for i in range(2 * len(poses))], pieces)
-        self._pieces = (*joints.layout.pieces, *tf.layout.pieces)
-        self._body = operator.itemgetter(*poses[tf.body_index])
-        self._twist = operator.itemgetter(*template.twist)
-        self._odometry = odometry
-
-    def serialize(self, values: tuple, stamp: Stamp) -> tuple[bytes, bytes, bytes]:
-        """(joint_states, odometry, /tf) of one state's ``values`` (``template.read``)."""
-        inverted = [number for get in self._inverted for number in _inverse(get(values))]
-        pool = (*values, *inverted, *stamp, *self._pieces)
-        return (self._joints(pool), self._odometry(stamp, self._body(pool),
-                                                   self._twist(values)), self._tf(pool))
-
-
 FULL_CHECK_EVERY = 50  # cycles between full comparisons of joint names and tree shape
 _JOINT_VALUES = operator.attrgetter("position.value", "velocity.value", "load.value")
 
@@ -124,11 +87,8 @@ _JOINT_VALUES = operator.attrgetter("position.value", "velocity.value", "load.va
 class StateSerializer:
     """Serialized joint_states, odometry and dynamic /tf for one RobotState.
 
-    ``serialize`` reads a state through a ``KinematicTemplate`` of an earlier state of the
-    same shape (see kinematic_wire); a state the template does not match is read through
-    protobuf (the methods below) and becomes the new template. There, joint names and the
-    tree's shape are compared in full every ``FULL_CHECK_EVERY`` cycles and whenever their
-    sizes change; in between, the cached layouts are reused.
+    Joint names and the tree's shape are compared in full every ``FULL_CHECK_EVERY`` cycles
+    and whenever their sizes change; in between, the cached layouts are reused.
     """
 
     def __init__(self, root: str, prefix: str = "", body_frame: str = "body") -> None:
@@ -139,7 +99,6 @@ class StateSerializer:
         self._current_tf: tuple[int, _TfLayout] | None = None
         self._joint_calls = 0
         self._tf_calls = 0
-        self.templates = TemplateCache()  # KinematicTemplate, with its _KinematicWriter
         self._tree_layout: _TfLayout | None = None
         writer = LayoutWriter()
         writer.header(prefix + root)
@@ -220,40 +179,14 @@ class StateSerializer:
         """The layout of the current tree shape; a new object whenever the shape changes."""
         return self._tree_layout
 
-    def serialize(self, kin: robot_state_pb2.KinematicState, skew_nsec: int,
-                  data: bytes | None = None) -> tuple[bytes, bytes, bytes]:
-        """(joint_states, odometry, /tf) CDR bytes for one kinematic state; ``data`` is its
-        serialization when the caller has it."""
-        stamp = local_stamp(kin.acquisition_timestamp, skew_nsec)
-        if data is None:
-            data = kin.SerializeToString()
-        found = self.templates.read(data)
-        if found is None:
-            return self._serialize_and_learn(kin, stamp, data)
-        values, writer = found
-        self._tree_layout = writer.tree_layout
-        return writer.serialize(values, stamp)
-
-    def _serialize_and_learn(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
-                             data: bytes) -> tuple[bytes, bytes, bytes]:
-        """``serialize`` through protobuf; the state becomes a template when the cache may
-        learn one."""
-        learn = self.templates.may_learn
-        if learn:  # the template must describe layouts checked in full against this state
-            self._current_joints = self._current_tf = None
+    def serialize(self, kin: robot_state_pb2.KinematicState, stamp: Stamp
+                  ) -> tuple[bytes, bytes, bytes]:
+        """(joint_states, odometry, /tf) CDR bytes for one kinematic state. Raises KeyError
+        when the body is not a child of the root in the robot's tree."""
         tf_bytes, poses = self.transforms(kin, stamp)
         tf_layout = self._current_tf[1]
         self._tree_layout = tf_layout
         if tf_layout.body_index is None:
             raise KeyError(f"{self.body!r} is not a child of {self.root!r} in the tree")
-        out = (self.joint_states(kin, stamp),
-               self.odometry(kin, stamp, poses[tf_layout.body_index]), tf_bytes)
-        if learn:
-            try:
-                template = KinematicTemplate(kin, [key for key, _ in tf_layout.plan],
-                                             self.root == "vision")
-            except ValueError:
-                return out
-            self.templates.add(len(data), template, _KinematicWriter(
-                template, self._current_joints[1], tf_layout, self._odometry))
-        return out
+        return (self.joint_states(kin, stamp),
+                self.odometry(kin, stamp, poses[tf_layout.body_index]), tf_bytes)

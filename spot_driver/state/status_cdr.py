@@ -6,28 +6,16 @@ so the statuses can be published at the full robot-state rate.
 
 Two steps: a state's status sections are first read into plain tuples (``Sections``), then
 each message is one list of values and one ``struct`` pack, whose format is cached per shape
-(string lengths and sequence counts), see ``cdr.ShapedMessage``. The read goes through a
-``StatusTemplate`` of an earlier state of the same shape when there is one (its numbers
-from the wire bytes, see ``wire.ShapeTemplate``), else through protobuf's objects, and that
-state becomes the next template. Enum values are the proto's.
+(string lengths and sequence counts), see ``cdr.ShapedMessage``. Enum values are the
+proto's.
 """
 
-import itertools
 import math
-import operator
 
 from bosdyn.api import robot_state_pb2
-from google.protobuf.duration_pb2 import Duration
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from spot_driver.conversions.cdr import ENCAPSULATION, ShapedMessage, text
 from spot_driver.conversions.time import NSEC, Stamp, duration_parts, local_stamp
-from spot_driver.state.wire import (
-    Path,
-    ShapeTemplate,
-    TemplateCache,
-    is_time,
-)
 
 _HEADER = ("i", "I", "S")
 _BATTERY = (*_HEADER, "S", "d", "i", "I", "d", "d", "D", "B")
@@ -67,44 +55,7 @@ _HEALTH_UNKNOWN, _TECHNOLOGY_LION = 0, 2
 #   manipulator (gripper %, holding, force x y z, stow, carry, hand twist in odom, in vision)
 #               or None
 # Unset wrappers read NaN; stamps are local (sec, nanosec); strings are bytes (``text``).
-# A template read adds kinematic_bytes, the serialized kinematic state.
 Sections = dict
-
-# Where each value of a section element comes from while the template's shape holds (a
-# path under the element): "d" a double, "t" a Timestamp made local, "t?" the same or the
-# header stamp when the element has no timestamp, "r" a Duration, "l" a packed double
-# list; None a value that cannot change without changing the shape.
-_ELEMENT_SPECS = {
-    "batteries": (("t?", ("timestamp",)), None, ("d", ("charge_percentage", "value")),
-                  ("r", ("estimated_runtime",)), ("d", ("current", "value")),
-                  ("d", ("voltage", "value")), ("l", ("temperatures",)), None),
-    "power": (("t?", ("timestamp",)), None, None, None, None, None, None,
-              ("d", ("locomotion_charge_percentage", "value")),
-              ("r", ("locomotion_estimated_runtime",))),
-    "estops": (("t?", ("timestamp",)), None, None, None, None),
-    "wifi": (None, None),
-    "feet": (*(("d", ("foot_position_rt_body", axis)) for axis in "xyz"), None,
-             ("d", ("terrain", "ground_mu_est"))),
-    "faults": (None, ("t", ("onset_timestamp",)), ("r", ("duration",)), None, None, None,
-               None, None),
-    "behavior_faults": (None, ("t", ("onset_timestamp",)), None, None),
-    "manipulator": (("d", ("gripper_open_percentage",)), None,
-                    *(("d", ("estimated_end_effector_force_in_hand", axis)) for axis in "xyz"),
-                    None, None,
-                    *(("d", (velocity, part, axis))
-                      for velocity in ("velocity_of_hand_in_odom", "velocity_of_hand_in_vision")
-                      for part in ("linear", "angular") for axis in "xyz")),
-}
-_ELEMENT_SPECS["historical_faults"] = _ELEMENT_SPECS["faults"]
-# The RobotState path of each section (repeated sections: of their elements, by index).
-_SECTION_PATHS = {
-    "batteries": ("battery_states",), "power": ("power_state",), "estops": ("estop_states",),
-    "wifi": None, "feet": ("foot_state",), "faults": ("system_fault_state", "faults"),
-    "historical_faults": ("system_fault_state", "historical_faults"),
-    "behavior_faults": ("behavior_fault_state", "faults"), "manipulator": ("manipulator_state",),
-}
-_SINGULAR = ("power", "wifi", "manipulator")
-
 
 def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: int) -> Sections:
     """A state's status sections through protobuf's objects (see ``Sections``)."""
@@ -163,127 +114,6 @@ def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: in
     }
 
 
-def _present(message, path: Path) -> bool:
-    """Whether the sub-message at ``path`` (names and indices) is set in ``message``."""
-    for step in path[:-1]:
-        message = message[step] if isinstance(step, int) else getattr(message, step)
-    return message.HasField(path[-1])
-
-
-class StatusTemplate:
-    """Reads the status sections of states shaped like ``state`` from their wire bytes.
-
-    Each section element becomes one ``itemgetter`` over a pool of this state's numbers
-    (doubles, local stamps, durations, double lists) and the sample's constants. Stamps and
-    durations are decoded once per distinct raw value (they repeat across sections and
-    states). Sections the statuses do not read (the kinematic state, which has a template of
-    its own, terrain, system and behavior state) are not checked, only their lengths.
-    """
-
-    def __init__(self, data: bytes, state: robot_state_pb2.RobotState,
-                 sample: Sections) -> None:
-        self._wire = wire = ShapeTemplate(
-            data, state.DESCRIPTOR,
-            opaque=lambda path, field: path[0] not in _READ or is_time(path, field))
-        double_slot = {path: i for i, path in enumerate(wire.doubles)}
-        blob_slot = {path: i for i, path in enumerate(wire.blobs)}
-        stamps, durations, lists, constants = [], [], [], []
-
-        def time_slots(path: Path) -> int:
-            return blob_slot.get(path, len(wire.blobs))  # absent: the b"" after the blobs
-
-        def ref(entry, value, base: Path) -> tuple[str, int]:
-            kind, path = (None, ()) if entry is None else (entry[0], base + entry[1])
-            if kind == "d" and path in double_slot:
-                return "d", double_slot[path]
-            if kind == "t?" and not _present(state, path):
-                return "h", 0
-            if kind in ("t", "t?"):
-                stamps.append(time_slots(path))
-                return "s", len(stamps) - 1
-            if kind == "r":
-                durations.append(time_slots(path))
-                return "r", len(durations) - 1
-            if kind == "l" and value:
-                first = double_slot[(*path, 0)]
-                lists.append((first, first + len(value)))
-                return "l", len(lists) - 1
-            constants.append(value)
-            return "c", len(constants) - 1
-
-        refs: dict[str, list] = {}
-        for key, spec in _ELEMENT_SPECS.items():
-            elements = [sample[key]] if key in _SINGULAR else sample[key]
-            if elements == [None]:
-                refs[key] = None
-                continue
-            base = _SECTION_PATHS[key] or ()
-            refs[key] = [[ref(entry, value, base if key in _SINGULAR else (*base, i))
-                          for entry, value in zip(spec, element, strict=True)]
-                         for i, element in enumerate(elements)]
-        sizes = [0, len(wire.doubles), len(stamps), len(durations), len(lists), 1]
-        starts = dict(zip("dsrlhc", itertools.accumulate(sizes), strict=True))
-        self._getters: dict[str, object] = {}
-        for key, element_refs in refs.items():
-            if element_refs is None:
-                self._getters[key] = None
-                continue
-            getters = [operator.itemgetter(*(starts[kind] + i for kind, i in element))
-                       for element in element_refs]
-            self._getters[key] = getters[0] if key in _SINGULAR else getters
-        self._constants = tuple(constants)
-        self._stamp_blobs = operator.itemgetter(*stamps, 0, 0)  # (, 0, 0): always a tuple
-        self._duration_blobs = operator.itemgetter(*durations, 0, 0)
-        self._lists = lists
-        self._stamps: dict[bytes, Stamp] = {}  # local stamps for self._skew
-        self._skew: int | None = None
-        self._durations: dict[bytes, Stamp] = {}
-        self._kinematics = blob_slot.get(_KINEMATICS)
-
-    def read(self, data: bytes, stamp: Stamp, skew_nsec: int) -> Sections | None:
-        """The sections of ``data`` (a serialized RobotState), or None when it is not shaped
-        like the template."""
-        numbers = self._wire.read(data)
-        if numbers is None:
-            return None
-        doubles, blobs = numbers
-        if skew_nsec != self._skew or len(self._stamps) > _MAX_CACHED:
-            self._stamps.clear()
-            self._skew = skew_nsec
-        if len(self._durations) > _MAX_CACHED:
-            self._durations.clear()
-        known, times = self._stamps, self._stamp_blobs(blobs)[:-2]
-        stamps = [known.get(raw) or self._stamp(raw, skew_nsec) for raw in times]
-        known, times = self._durations, self._duration_blobs(blobs)[:-2]
-        durations = [known.get(raw) or self._duration(raw) for raw in times]
-        lists = tuple(list(doubles[a:b]) for a, b in self._lists)
-        pool = (*doubles, *stamps, *durations, *lists, stamp, *self._constants)
-        out = {"kinematic_bytes": None if self._kinematics is None
-               else blobs[self._kinematics]}
-        for key, getter in self._getters.items():
-            if getter is None:
-                out[key] = None
-            elif key in _SINGULAR:
-                out[key] = getter(pool)
-            else:
-                out[key] = [get(pool) for get in getter]
-        return out
-
-    def _stamp(self, raw: bytes, skew_nsec: int) -> Stamp:
-        local = self._stamps[raw] = local_stamp(Timestamp.FromString(raw), skew_nsec)
-        return local
-
-    def _duration(self, raw: bytes) -> Stamp:
-        parts = self._durations[raw] = duration_parts(Duration.FromString(raw))
-        return parts
-
-
-_MAX_CACHED = 256  # decoded stamps and durations kept
-_KINEMATICS = ("kinematic_state",)
-_READ = {"power_state", "battery_states", "comms_states", "system_fault_state", "estop_states",
-         "behavior_fault_state", "foot_state", "manipulator_state"}
-
-
 class StatusSerializer:
     """CDR bytes of every status message of one RobotState, keyed like the node's topics.
 
@@ -295,29 +125,12 @@ class StatusSerializer:
         self._frame = text(frame)
         self._frame_field = (len(self._frame) + 1, self._frame)  # CDR string: length, bytes
         self._hand = text(hand_frame)
-        self.templates = TemplateCache()
-        self.kinematic_bytes: bytes | None = None
 
     def serialize(self, state: robot_state_pb2.RobotState, stamp: Stamp,
                   skew_nsec: int) -> dict[str, bytes | list[bytes]]:
         """``battery_state`` is a list (one sensor_msgs/BatteryState per battery); the
-        manipulator entries are present only when the state has a manipulator section.
-        ``kinematic_bytes`` is then the serialized kinematic state when a template read it
-        (for ``StateSerializer.serialize``), else None."""
-        data = state.SerializeToString()
-        found = self.templates.read(data, stamp, skew_nsec)
-        self.kinematic_bytes = None
-        if found is not None:
-            sections = found[0]
-            self.kinematic_bytes = sections["kinematic_bytes"]
-        else:
-            sections = read_sections(state, stamp, skew_nsec)
-            if self.templates.may_learn:
-                try:
-                    self.templates.add(len(data), StatusTemplate(data, state, sections))
-                except ValueError:
-                    pass  # fields this SDK does not know: stay on the protobuf path
-        return self.pack(sections, stamp)
+        manipulator entries are present only when the state has a manipulator section."""
+        return self.pack(read_sections(state, stamp, skew_nsec), stamp)
 
     def pack(self, sections: Sections, stamp: Stamp) -> dict[str, bytes | list[bytes]]:
         """Every status message of ``sections``."""

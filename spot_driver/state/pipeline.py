@@ -1,0 +1,64 @@
+"""One RobotState to every message it makes, in one call (pure: no node, no I/O).
+
+joint_states, odometry and dynamic /tf (``state_cdr``), every status (``status_cdr``) on the
+cycles that carry them, and /tf_static when the tree's static part is new (first state, a
+changed tree). Everything but /tf_static is CDR bytes, ready for ``Publisher.publish``.
+"""
+
+from dataclasses import dataclass, field
+
+from builtin_interfaces.msg import Time
+from tf2_msgs.msg import TFMessage
+
+from spot_driver.conversions import frames
+from spot_driver.conversions.time import Stamp, local_stamp
+from spot_driver.state.state_cdr import StateSerializer
+from spot_driver.state.status_cdr import StatusSerializer
+
+TimeSync = tuple[bool, int, int]  # (established, clock skew ns, round trip ns)
+
+
+@dataclass
+class StateMessages:
+    """What one robot state publishes. ``statuses`` is keyed like the status topics
+    (``battery_state`` a list, one per battery) and empty on cycles without statuses."""
+
+    joint_states: bytes
+    odometry: bytes
+    tf: bytes
+    tf_static: TFMessage | None = None
+    statuses: dict[str, bytes | list[bytes]] = field(default_factory=dict)
+    time_sync: bytes | None = None
+
+
+class StatePipeline:
+    """Turns robot states into messages for one ``tf_root`` and frame prefix."""
+
+    def __init__(self, root: str, prefix: str = "") -> None:
+        if root not in frames.WORLD_FRAMES:
+            raise ValueError(f"tf_root must be one of {frames.WORLD_FRAMES}, not {root!r}")
+        self.root, self.prefix = root, prefix
+        self._kinematics = StateSerializer(root, prefix)
+        self._statuses = StatusSerializer(prefix + "body", prefix + "hand")
+        self._static_layout = None
+
+    def messages(self, state, skew: int, sync: TimeSync, now: Stamp,
+                 with_statuses: bool = True) -> StateMessages:
+        """Every message of ``state`` (a RobotState). ``skew`` (ns, robot - local) turns robot
+        stamps into local ones; ``sync`` and ``now`` (local) make the time-sync status.
+        Raises KeyError when the body is not in the robot's tree."""
+        kin = state.kinematic_state
+        stamp = local_stamp(kin.acquisition_timestamp, skew)
+        joints, odometry, tf = self._kinematics.serialize(kin, stamp)
+        out = StateMessages(joints, odometry, tf)
+        layout = self._kinematics.tree_layout
+        if layout is not self._static_layout:
+            _, static = frames.split_transforms(kin.transforms_snapshot, self.root,
+                                                Time(sec=stamp[0], nanosec=stamp[1]),
+                                                self.prefix)
+            out.tf_static = TFMessage(transforms=static)
+            self._static_layout = layout
+        if with_statuses:
+            out.statuses = self._statuses.serialize(state, stamp, skew)
+            out.time_sync = self._statuses.time_sync(now, *sync)
+        return out
