@@ -93,6 +93,28 @@ def test_joint_move_reaches_the_target(world):
     assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=1e-3), timeout=1.0)
 
 
+def test_a_new_arm_goal_preempts_the_running_one(world):
+    """Goal policy PREEMPT: the first goal ends aborted ("preempted"), the robot follows the
+    second to its target."""
+    _sim, _, ros = world
+    client = ros.action_client(ArmJointMove, "/arm/joint_move")
+    slow = ArmJointMove.Goal(positions=[0.6, -1.2, 1.8, 0.0, 0.3, 0.0])
+    slow.duration.sec = 6
+    first = ros.wait_future(client.send_goal_async(slow))
+    assert first.accepted
+    time.sleep(0.8)
+    target = [-0.3, -0.8, 1.4, 0.0, 0.2, 0.1]
+    quick = ArmJointMove.Goal(positions=target)
+    quick.duration.sec = 1
+    second = ros.wait_future(client.send_goal_async(quick))
+    assert second.accepted
+    preempted = ros.wait_future(first.get_result_async(), timeout=15).result
+    assert not preempted.success and "preempted" in preempted.message
+    result = ros.wait_future(second.get_result_async(), timeout=20).result
+    assert result.success, result.message
+    assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=1e-3), timeout=1.0)
+
+
 def test_cartesian_goal_puts_the_hand_there_in_odom(world):
     _sim, _, ros = world
     odom_body = odom_tform(ros, "body")

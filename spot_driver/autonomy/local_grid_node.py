@@ -3,13 +3,13 @@ thresholded as nav_msgs/OccupancyGrid for Nav2 costmaps, the others (terrain, in
 decoded as spot_msgs/LocalGrid, all in ``odom`` at ``local_grid_rate``. Only grids with a
 subscriber are requested from the robot."""
 
-from bosdyn.client.local_grid import LocalGridClient
 from nav_msgs.msg import OccupancyGrid
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
 from spot_driver import qos
 from spot_driver.autonomy import local_grid_conversions as convert
+from spot_driver.autonomy.local_grids import LocalGrids
 from spot_driver.capability import DriverContext
 from spot_driver.conversions.time import robot_stamp_to_msg
 from spot_driver.errors import describe
@@ -25,6 +25,7 @@ class LocalGridNode(Node):
     def __init__(self, context: DriverContext) -> None:
         super().__init__("spot_local_grids", namespace=context.namespace)
         self._connection = context.connection
+        self.grids = LocalGrids(context.connection)
         rate = declare(self, "local_grid_rate", 2.0)
         self.types = list(declare(self, "local_grid_types", GRID_TYPES))
         self.thresholds = {"no_step": declare(self, "no_step_threshold", 0.0),
@@ -47,7 +48,7 @@ class LocalGridNode(Node):
         if not wanted:
             return
         try:
-            responses = self._connection.client(LocalGridClient).get_local_grids(wanted)
+            responses = self.grids.get(wanted)
         except Exception as exc:
             self.get_logger().warning(f"local grids: {describe(exc)}",
                                       throttle_duration_sec=10.0)

@@ -6,9 +6,8 @@ from std_msgs.msg import String
 
 from spot_driver import qos
 from spot_driver.capability import DriverContext
-from spot_driver.connection import RobotConnection
 from spot_driver.description import robot_model
-from spot_driver.errors import describe
+from spot_driver.description.hardware import robot_has_arm
 from spot_driver.nodes.parameters import declare
 
 
@@ -20,22 +19,8 @@ class DescriptionNode(Node):
         connection, has_lidar = context.connection, context.has_lidar
         self.prefix = declare(self, "frame_prefix", "")
         publish = declare(self, "publish_robot_description", True)
-        self.has_arm = self._has_arm(connection)
+        self.has_arm = robot_has_arm(connection, self.get_logger().warning)
         self.urdf = robot_model.robot_description(self.has_arm, self.prefix, has_lidar)
         if publish:
             self._pub = self.create_publisher(String, "robot_description", qos.LATCHED)
             self._pub.publish(String(data=self.urdf))
-
-    def _has_arm(self, connection: RobotConnection) -> bool:
-        """From the robot's hardware configuration (its skeleton lists the arm's links)."""
-        try:
-            config = connection.state_client.get_robot_hardware_configuration(timeout=5.0)
-            return any(link.name.startswith("arm0.") for link in config.skeleton.links)
-        except Exception as exc:
-            self.get_logger().warning(f"hardware configuration unavailable ({describe(exc)}); "
-                                      "using the robot state to detect an arm")
-        try:
-            state = connection.state_client.get_robot_state(timeout=5.0)
-            return state.HasField("manipulator_state")
-        except Exception:
-            return False

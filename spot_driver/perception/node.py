@@ -3,8 +3,6 @@
 import time
 
 from bosdyn.api import image_pb2
-from bosdyn.client.image import ImageClient
-from bosdyn.client.point_cloud import PointCloudClient
 from rclpy.node import Node
 from rclpy.publisher import Publisher
 from sensor_msgs.msg import CameraInfo, CompressedImage, PointCloud2
@@ -21,6 +19,7 @@ from spot_driver.perception.cameras import (
     UnknownCameraError,
     camera_sources,
 )
+from spot_driver.perception.sensors import RobotSensors
 from spot_driver.perception.streams import CameraSettings, CameraStream, LidarStream
 
 _PIXEL_FORMATS = {
@@ -83,6 +82,7 @@ class PerceptionNode(Node):
                              f"not {color!r}")
 
         self._connection = connection
+        self.sensors = RobotSensors(connection)
         self._last_error_log: dict[str, float] = {}
         self._lazy = lazy
         self._color = color
@@ -170,8 +170,7 @@ class PerceptionNode(Node):
     # ------------------------------------------------------------------ setup
     def _list_sources(self) -> dict[str, image_pb2.ImageSource]:
         try:
-            client = self._connection.client(ImageClient)
-            return {s.name: s for s in client.list_image_sources(timeout=5.0)}
+            return self.sensors.image_sources()
         except Exception as exc:
             self.get_logger().error(f"cannot list the robot's cameras: {describe(exc)}")
             return {}
@@ -211,15 +210,14 @@ class PerceptionNode(Node):
             "points": (PointCloud2, f"depth/{camera}/points"),
         }
         outputs = {key: self._output(*topics[key]) for key, on in wants.items() if on}
-        return CameraStream(names, sources, lambda: self._connection.client(ImageClient),
+        return CameraStream(names, sources, self.sensors.image_client,
                             outputs, settings,
                             lambda: self._connection.skew_nsec, self.prefix, self._report)
 
     def _lidar_stream(self, source: str, rate: float, in_flight: int) -> LidarStream | None:
         log = self.get_logger()
         try:
-            client = self._connection.client(PointCloudClient, source)
-            available = [s.name for s in client.list_point_cloud_sources(timeout=5.0)]
+            available = self.sensors.point_cloud_sources(source)
         except Exception as exc:
             log.warning(f"no lidar: point-cloud service {source!r} unavailable "
                         f"({describe(exc)})")
@@ -233,7 +231,7 @@ class PerceptionNode(Node):
         except ValueError as exc:
             log.error(str(exc))
             return None
-        return LidarStream(source, lambda: self._connection.client(PointCloudClient, source),
+        return LidarStream(source, lambda: self.sensors.point_cloud_client(source),
                            self._output(PointCloud2, "lidar/points"), rate,
                            lambda: self._connection.skew_nsec, self.prefix, self._report,
                            in_flight)

@@ -6,7 +6,6 @@ threads are busy.
 """
 
 import time
-from collections.abc import Callable
 
 from geometry_msgs.msg import Vector3Stamped
 from nav_msgs.msg import Odometry
@@ -18,14 +17,14 @@ from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
-from spot_driver.acquisition import Scheduler, Stream
+from spot_driver.acquisition import Scheduler
 from spot_driver.capability import DriverContext
-from spot_driver.connection import RobotConnection
 from spot_driver.conversions import frames
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.state import status
 from spot_driver.state.pipeline import StatePipeline
+from spot_driver.state.stream import RobotStateStream
 from spot_msgs.msg import (
     BatteryStateArray,
     BehaviorFaultState,
@@ -38,6 +37,8 @@ from spot_msgs.msg import (
     TimeSyncState,
     WiFiState,
 )
+
+LEASE_POLL_S = 0.2
 
 
 class StateNode(Node):
@@ -172,38 +173,3 @@ class StateNode(Node):
         self._leases_sent = (resources, now)
         header = Header(stamp=self.get_clock().now().to_msg())
         self._lease_pub.publish(status.lease_array(resources, header))
-
-
-OUT_OF_ORDER_NSEC = 1_000_000_000
-LEASE_POLL_S = 0.2
-
-
-class RobotStateStream(Stream):
-    """Robot state at a fixed rate; responses older than one already handled are dropped."""
-
-    name = "robot_state"
-    max_rate = 500.0
-
-    def __init__(self, rate_hz: float, connection: RobotConnection,
-                 on_state: Callable[[object], None],
-                 report: Callable[[str], None] | None = None) -> None:
-        super().__init__(rate_hz, max_in_flight=2, report=report)
-        self._connection = connection
-        self._on_state = on_state
-        self._newest = -1
-        self._timeout = max(0.5, 5.0 / rate_hz)
-
-    def wanted(self) -> bool:
-        return self._connection.connected  # the supervisor reconnects; diagnostics say why
-
-    def request(self):
-        return self._connection.state_client.get_robot_state_async(timeout=self._timeout)
-
-    def handle(self, state) -> None:
-        stamp = state.kinematic_state.acquisition_timestamp
-        nsec = stamp.seconds * 1_000_000_000 + stamp.nanos
-        if self._newest - OUT_OF_ORDER_NSEC < nsec < self._newest:
-            return  # overtaken by a newer response (a larger step back is a new robot clock)
-        self._newest = nsec
-        self._on_state(state)
-        self.stats.delivered += 1

@@ -1,0 +1,40 @@
+"""Robot state requested at a fixed rate on the acquisition scheduler (not an executor timer),
+up to two requests in flight, so the state rate holds while the executors are busy."""
+
+from collections.abc import Callable
+
+from spot_driver.acquisition import Stream
+from spot_driver.connection import RobotConnection
+
+OUT_OF_ORDER_NSEC = 1_000_000_000
+
+
+class RobotStateStream(Stream):
+    """Robot state at a fixed rate; responses older than one already handled are dropped."""
+
+    name = "robot_state"
+    max_rate = 500.0
+
+    def __init__(self, rate_hz: float, connection: RobotConnection,
+                 on_state: Callable[[object], None],
+                 report: Callable[[str], None] | None = None) -> None:
+        super().__init__(rate_hz, max_in_flight=2, report=report)
+        self._connection = connection
+        self._on_state = on_state
+        self._newest = -1
+        self._timeout = max(0.5, 5.0 / rate_hz)
+
+    def wanted(self) -> bool:
+        return self._connection.connected  # the supervisor reconnects; diagnostics say why
+
+    def request(self):
+        return self._connection.state_client.get_robot_state_async(timeout=self._timeout)
+
+    def handle(self, state) -> None:
+        stamp = state.kinematic_state.acquisition_timestamp
+        nsec = stamp.seconds * 1_000_000_000 + stamp.nanos
+        if self._newest - OUT_OF_ORDER_NSEC < nsec < self._newest:
+            return  # overtaken by a newer response (a larger step back is a new robot clock)
+        self._newest = nsec
+        self._on_state(state)
+        self.stats.delivered += 1
