@@ -7,6 +7,7 @@ from ``credentials_file`` (never from launch arguments or parameters).
 """
 
 import os
+import tempfile
 
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
@@ -14,6 +15,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from spot_driver.description import rviz_config
 from spot_driver.description.robot_model import robot_description
 from spot_driver.registry import CAPABILITIES
 
@@ -49,6 +51,16 @@ def _wanted(value: str, package: str) -> bool:
         return False
 
 
+def _rviz_config(prefix: str) -> str:
+    """rviz/spot.rviz with this robot's frames, written where RViz can read it."""
+    with open(os.path.join(SHARE, "rviz", "spot.rviz")) as template:
+        text = rviz_config.render(template.read(), prefix)
+    handle, path = tempfile.mkstemp(prefix="spot_rviz_", suffix=".rviz")
+    with os.fdopen(handle, "w") as out:
+        out.write(text)
+    return path
+
+
 def _nodes(context):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
@@ -57,7 +69,8 @@ def _nodes(context):
     namespace = arg("namespace") or robot_name
     prefix = f"{robot_name}/" if robot_name else ""
     launch_rsp = _wanted(arg("launch_rsp"), "robot_state_publisher")
-    overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp}
+    overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp,
+                 "robot_state_publisher": launch_rsp}
     for name in ("hostname", "certificate", "credentials_file"):
         if arg(name):
             overrides[name] = arg(name)
@@ -79,7 +92,7 @@ def _nodes(context):
                           parameters=[{"robot_description": urdf}]))
     if arg("launch_rviz").lower() == "true":
         nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
-                          arguments=["-d", os.path.join(SHARE, "rviz", "spot.rviz")]))
+                          arguments=["-d", _rviz_config(prefix)]))
     return nodes
 
 

@@ -65,4 +65,3 @@ class DriverContext:
     namespace: str = ""
     streams: list[Callable] = field(default_factory=list)  # () -> acquisition.Stream list
     health: list[Callable] = field(default_factory=list)  # (prefix, hardware_id) -> status
-    has_lidar: bool = False

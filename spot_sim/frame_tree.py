@@ -2,6 +2,7 @@
 
 import numpy as np
 from bosdyn.api import geometry_pb2
+from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim import arm_kinematics, kinematics
@@ -56,3 +57,43 @@ def build_snapshot(odom_tform_body: SE3Pose, vision_tform_body: SE3Pose, has_arm
         for name, hand_tform_sensor in kinematics.HAND_CAMERAS.items():
             _add(snapshot, name, "hand", hand_tform_sensor)
     return snapshot
+
+
+# What a real Spot reports in its robot state's kinematic tree: the world frames around the body
+# and, with an arm, the hand and the wrist (as ``link_wr1``), both children of ``body``; no arm
+# links between them, no camera frames (those come with each image response).
+REPORTED = ("body", "odom", "vision", "flat_body", "gpe")
+WRIST = "arm0.link_wr1"
+
+
+def robot_state_view(full: geometry_pb2.FrameTreeSnapshot) -> geometry_pb2.FrameTreeSnapshot:
+    """The robot-state tree of a real Spot, from the simulator's full tree."""
+    out = geometry_pb2.FrameTreeSnapshot()
+    edges = full.child_to_parent_edge_map
+    for name in REPORTED:
+        out.child_to_parent_edge_map[name].CopyFrom(edges[name])
+    if "hand" in edges:
+        _add(out, "hand", "body", get_a_tform_b(full, "body", "hand"))
+        _add(out, "link_wr1", "body", get_a_tform_b(full, "body", WRIST))
+    return out
+
+
+def sensor_view(full: geometry_pb2.FrameTreeSnapshot,
+                sensor: str) -> geometry_pb2.FrameTreeSnapshot:
+    """The tree an image or point-cloud response carries: the world frames and the chain from
+    ``body`` to ``sensor`` (a hand camera hangs from ``arm0.link_wr1``, itself a child of
+    ``body``, as on a real Spot)."""
+    out = geometry_pb2.FrameTreeSnapshot()
+    edges = full.child_to_parent_edge_map
+    for name in REPORTED:
+        out.child_to_parent_edge_map[name].CopyFrom(edges[name])
+    frame = sensor
+    while frame not in REPORTED:
+        parent = edges[frame].parent_frame_name
+        if parent == "hand":  # cameras on the gripper: expressed on the wrist
+            _add(out, frame, WRIST, get_a_tform_b(full, WRIST, frame))
+            _add(out, WRIST, "body", get_a_tform_b(full, "body", WRIST))
+            break
+        out.child_to_parent_edge_map[frame].CopyFrom(edges[frame])
+        frame = parent
+    return out

@@ -10,7 +10,8 @@ _LEGS = {"fl": "front_left", "fr": "front_right", "hl": "rear_left", "hr": "rear
 _BODY = {"body": ((0.85, 0.24, 0.18), (0.0, 0.0, 0.0))}
 _LEG_BOXES = {
     "hip": ((0.10, 0.08, 0.08), (0.0, 0.0, 0.0)),
-    "upper_leg": ((0.06, 0.05, kinematics.UPPER_LEG), (0.0, 0.0, -kinematics.UPPER_LEG / 2)),
+    "upper_leg": ((0.06, 0.05, -kinematics.KNEE[2]),
+                  (kinematics.KNEE[0] / 2, 0.0, kinematics.KNEE[2] / 2)),
     "lower_leg": ((0.04, 0.04, kinematics.LOWER_LEG), (0.0, 0.0, -kinematics.LOWER_LEG / 2)),
 }
 _ARM_BOXES = {

@@ -5,6 +5,7 @@ from bosdyn.api import geometry_pb2, robot_state_pb2
 
 from spot_sim import kinematics, mobility
 from spot_sim.estop_manager import LEVEL_NONE
+from spot_sim.frame_tree import robot_state_view
 from spot_sim.robot import SimRobot
 
 RS = robot_state_pb2
@@ -58,7 +59,7 @@ def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
             joint.position.value = float(position)
             joint.velocity.value = float(velocity)
             joint.load.value = 0.0
-    kin.transforms_snapshot.CopyFrom(robot.transforms_snapshot())
+    kin.transforms_snapshot.CopyFrom(robot_state_view(robot.transforms_snapshot()))
     _body_velocity(robot.body_velocity, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
     _body_velocity(robot.body_velocity, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
 

@@ -24,13 +24,16 @@ class DriverProcess:
     """``python -m spot_driver`` connected to ``sim``, its output captured in a file."""
 
     def __init__(self, sim, log_path: Path, username: str, password: str,
-                 params: dict | None = None, env: dict | None = None) -> None:
+                 params: dict | None = None, env: dict | None = None,
+                 namespace: str = "") -> None:
         args = [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file", str(CONFIG),
                 "-p", "hostname:=127.0.0.1", "-p", f"port:={sim.port}",
                 "-p", f"certificate:={sim.ca_cert}", "-p", "estop_endpoint:=true",
                 "-p", "estop_timeout:=3.0"]
         for key, value in (params or {}).items():
             args += ["-p", f"{key}:={value}"]
+        if namespace:
+            args += ["-r", f"__ns:={namespace}"]
         merged = dict(os.environ, BOSDYN_CLIENT_USERNAME=username,
                       BOSDYN_CLIENT_PASSWORD=password, PYTHONUNBUFFERED="1")
         merged.update(env or {})

@@ -7,6 +7,7 @@ import ast
 import io
 import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 import yaml
 import yourdfpy
 
-from spot_driver.description import robot_model
+from spot_driver.description import robot_model, rviz_config
 from spot_driver.manipulation import arm_trajectory
 from spot_driver.state.joint_states import urdf_joint_name
 from spot_sim import arm_kinematics, kinematics
@@ -27,8 +28,8 @@ ROS_BY_NAME = {"launch", "launch_ros", "xacro", "robot_state_publisher", "rviz2"
                "moveit_ros_move_group", "ament_index_python"}
 
 
-def load(has_arm: bool, prefix: str = "", lidar: bool = False) -> yourdfpy.URDF:
-    urdf = robot_model.robot_description(has_arm, prefix, lidar)
+def load(has_arm: bool, prefix: str = "") -> yourdfpy.URDF:
+    urdf = robot_model.robot_description(has_arm, prefix)
     return yourdfpy.URDF.load(io.BytesIO(urdf.encode()), load_meshes=False,
                               build_collision_scene_graph=False)
 
@@ -40,14 +41,15 @@ def sim_joint_names(has_arm: bool) -> list[str]:
 
 @pytest.mark.parametrize("has_arm,prefix", [(False, ""), (True, ""), (True, "spot1/")])
 def test_urdf_expands_and_every_reported_joint_is_a_movable_joint(has_arm, prefix):
-    model = load(has_arm, prefix, lidar=True)
+    model = load(has_arm, prefix)
     assert model.validate()
     actuated = set(model.actuated_joint_names)
     expected = {prefix + name for name in sim_joint_names(has_arm)}
     assert actuated == expected
     links = set(model.link_map)
-    for frame in ("body", "head", "frontleft", "frontleft_fisheye", "back_fisheye", "sensor"):
-        assert prefix + frame in links
+    assert prefix + "body" in links
+    for frame in ("head", "frontleft", "frontleft_fisheye", "sensor", "hand_color_image_sensor"):
+        assert prefix + frame not in links  # sensor mounts: the driver's, from the robot
     assert (prefix + "hand" in links) == has_arm
     assert all(name.startswith(prefix) for name in links)
 
@@ -63,9 +65,10 @@ def test_joint_limits_are_those_the_driver_validates():
     np.testing.assert_allclose(arm_trajectory.LIMITS, arm_kinematics.JOINT_LIMITS)
     legs = robot_model.geometry()["legs"]["limits"]
     for leg in LEG_NAMES:
-        for joint, key in (("hip_x", "hip_x"), ("hip_y", "hip_y"), ("knee", "knee")):
+        for joint in ("hip_x", "hip_y", "knee"):
+            expected = legs[joint] if joint == "hip_x" else legs[joint][leg]
             limit = model.joint_map[f"{leg}_{joint}"].limit
-            assert (limit.lower, limit.upper) == pytest.approx(tuple(legs[key]))
+            assert (limit.lower, limit.upper) == pytest.approx(tuple(expected))
 
 
 def test_standing_and_sitting_poses_of_the_simulator_are_within_the_model_limits():
@@ -80,7 +83,7 @@ def test_standing_and_sitting_poses_of_the_simulator_are_within_the_model_limits
 def test_urdf_forward_kinematics_equals_the_simulated_robot(seed=3):
     """One source of truth: feet, arm links, hand and cameras from the URDF (yourdfpy) and from
     the simulator's own kinematics agree for random joint angles."""
-    model = load(True, lidar=True)
+    model = load(True)
     rng = np.random.default_rng(seed)
     names = sim_joint_names(True)
     for _ in range(25):
@@ -94,14 +97,6 @@ def test_urdf_forward_kinematics_equals_the_simulated_robot(seed=3):
         sim_links = arm_kinematics.link_poses(arm)
         for link, pose in zip((*arm_kinematics.LINKS, "hand"), sim_links, strict=True):
             np.testing.assert_allclose(model.get_transform(link, "body"), pose, atol=1e-9)
-    for name, (parent, parent_t_depth, depth_t_visual) in kinematics.CAMERA_MOUNTS.items():
-        body_t_parent = kinematics.HEAD_IN_BODY.to_matrix() if parent == "head" else np.eye(4)
-        body_t_depth = body_t_parent @ parent_t_depth.to_matrix()
-        np.testing.assert_allclose(model.get_transform(name, "body"), body_t_depth, atol=1e-9)
-        np.testing.assert_allclose(model.get_transform(f"{name}_fisheye", "body"),
-                                   body_t_depth @ depth_t_visual.to_matrix(), atol=1e-9)
-    np.testing.assert_allclose(model.get_transform("sensor", "body"),
-                               kinematics.LIDAR_IN_BODY.to_matrix(), atol=1e-9)
 
 
 # ---------------------------------------------------------------------------------- MoveIt
@@ -195,9 +190,23 @@ def nav2_topics_and_frames() -> tuple[set[str], set[str]]:
 
 
 def rviz_topics() -> set[str]:
-    config = yaml.safe_load((REPO / "rviz" / "spot.rviz").read_text())
-    return {display["Topic"]["Value"] for display in config["Visualization Manager"]["Displays"]
-            if "Topic" in display} | {"/robot_description"}
+    """The topics RViz shows, resolved in a robot without namespace."""
+    return {"/" + t for t in rviz_config.topics((REPO / "rviz" / "spot.rviz").read_text())
+            if t != "goal_pose"}
+
+
+def test_rviz_follows_the_robot_name():
+    """Relative topics (RViz runs in the robot's namespace), frames with the robot's prefix,
+    and displays that use only fields the driver publishes (its clouds are x, y, z only)."""
+    template = (REPO / "rviz" / "spot.rviz").read_text()
+    assert all(not topic.startswith("/") for topic in rviz_config.topics(template))
+    config = yaml.safe_load(rviz_config.render(template, "spot1/", "vision"))
+    manager = config["Visualization Manager"]
+    assert manager["Global Options"]["Fixed Frame"] == "spot1/vision"
+    assert manager["Views"]["Current"]["Target Frame"] == "spot1/body"
+    for display in manager["Displays"]:
+        if display["Class"].endswith("PointCloud2"):
+            assert display["Color Transformer"] in ("AxisColor", "FlatColor"), display["Name"]
 
 
 # ---------------------------------------------------------------------------------- package.xml
@@ -234,3 +243,28 @@ def test_package_xml_declares_every_ros_package_used():
     assert used, "no ROS package found: is AMENT_PREFIX_PATH set (scripts/env.sh)?"
     assert {"rclpy", "control_msgs", "trajectory_msgs", "robot_state_publisher"} <= used
     assert used <= declared, f"package.xml lacks {sorted(used - declared)}"
+
+
+# Third-party Python modules the driver, the simulator and the launch files import, as rosdep
+# keys; the pip-only ones are named in package.xml's comment and the README.
+ROSDEP_KEYS = {"numpy": "python3-numpy", "yaml": "python3-yaml", "grpc": "python3-grpcio",
+               "cryptography": "python3-cryptography", "transforms3d": "python3-transforms3d",
+               "scipy": "python3-scipy", "jwt": "python3-jwt", "google": "python3-protobuf"}
+PIP_ONLY = {"bosdyn", "simplejpeg"}
+
+
+def test_package_xml_declares_every_python_dependency():
+    root = ET.parse(REPO / "package.xml").getroot()
+    declared = {e.text for e in root if e.tag in ("depend", "exec_depend")}
+    comment = (REPO / "package.xml").read_text()
+    ros = _ament_packages() | ROS_BY_NAME | {"spot_driver", "spot_sim", "spot_msgs"}
+    files = [*(REPO / "spot_driver").rglob("*.py"), *(REPO / "spot_sim").rglob("*.py"),
+             *(REPO / "launch").glob("*.py")]
+    third_party = set().union(*(_imports(path) for path in files)) \
+        - ros - set(sys.stdlib_module_names)
+    assert third_party <= set(ROSDEP_KEYS) | PIP_ONLY, sorted(third_party)
+    for module in third_party - PIP_ONLY:
+        assert ROSDEP_KEYS[module] in declared, f"package.xml lacks {ROSDEP_KEYS[module]}"
+    for module in PIP_ONLY & third_party:
+        assert module.replace("bosdyn", "bosdyn-client") in comment, module
+    assert "moveit_ros_visualization" in declared  # the MoveIt RViz option

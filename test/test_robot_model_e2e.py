@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 import yourdfpy
+from bosdyn.client.frame_helpers import get_a_tform_b
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
@@ -61,7 +62,6 @@ def test_late_subscriber_gets_the_robot_description_of_the_connected_robot(world
     model = yourdfpy.URDF.load(io.BytesIO(urdf.encode()), load_meshes=False,
                                build_collision_scene_graph=False)
     assert "arm_sh0" in model.actuated_joint_names and "hand" in model.link_map
-    assert "sensor" in model.link_map  # the simulated robot has a lidar
 
 
 def test_model_forward_kinematics_matches_tf_and_foot_states(world):
@@ -150,3 +150,90 @@ def test_every_topic_and_frame_the_nav2_and_rviz_files_name_exists(world):
             frames.update((transform.header.frame_id, transform.child_frame_id))
     assert nav2_frames <= frames, sorted(nav2_frames - frames)
     assert {"sensor", "frontleft", "frontright"} <= frames  # observation sources' frames
+
+
+def tf_edges(ros) -> dict[str, str]:
+    """child -> parent of everything the driver published on /tf_static and lately on /tf;
+    fails on a frame given two parents."""
+    parents: dict[str, str] = {}
+    for msg in ros.received("/tf_static") + ros.received("/tf")[-30:]:
+        for t in msg.transforms:
+            assert parents.get(t.child_frame_id, t.header.frame_id) == t.header.frame_id, \
+                f"{t.child_frame_id}: parents {parents[t.child_frame_id]} and {t.header.frame_id}"
+            parents[t.child_frame_id] = t.header.frame_id
+    return parents
+
+
+def rsp_edges(urdf: str) -> dict[str, str]:
+    """child -> parent of what robot_state_publisher publishes from ``urdf`` (every joint,
+    moving and fixed)."""
+    model = yourdfpy.URDF.load(io.BytesIO(urdf.encode()), load_meshes=False,
+                               build_collision_scene_graph=False)
+    return {joint.child: joint.parent for joint in model.joint_map.values()}
+
+
+def assert_one_tree(driver: dict[str, str], rsp: dict[str, str], root: str = "odom") -> None:
+    both = set(driver) & set(rsp)
+    assert not both, f"frames with a parent from both the driver and the model: {sorted(both)}"
+    parents = {**driver, **rsp}
+    assert {p for p in parents.values() if p not in parents} == {root}
+    for frame in parents:
+        seen, current = set(), frame
+        while current in parents:
+            assert current not in seen, f"cycle through {current}"
+            seen.add(current)
+            current = parents[current]
+
+
+def test_driver_alone_publishes_one_tree_with_the_cameras_calibrated_mounts(world):
+    """No robot_state_publisher (the parameter's default): the driver publishes the robot
+    state's frames and the sensors' mounts from the image and point-cloud responses; those
+    compose to the simulated robot's true camera poses."""
+    sim, _driver, ros = world
+    assert ros.wait_for(lambda: {"frontleft_fisheye", "sensor"} <= set(tf_edges(ros)), 10)
+    parents = tf_edges(ros)
+    assert_one_tree(parents, {})
+    assert parents["hand"] == "body" and parents["link_wr1"] == "body"  # as a real Spot says
+    assert "arm0.link_sh0" not in parents  # the robot state has no links between them
+    truth = sim.robot.transforms_snapshot()
+    for frame in ("frontleft_fisheye", "frontright", "sensor"):
+        body_t_frame = odom_tform(ros, "body").inverse() * odom_tform(ros, frame)
+        expected = get_a_tform_b(truth, "body", frame)
+        assert np.linalg.norm(body_t_frame.to_matrix() - expected.to_matrix()) < 1e-6, frame
+
+
+def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
+    """robot_state_publisher:=true (what the launch file sets when it starts one): the
+    driver leaves the model's links to it, and its /tf + /tf_static next to the model's
+    transforms (built here from the URDF, as robot_state_publisher would) form one tree. A
+    second robot (namespace and frame prefix ``two``) beside the module's driver."""
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
+        ros = RosClient("one_owner_test_client")
+        ros.subscribe("/tf", TFMessage)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        ros.subscribe("/two/robot_description", String, latched=True)
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log", USERNAME,
+                               PASSWORD, params={"robot_state_publisher": "true",
+                                                 "publish_robot_description": "true",
+                                                 "frame_prefix": "two/",
+                                                 "cameras": "[frontleft,hand]",
+                                                 "enable_autonomy": "false",
+                                                 "enable_choreography": "false"},
+                               namespace="/two")
+
+        def ours() -> dict[str, str]:
+            return {child: parent for child, parent in tf_edges(ros).items()
+                    if child.startswith("two/")}
+
+        try:
+            assert ros.wait_for(lambda: ros.latest("/two/robot_description") is not None
+                                and {"two/frontleft_fisheye", "two/hand_color_image_sensor"}
+                                <= set(ours()), 20), driver.output()
+            parents = ours()
+            model = rsp_edges(ros.latest("/two/robot_description").data)
+            assert_one_tree(parents, model, root="two/odom")
+            assert "two/hand" not in parents and "two/link_wr1" not in parents
+            assert parents["two/hand_color_image_sensor"] == "two/arm0.link_wr1"  # model link
+        finally:
+            ros.close()
+            driver.stop()

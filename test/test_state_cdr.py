@@ -157,7 +157,12 @@ def test_the_pipeline_turns_one_state_into_every_message():
     pipeline = StatePipeline("odom", "spot1/")
     skew, now = 12_345_000_000, (1_700_000_000, 5)
     robot.step()
-    first = pipeline.messages(robot_state(robot), skew, (True, skew, 3_000_000), now)
+    state = robot_state(robot)
+    assert pipeline.messages(state, skew, (True, skew, 0), now).tf_static is None  # a real
+    # Spot's robot state has no static edges; a tree with fixed frames (the simulator's full
+    # one: head, cameras) gets them on /tf_static
+    state.kinematic_state.transforms_snapshot.CopyFrom(robot.transforms_snapshot())
+    first = pipeline.messages(state, skew, (True, skew, 3_000_000), now)
     assert deserialize_message(first.joint_states, JointState).name[0].startswith("spot1/")
     assert deserialize_message(first.odometry, Odometry).child_frame_id == "spot1/body"
     assert deserialize_message(first.tf, TFMessage).transforms
@@ -167,11 +172,8 @@ def test_the_pipeline_turns_one_state_into_every_message():
             "behavior_faults"} <= set(first.statuses)
     sync = deserialize_message(first.time_sync, TimeSyncState)
     assert sync.clock_skew.sec == 12 and sync.header.stamp.sec == now[0]
-    robot.step()
-    second = pipeline.messages(robot_state(robot), skew, (True, skew, 0), now,
-                               with_statuses=False)
+    second = pipeline.messages(state, skew, (True, skew, 0), now, with_statuses=False)
     assert second.tf_static is None and second.statuses == {} and second.time_sync is None
-    state = robot_state(robot)
     del state.kinematic_state.transforms_snapshot.child_to_parent_edge_map["flat_body"]
     assert pipeline.messages(state, skew, (True, skew, 0), now).tf_static is not None
 

@@ -33,15 +33,18 @@ def pose_from_msg(pose: Pose) -> SE3Pose:
     return SE3Pose(pose.position.x, pose.position.y, pose.position.z, Quat(q.w, q.x, q.y, q.z))
 
 
-def map_tform_odom(state: graph_nav_pb2.GetLocalizationStateResponse) -> SE3Pose | None:
-    """seed_tform_odom from one localization answer (None when not localized)."""
+def map_tform_odom(state: graph_nav_pb2.GetLocalizationStateResponse,
+                   root: str = "odom") -> SE3Pose | None:
+    """seed_tform_<root> from one localization answer (None when not localized); ``root`` is
+    the driver's tf_root (odom or vision), the frame map is the parent of in TF (REP-105:
+    map -> odom -> body, one parent per frame)."""
     localization = state.localization
     if not localization.waypoint_id:
         return None
-    odom_tform_body = get_a_tform_b(state.robot_kinematics.transforms_snapshot, "odom", "body")
-    if odom_tform_body is None:
+    root_tform_body = get_a_tform_b(state.robot_kinematics.transforms_snapshot, root, "body")
+    if root_tform_body is None:
         return None
-    return SE3Pose.from_proto(localization.seed_tform_body) * odom_tform_body.inverse()
+    return SE3Pose.from_proto(localization.seed_tform_body) * root_tform_body.inverse()
 
 
 def map_to_odom_transform(seed_tform_odom: SE3Pose, stamp, map_frame: str,

@@ -43,7 +43,10 @@ class GraphNavNode(Node):
         rate = declare(self, "localization_rate", 5.0)
         prefix = declare(self, "frame_prefix", "")
         self.map_frame = prefix + declare(self, "map_frame", "map")
-        self.odom_frame = prefix + "odom"
+        # map is the parent of the TF tree's root (tf_root: odom, or vision), never of a frame
+        # that already has one
+        self.root = declare(self, "tf_root", "odom")
+        self.odom_frame = prefix + self.root
         self._publish_cloud = declare(self, "publish_map_cloud", True)
         self._tf_pub = self.create_publisher(TFMessage, "/tf", qos.STATE)
         self._pose_pub = self.create_publisher(PoseWithCovarianceStamped,
@@ -87,7 +90,7 @@ class GraphNavNode(Node):
             return
         self._localized_at = state.localization.waypoint_id
         self._localized_time = time.monotonic()
-        seed_tform_odom = convert.map_tform_odom(state)
+        seed_tform_odom = convert.map_tform_odom(state, self.root)
         if seed_tform_odom is None:
             return
         stamp = robot_stamp_to_msg(state.localization.timestamp, self._connection.skew_nsec)

@@ -67,9 +67,13 @@ def transform_msg(edge: Edge, stamp, prefix: str = "") -> TransformStamped:
 
 
 def split_transforms(snapshot: geometry_pb2.FrameTreeSnapshot, root: str, stamp,
-                     prefix: str = "") -> tuple[list[TransformStamped], list[TransformStamped]]:
-    """(dynamic, static) TransformStamped lists for /tf and /tf_static."""
+                     prefix: str = "", skip: frozenset[str] = frozenset()
+                     ) -> tuple[list[TransformStamped], list[TransformStamped]]:
+    """(dynamic, static) TransformStamped lists for /tf and /tf_static; edges to a child in
+    ``skip`` (frames another node publishes) are left out."""
     dynamic, static = [], []
     for edge in reroot(snapshot, root):
+        if edge.child in skip:
+            continue
         (static if is_static(edge) else dynamic).append(transform_msg(edge, stamp, prefix))
     return dynamic, static

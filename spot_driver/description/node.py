@@ -16,11 +16,11 @@ class DescriptionNode(Node):
 
     def __init__(self, context: DriverContext) -> None:
         super().__init__("spot_description", namespace=context.namespace)
-        connection, has_lidar = context.connection, context.has_lidar
+        connection = context.connection
         self.prefix = declare(self, "frame_prefix", "")
         publish = declare(self, "publish_robot_description", True)
         self.has_arm = robot_has_arm(connection, self.get_logger().warning)
-        self.urdf = robot_model.robot_description(self.has_arm, self.prefix, has_lidar)
+        self.urdf = robot_model.robot_description(self.has_arm, self.prefix)
         if publish:
             self._pub = self.create_publisher(String, "robot_description", qos.LATCHED)
             self._pub.publish(String(data=self.urdf))

@@ -5,6 +5,7 @@ same file, so model, simulator and driver agree)."""
 import os
 from functools import cache
 from pathlib import Path
+from xml.etree import ElementTree
 
 import numpy as np
 import xacro
@@ -39,9 +40,16 @@ def gripper_open() -> float:
     return float(geometry()["arm"]["gripper_limits"][0])
 
 
-def robot_description(has_arm: bool, prefix: str = "", lidar: bool = False) -> str:
+def robot_description(has_arm: bool, prefix: str = "") -> str:
     """The URDF of a Spot with or without arm, links and joints prefixed with ``prefix``."""
-    mappings = {"arm": str(has_arm).lower(), "prefix": prefix, "lidar": str(lidar).lower(),
+    mappings = {"arm": str(has_arm).lower(), "prefix": prefix,
                 "kinematics": str(urdf_dir() / KINEMATICS)}
     document = xacro.process_file(str(urdf_dir() / XACRO), mappings=mappings)
     return document.toprettyxml(indent="  ")
+
+
+@cache
+def link_names(has_arm: bool = True) -> frozenset[str]:
+    """The model's links (unprefixed): the frames robot_state_publisher publishes from it."""
+    root = ElementTree.fromstring(robot_description(has_arm))
+    return frozenset(link.get("name") for link in root.iter("link"))

@@ -3,14 +3,17 @@
 import time
 
 from bosdyn.api import image_pb2
+from builtin_interfaces.msg import Time
 from rclpy.node import Node
 from rclpy.publisher import Publisher
 from sensor_msgs.msg import CameraInfo, CompressedImage, PointCloud2
 from sensor_msgs.msg import Image as ImageMsg
+from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
 from spot_driver.acquisition import Scheduler, Stream, check_rate
 from spot_driver.capability import DriverContext
+from spot_driver.description import robot_model
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.perception.cameras import (
@@ -19,6 +22,7 @@ from spot_driver.perception.cameras import (
     UnknownCameraError,
     camera_sources,
 )
+from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
 from spot_driver.perception.sensors import RobotSensors
 from spot_driver.perception.streams import CameraSettings, CameraStream, LidarStream
 
@@ -82,7 +86,14 @@ class PerceptionNode(Node):
                              f"not {color!r}")
 
         self._connection = connection
+        self._cache = context.cache
         self.sensors = RobotSensors(connection)
+        rsp = declare(self, "robot_state_publisher", False)
+        self._model_frames = robot_model.link_names(has_arm=True) if rsp else frozenset()
+        self._tf_static = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
+        self.mounts = SensorMounts(self.prefix, {} if rsp else dict(WRIST_IN_IMAGES),
+                                   lambda transforms: self._tf_static.publish(
+                                       TFMessage(transforms=transforms)))
         self._last_error_log: dict[str, float] = {}
         self._lazy = lazy
         self._color = color
@@ -101,7 +112,6 @@ class PerceptionNode(Node):
             self.streams.append(self.lidar)
         self._scheduler = Scheduler(self.streams, workers=workers, describe=describe)
         context.streams.append(lambda: self.streams)
-        context.has_lidar = any(isinstance(s, LidarStream) for s in self.streams)
         self._scheduler.start()
         self.get_logger().info(
             f"streaming {', '.join(s.name for s in self.streams) or 'nothing'}")
@@ -212,7 +222,8 @@ class PerceptionNode(Node):
         outputs = {key: self._output(*topics[key]) for key, on in wants.items() if on}
         return CameraStream(names, sources, self.sensors.image_client,
                             outputs, settings,
-                            lambda: self._connection.skew_nsec, self.prefix, self._report)
+                            lambda: self._connection.skew_nsec, self.prefix, self._report,
+                            mount=self._mount)
 
     def _lidar_stream(self, source: str, rate: float, in_flight: int) -> LidarStream | None:
         log = self.get_logger()
@@ -234,7 +245,18 @@ class PerceptionNode(Node):
         return LidarStream(source, lambda: self.sensors.point_cloud_client(source),
                            self._output(PointCloud2, "lidar/points"), rate,
                            lambda: self._connection.skew_nsec, self.prefix, self._report,
-                           in_flight)
+                           in_flight, mount=self._mount)
+
+    def _mount(self, snapshot, sensor: str, stamp_nsec: int) -> bool:
+        """A response's frame tree: the sensor's mount on /tf_static when new or moved. The
+        frames others publish: the robot state's and, with robot_state_publisher, the model's."""
+        state = self._cache.latest()
+        if state is None:
+            return False  # which frames the robot state has is not known yet
+        published = set(state.kinematic_state.transforms_snapshot.child_to_parent_edge_map)
+        stamp = Time(sec=stamp_nsec // 1_000_000_000, nanosec=stamp_nsec % 1_000_000_000)
+        self.mounts.update(snapshot, sensor, published | self._model_frames, stamp)
+        return True
 
     def _output(self, msg_type, topic: str) -> TopicOutput:
         return TopicOutput(self.create_publisher(msg_type, topic, self._sensor_qos), self._lazy)

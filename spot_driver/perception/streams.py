@@ -21,6 +21,11 @@ from spot_driver.perception.cameras import CameraSources
 Image = image_pb2.Image
 
 
+# (the response's frame tree, its sensor frame, acquisition time in local ns): the sensor's
+# mount, read from every response (perception/extrinsics.SensorMounts)
+Mount = Callable[[object, str, int], None]
+
+
 class Output(Protocol):
     """Where one topic's serialized messages go."""
 
@@ -43,14 +48,17 @@ class CameraStream(Stream):
     ``outputs`` maps any of ``image``, ``compressed``, ``info``, ``depth``, ``depth_info``,
     ``registered``, ``registered_info``, ``points`` to an Output; missing keys are not
     produced. ``sources`` are the robot's ImageSource protos by name; ``client()`` returns the
-    current session's image client (it changes when the driver reconnects).
+    current session's image client (it changes when the driver reconnects). ``mount`` takes
+    each response's frame tree: until one came, the camera is requested even with nobody
+    subscribed, so its frames are on /tf_static from the start.
     """
 
     def __init__(self, names: CameraSources, sources: dict[str, image_pb2.ImageSource],
                  client: Callable[[], object], outputs: dict[str, Output],
                  settings: CameraSettings,
                  skew_nsec: Callable[[], int], frame_prefix: str = "",
-                 report: Callable[[str], None] | None = None) -> None:
+                 report: Callable[[str], None] | None = None,
+                 mount: Mount | None = None) -> None:
         self.name = f"camera {names.camera}"
         super().__init__(settings.rate, settings.max_in_flight, report)
         self.names, self._client, self._settings = names, client, settings
@@ -63,16 +71,18 @@ class CameraStream(Stream):
         self._info_templates: dict[str, bytes] = {}
         self._rays = (images.PinholeRays.of_source(sources[names.depth])
                       if "points" in outputs else None)
+        self._mount = mount
+        self._mounted = mount is None
 
     def _wants(self, *keys: str) -> bool:
         return any(k in self._outputs and self._outputs[k].wanted() for k in keys)
 
     def wanted(self) -> bool:
-        return self._wants(*self._outputs)
+        return not self._mounted or self._wants(*self._outputs)
 
     def request(self):
         requests = []
-        jpeg = self._wants("compressed")
+        jpeg = self._wants("compressed") or not (self._mounted or self._wants(*self._outputs))
         if jpeg or self._wants("image", "info"):
             requests.append(image_pb2.ImageRequest(
                 image_source_name=self.names.visual, quality_percent=self._settings.jpeg_quality,
@@ -100,6 +110,9 @@ class CameraStream(Stream):
                 continue  # an older frame overtaken by a newer one: drop it
             self._last_stamp[name] = stamp
             frame = self._prefix + shot.frame_name_image_sensor
+            if self._mount is not None:
+                self._mounted = self._mount(shot.transforms_snapshot,
+                                            shot.frame_name_image_sensor, stamp) or self._mounted
             try:
                 handler(shot, name, stamp, frame)
                 published = True
@@ -170,15 +183,18 @@ class LidarStream(Stream):
 
     def __init__(self, source: str, client: Callable[[], object], output: Output, rate: float,
                  skew_nsec: Callable[[], int], frame_prefix: str = "",
-                 report: Callable[[str], None] | None = None, max_in_flight: int = 2) -> None:
+                 report: Callable[[str], None] | None = None, max_in_flight: int = 2,
+                 mount: Mount | None = None) -> None:
         self.name = f"point cloud {source}"
         super().__init__(rate, max_in_flight, report)
         self._source, self._client, self._output = source, client, output
         self._skew, self._prefix = skew_nsec, frame_prefix
         self._last_stamp = -1
+        self._mount = mount
+        self._mounted = mount is None
 
     def wanted(self) -> bool:
-        return self._output.wanted()
+        return not self._mounted or self._output.wanted()
 
     def request(self):
         return self._client().get_point_cloud_async(
@@ -190,6 +206,11 @@ class LidarStream(Stream):
         if stamp <= self._last_stamp:
             return
         self._last_stamp = stamp
+        if self._mount is not None:
+            self._mounted = self._mount(cloud.source.transforms_snapshot,
+                                        cloud.source.frame_name_sensor, stamp) or self._mounted
+        if not self._output.wanted():
+            return
         xyz = point_cloud.decode_xyz(cloud)
         xyz = xyz[np.isfinite(xyz).all(axis=1)]  # published as a dense cloud
         frame = self._prefix + cloud.source.frame_name_sensor

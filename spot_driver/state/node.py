@@ -23,7 +23,7 @@ from spot_driver.conversions import frames
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.state import status
-from spot_driver.state.pipeline import StatePipeline
+from spot_driver.state.pipeline import StatePipeline, model_frames
 from spot_driver.state.stream import RobotStateStream
 from spot_msgs.msg import (
     BatteryStateArray,
@@ -63,7 +63,9 @@ class StateNode(Node):
         self._status_every = self._every(self.rate, status_rate)
         self._cycle = 0
         self.published = 0  # robot states published (diagnostics derive the achieved rate)
-        self._pipeline = StatePipeline(self.root, self.prefix)
+        self._pipeline = StatePipeline(self.root, self.prefix,
+                                       model_frames() if declare(self, "robot_state_publisher",
+                                                                 False) else frozenset())
 
         self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
         self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)

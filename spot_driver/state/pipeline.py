@@ -12,10 +12,20 @@ from tf2_msgs.msg import TFMessage
 
 from spot_driver.conversions import frames
 from spot_driver.conversions.time import Stamp, local_stamp
+from spot_driver.description import robot_model
 from spot_driver.state.state_cdr import StateSerializer
 from spot_driver.state.status_cdr import StatusSerializer
 
 TimeSync = tuple[bool, int, int]  # (established, clock skew ns, round trip ns)
+# A real Spot's robot state names the wrist ``link_wr1`` (its model: ``arm0.link_wr1``).
+WRIST_ALIASES = {"link_wr1": "arm0.link_wr1"}
+
+
+def model_frames() -> frozenset[str]:
+    """The frames robot_state_publisher publishes from the robot model (every link but the
+    body, the arm's included), and the robot-state names of the same frames."""
+    links = robot_model.link_names(has_arm=True) - {"body"}
+    return frozenset(links | {alias for alias, link in WRIST_ALIASES.items() if link in links})
 
 
 @dataclass
@@ -34,11 +44,15 @@ class StateMessages:
 class StatePipeline:
     """Turns robot states into messages for one ``tf_root`` and frame prefix."""
 
-    def __init__(self, root: str, prefix: str = "") -> None:
+    def __init__(self, root: str, prefix: str = "", skip: frozenset[str] = frozenset()) -> None:
+        """``skip``: frames of the robot's tree that another node publishes (the robot
+        model's links when robot_state_publisher runs): left out of /tf and /tf_static."""
         if root not in frames.WORLD_FRAMES:
             raise ValueError(f"tf_root must be one of {frames.WORLD_FRAMES}, not {root!r}")
-        self.root, self.prefix = root, prefix
-        self._kinematics = StateSerializer(root, prefix)
+        if "body" in skip:
+            raise ValueError("the body frame is the robot state's to publish")
+        self.root, self.prefix, self.skip = root, prefix, skip
+        self._kinematics = StateSerializer(root, prefix, skip=skip)
         self._statuses = StatusSerializer(prefix + "body", prefix + "hand")
         self._static_layout = None
 
@@ -55,8 +69,8 @@ class StatePipeline:
         if layout is not self._static_layout:
             _, static = frames.split_transforms(kin.transforms_snapshot, self.root,
                                                 Time(sec=stamp[0], nanosec=stamp[1]),
-                                                self.prefix)
-            out.tf_static = TFMessage(transforms=static)
+                                                self.prefix, self.skip)
+            out.tf_static = TFMessage(transforms=static) if static else None
             self._static_layout = layout
         if with_statuses:
             out.statuses = self._statuses.serialize(state, stamp, skew)

@@ -91,8 +91,10 @@ class StateSerializer:
     and whenever their sizes change; in between, the cached layouts are reused.
     """
 
-    def __init__(self, root: str, prefix: str = "", body_frame: str = "body") -> None:
-        self.root, self.prefix, self.body = root, prefix, body_frame
+    def __init__(self, root: str, prefix: str = "", body_frame: str = "body",
+                 skip: frozenset[str] = frozenset()) -> None:
+        """``skip``: frames left to another publisher (robot_state_publisher's links)."""
+        self.root, self.prefix, self.body, self.skip = root, prefix, body_frame, skip
         self._joints: dict[tuple[str, ...], _JointLayout] = {}
         self._tf: dict[frozenset, _TfLayout] = {}
         self._current_joints: tuple[int, _JointLayout] | None = None
@@ -135,7 +137,8 @@ class StateSerializer:
         shape = frozenset((child, edge.parent_frame_name) for child, edge in edge_map.items())
         layout = self._tf.get(shape)
         if layout is None:
-            dynamic = [e for e in frames.reroot(snapshot, self.root) if not frames.is_static(e)]
+            dynamic = [e for e in frames.reroot(snapshot, self.root)
+                       if not frames.is_static(e) and e.child not in self.skip]
             layout = self._tf[shape] = _TfLayout(dynamic, snapshot, self.prefix, self.root,
                                                  self.body)
         self._current_tf = (len(edge_map), layout)

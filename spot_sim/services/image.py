@@ -3,6 +3,7 @@
 from bosdyn.api import image_pb2, image_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
 
+from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
 from spot_sim.sensors import InvalidRequestError, Sensors
@@ -38,7 +39,7 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
             out.shot.image.CopyFrom(image)
             out.shot.acquisition_time.CopyFrom(stamp)
             out.shot.frame_name_image_sensor = source.frame
-            out.shot.transforms_snapshot.CopyFrom(snapshot)
+            out.shot.transforms_snapshot.CopyFrom(sensor_view(snapshot, source.frame))
             out.status = image_pb2.ImageResponse.STATUS_OK
 
 

@@ -5,6 +5,7 @@ gRPC service type per server); without a lidar it lists no source."""
 from bosdyn.api import point_cloud_pb2, point_cloud_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
 
+from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
 from spot_sim.sensors import LIDAR_FRAME, LIDAR_SOURCE, Sensors
@@ -38,7 +39,7 @@ class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer)
             cloud = self.sensors.lidar_cloud(get_a_tform_b(snapshot, "odom", LIDAR_FRAME))
             cloud.source.CopyFrom(self._source())
             cloud.source.acquisition_time.CopyFrom(stamp)
-            cloud.source.transforms_snapshot.CopyFrom(snapshot)
+            cloud.source.transforms_snapshot.CopyFrom(sensor_view(snapshot, LIDAR_FRAME))
             out.point_cloud.CopyFrom(cloud)
             out.status = _Response.STATUS_OK
 
