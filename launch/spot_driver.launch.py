@@ -35,6 +35,8 @@ ARGUMENTS = (
      "installed; otherwise the driver publishes robot_description itself)"),
     ("launch_rviz", "false", "start RViz with rviz/spot.rviz"),
     ("log_level", "info", "log level of the driver (debug, info, warn, error)"),
+    ("publish_depth_points", "", "true: depth/<camera>/points (Nav2's observation sources); "
+     "empty: the config file's"),
 )
 # One switch per optional capability, from the driver's registry.
 ARGUMENTS += tuple((c.launch_argument, "true", c.summary) for c in CAPABILITIES if c.optional)
@@ -80,6 +82,8 @@ def _nodes(context):
         if capability.optional:
             overrides[f"enable_{capability.name}"] = \
                 arg(capability.launch_argument).lower() == "true"
+    if arg("publish_depth_points"):
+        overrides["publish_depth_points"] = arg("publish_depth_points").lower() == "true"
     if arg("estop_endpoint"):
         overrides["estop_endpoint"] = arg("estop_endpoint").lower() == "true"
     nodes = [Node(package="spot_driver", executable="spot_driver", namespace=namespace,

@@ -46,7 +46,7 @@ def world(tmp_path_factory):
                                params={"localization_rate": 10.0, "local_grid_rate": 4.0,
                                        "navigation_command_window": 2.0,
                                        "enable_perception": False})
-        assert ros.wait_for(lambda: ros.received("/tf_static"), timeout=30), driver.output()
+        assert ros.wait_for(lambda: ros.received("/tf"), timeout=30), driver.output()
         for name in ("claim", "power_on", "stand"):
             response = ros.call(Trigger, f"/{name}")
             assert response.success, (name, response.message)

@@ -154,7 +154,7 @@ def test_nav2_footprint_covers_the_model_and_velocities_are_within_the_clamps():
         footprint = _footprint(params["footprint"])
         assert np.all(footprint.min(axis=0) <= low) and np.all(footprint.max(axis=0) >= high)
         assert np.all(footprint.max(axis=0) - high <= 0.15)  # not much larger than the robot
-        assert params["robot_base_frame"] == "body"
+        assert params["robot_base_frame"] == "flat_body"  # body at rest: the same outline
     driver = yaml.safe_load((REPO / "config" / "spot_driver.yaml").read_text())
     clamps = driver["/**"]["ros__parameters"]
     dwb = nav2["controller_server"]["ros__parameters"]["FollowPath"]
