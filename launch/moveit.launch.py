@@ -9,6 +9,7 @@ arm_controller/follow_joint_trajectory, gripper goals to gripper_controller/grip
 """
 
 import os
+import tempfile
 
 import yaml
 from ament_index_python.packages import get_package_share_directory
@@ -17,6 +18,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from spot_driver.description import moveit_config, rviz_config
 from spot_driver.description.robot_model import robot_description
 
 SHARE = get_package_share_directory("spot_driver")
@@ -33,20 +35,29 @@ def _nodes(context):
     namespace = robot_name
     prefix = f"{robot_name}/" if robot_name else ""
     with open(os.path.join(MOVEIT, "spot.srdf")) as file:
-        srdf = file.read()
+        srdf = moveit_config.srdf(file.read(), prefix)
     parameters = {
         "robot_description": robot_description(True, prefix),
         "robot_description_semantic": srdf,
         "robot_description_kinematics": _load("kinematics.yaml"),
-        "robot_description_planning": _load("joint_limits.yaml"),
+        "robot_description_planning": moveit_config.joint_limits(_load("joint_limits.yaml"),
+                                                                 prefix),
+        "planning_pipelines": ["ompl"],
+        "default_planning_pipeline": "ompl",
+        "ompl": moveit_config.ompl(_load("ompl_planning.yaml"), prefix),
         "publish_robot_description_semantic": True,
-        **_load("moveit_controllers.yaml"),
+        **moveit_config.controllers(_load("moveit_controllers.yaml"), prefix),
     }
     nodes = [Node(package="moveit_ros_move_group", executable="move_group",
                   namespace=namespace, output="screen", parameters=[parameters])]
     if LaunchConfiguration("launch_rviz").perform(context).lower() == "true":
+        with open(os.path.join(MOVEIT, "moveit.rviz")) as file:
+            config = rviz_config.render(file.read(), prefix)
+        handle, path = tempfile.mkstemp(prefix="spot_moveit_", suffix=".rviz")
+        with os.fdopen(handle, "w") as out:
+            out.write(config)
         nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
-                          parameters=[parameters]))
+                          arguments=["-d", path], parameters=[parameters]))
     return nodes
 
 

@@ -30,7 +30,8 @@ ARGUMENTS = (
     ("estop_endpoint", "", "true: register the driver's own e-stop endpoint"),
     ("robot_name", "", "namespace and frame prefix (<robot_name>/) for this robot"),
     ("namespace", "", "namespace (default: robot_name)"),
-    ("arm", "false", "the robot has an arm (selects the model robot_state_publisher uses)"),
+    ("arm", "auto", "the robot has an arm: true, false, or auto (robot_state_publisher starts "
+     "without one and the driver hands it the connected robot's model)"),
     ("launch_rsp", "auto", "start robot_state_publisher with the robot's URDF (auto: when "
      "installed; otherwise the driver publishes robot_description itself)"),
     ("launch_rviz", "false", "start RViz with rviz/spot.rviz"),
@@ -90,7 +91,7 @@ def _nodes(context):
                   output="screen", parameters=[arg("config_file"), overrides],
                   arguments=["--ros-args", "--log-level", arg("log_level")])]
     if launch_rsp:
-        urdf = robot_description(arg("arm").lower() == "true", prefix)
+        urdf = robot_description(arg("arm").lower() == "true", prefix)  # auto: corrected later
         nodes.append(Node(package="robot_state_publisher", executable="robot_state_publisher",
                           namespace=namespace, output="screen",
                           parameters=[{"robot_description": urdf}]))

@@ -5,15 +5,18 @@ BatteryState, the MoveIt controllers' actions, and every topic and frame the Nav
 files name."""
 
 import io
+import threading
 import time
 
 import numpy as np
 import pytest
+import rclpy
 import yourdfpy
 from bosdyn.client.frame_helpers import get_a_tform_b
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
+from rclpy.executors import SingleThreadedExecutor
 from ros_harness import DriverProcess, RosClient, odom_tform
 from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2
 from std_msgs.msg import String
@@ -22,6 +25,7 @@ from test_robot_model import LEG_NAMES, nav2_topics_and_frames, rviz_topics
 from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim
+from spot_driver.description.robot_model import robot_description
 from spot_msgs.msg import FootStateArray
 
 CAMERA_HZ = 10.0
@@ -212,6 +216,13 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
         ros.subscribe("/tf", TFMessage)
         ros.subscribe("/tf_static", TFMessage, latched=True)
         ros.subscribe("/two/robot_description", String, latched=True)
+        # robot_state_publisher's side of the contract (it is not installable here): a node of
+        # that name with its robot_description parameter, started without the arm
+        rsp = rclpy.create_node("robot_state_publisher", namespace="/two")
+        rsp.declare_parameter("robot_description", robot_description(False, "two/"))
+        executor = SingleThreadedExecutor()
+        executor.add_node(rsp)
+        threading.Thread(target=executor.spin, daemon=True).start()
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log", USERNAME,
                                PASSWORD, params={"robot_state_publisher": "true",
                                                  "publish_robot_description": "true",
@@ -234,6 +245,11 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
             assert_one_tree(parents, model, root="two/odom")
             assert "two/hand" not in parents and "two/link_wr1" not in parents
             assert parents["two/hand_color_image_sensor"] == "two/arm0.link_wr1"  # model link
+            # the driver handed robot_state_publisher the connected robot's model (with arm)
+            assert ros.wait_for(lambda: "two/arm0.link_wr1" in rsp.get_parameter(
+                "robot_description").value, 15), driver.output()
         finally:
+            executor.shutdown()
+            rsp.destroy_node()
             ros.close()
             driver.stop()
