@@ -187,3 +187,37 @@ def test_map_to_odom_composes_back_to_the_localization():
     pose = graph_nav.localization_pose(state, None, "map")
     assert pose.pose.pose.position.x == pytest.approx(3)
     assert pose.pose.covariance[0] > 0 and math.isfinite(pose.pose.covariance[35])
+
+
+@pytest.mark.parametrize("root", ["odom", "vision"])
+def test_map_is_the_parent_of_the_tf_root_and_the_tree_stays_one(root):
+    """With tf_root vision, map -> vision (odom already has a parent: body); the driver's
+    /tf for that root plus GraphNav's map edge give every frame one parent."""
+    from rclpy.serialization import deserialize_message
+    from tf2_msgs.msg import TFMessage
+
+    from spot_driver.state.pipeline import StatePipeline
+    from spot_sim import SimConfig
+    from spot_sim.clock import RobotClock
+    from spot_sim.robot import SimRobot
+    from spot_sim.state_report import robot_state
+
+    robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
+    robot.step()
+    state = robot_state(robot)
+    out = StatePipeline(root).messages(state, 0, (True, 0, 0), (0, 0))
+    parents = {t.child_frame_id: t.header.frame_id
+               for t in deserialize_message(out.tf, TFMessage).transforms}
+    localization = graph_nav_pb2.GetLocalizationStateResponse()
+    localization.localization.waypoint_id = "a"
+    localization.localization.seed_tform_body.CopyFrom(SE3Pose(1, 2, 0.5, Quat()).to_proto())
+    localization.robot_kinematics.CopyFrom(state.kinematic_state)
+    seed_tform_root = graph_nav.map_tform_odom(localization, root)
+    edge = graph_nav.map_to_odom_transform(seed_tform_root, None, "map", root)
+    assert edge.child_frame_id == root and root not in parents
+    parents[edge.child_frame_id] = edge.header.frame_id
+    assert {p for p in parents.values() if p not in parents} == {"map"}
+    composed = seed_tform_root * SE3Pose.from_proto(
+        state.kinematic_state.transforms_snapshot.child_to_parent_edge_map[root]
+        .parent_tform_child).inverse()
+    assert (composed.x, composed.y) == pytest.approx((1, 2))  # map -> root -> body

@@ -227,3 +227,34 @@ def test_restamp_replaces_only_the_stamp():
     assert (restamped.header.stamp.sec, restamped.header.stamp.nanosec) == (7, 5)
     restamped.header.stamp = info.header.stamp
     assert restamped == info
+
+
+def test_sensor_mounts_are_published_together_and_again_when_one_moves():
+    """Each response's tree gives its sensor's mount; /tf_static gets all mounts in one
+    message, again when a camera's calibration changes, not for repeats."""
+    from bosdyn.client.math_helpers import Quat, SE3Pose
+
+    from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
+    from spot_sim import SimConfig
+    from spot_sim.clock import RobotClock
+    from spot_sim.frame_tree import sensor_view
+    from spot_sim.robot import SimRobot
+
+    robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
+    robot.step()
+    full = robot.transforms_snapshot()
+    published: list = []
+    mounts = SensorMounts("spot/", dict(WRIST_IN_IMAGES), published.append)
+    robot_state_frames = {"body", "odom", "vision", "flat_body", "gpe", "hand", "link_wr1"}
+    for sensor in ("frontleft_fisheye", "hand_color_image_sensor", "frontleft_fisheye"):
+        mounts.update(sensor_view(full, sensor), sensor, robot_state_frames, None)
+    assert len(published) == 2  # the repeat of frontleft_fisheye published nothing
+    parents = {t.child_frame_id: t.header.frame_id for t in published[-1]}
+    assert parents == {"spot/head": "spot/body", "spot/frontleft": "spot/head",
+                       "spot/frontleft_fisheye": "spot/frontleft",
+                       "spot/hand_color_image_sensor": "spot/link_wr1"}  # the alias
+    moved = sensor_view(full, "frontleft_fisheye")
+    edge = moved.child_to_parent_edge_map["frontleft"]
+    edge.parent_tform_child.CopyFrom(SE3Pose(0.1, 0.0, 0.0, Quat()).to_proto())
+    assert mounts.update(moved, "frontleft_fisheye", robot_state_frames, None)
+    assert len(published) == 3 and len(published[-1]) == 4
