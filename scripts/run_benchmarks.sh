@@ -10,3 +10,5 @@ for bench in benchmarks/[!_]*.py; do  # _*.py are shared modules
   echo "== $bench"
   python "$bench"
 done
+echo "== README figures (scripts/render_figures.py)"
+python scripts/render_figures.py

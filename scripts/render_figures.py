@@ -1,0 +1,224 @@
+"""Fill the README's figure tables from benchmarks/results/*.json: every table between
+``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->`` is rendered by ``RENDER[NAME]`` from
+the JSON the benchmarks wrote, never typed by hand. ``make bench`` runs this after the
+benchmarks; ``test/test_figures.py`` fails when the README differs from what the committed
+JSON renders.
+
+    python scripts/render_figures.py          # rewrite README.md
+    python scripts/render_figures.py --check  # exit 1 when README.md is stale
+"""
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+README = ROOT / "README.md"
+BLOCK = re.compile(r"(<!-- figures:(\w+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
+
+
+def load(name: str) -> dict:
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+def num(value: float, digits: int = 1) -> str:
+    """A figure with ``digits`` decimals and thousands separators (no negative zero)."""
+    return f"{round(value, digits) + 0.0:,.{digits}f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def measured(data: dict) -> str:
+    when = data.get("measured_at", "")
+    return f"\nMeasured {when[:10]}.\n" if when else ""
+
+
+def graph_nav_upload() -> str:
+    d = load("graph_nav_upload")
+    parse = d["parse_ms"]
+    rows = [
+        [f"parse the {d['waypoints']} snapshots (floor) / copy the bytes",
+         f"{num(parse)} ms / {num(d['copy_ms'])} ms", "1"],
+        ["`read_map` (read and check the directory)", f"{num(d['read_map_ms'])} ms",
+         f"{num(d['read_map_ms'] / parse)} x parse"],
+        ["upload as `graph_nav/upload_map` does (batched `UploadSnapshots`)",
+         f"{num(d['upload_ms'])} ms ({num(d['upload_mb_per_s'], 0)} MB/s)",
+         f"{num(d['upload_over_parse'])} x parse"],
+        ["upload one call per snapshot (the SDK examples' way)",
+         f"{num(d['upload_one_by_one_ms'], 0)} ms",
+         f"{num(d['upload_one_by_one_ms'] / d['upload_ms'])} x the driver's"],
+        ["download (graph and every waypoint snapshot)", f"{num(d['download_ms'], 0)} ms", ""],
+        ["load a 100-element Autowalk over the map", f"{num(d['autowalk_load_ms'])} ms", ""],
+        ["GetLocalizationState round trip (one `map -> odom` update)",
+         f"{num(d['localization_state_ms_median'])} ms median",
+         f"{num(d['localization_over_robot_state'], 2)} x GetRobotState"],
+    ]
+    return table(["step", "time", "as a ratio"], rows) + measured(d)
+
+
+def mission_load() -> str:
+    d = load("mission_load")
+    rows = [[f"{row['size_bytes'] / 1e6:.0f} MB",
+             f"{num(row['load_chunks2_ms_best'])} / {num(row['load_chunks2_ms_median'])} ms",
+             f"{num(row['serialize_ms'], 2)} ms", f"{num(row['parse_ms'], 2)} ms",
+             f"{num(row['copy_ms'], 2)} ms",
+             f"{row['size_bytes'] / 1e6 / (row['load_chunks2_ms_best'] / 1e3):,.0f} MB/s"]
+            for row in d["rows"]]
+    return table(["mission", "load (best / median)", "serialize", "parse", "copy",
+                  "throughput (best)"], rows) + measured(d)
+
+
+def perception_e2e() -> str:
+    d = load("perception_e2e")
+    cpu, floor = d["cpu_percent_of_one_core"], d["bare_publisher_floor"]
+    rows = [
+        ["delivered, worst sensor topic / worst state topic",
+         f"{num(d['min_delivered_percent'])} % / {num(d['min_state_delivered_percent'])} %",
+         "≥ 99.5 %"],
+        ["image age p50 / p95 / p99",
+         f"{num(d['image_age_ms_p50'])} / {num(d['image_age_ms_p95'])} / "
+         f"{num(d['image_age_ms_p99'])} ms",
+         f"p99 ≤ 15 ms; transport alone p50 {num(floor['image_transport_age_ms_p50'])}, "
+         f"p99 {num(floor['image_transport_age_ms_p99'])} ms"],
+        ["state age p99", f"{num(d['state_age_ms_p99'])} ms", ""],
+        ["CPU, % of one core: driver / simulated robot / subscriber",
+         f"{num(cpu['driver'])} / {num(cpu['sim'])} / {num(cpu['subscriber'])}", ""],
+        ["**driver ÷ bare subscriber**", f"**{num(d['driver_to_subscriber_cpu'], 2)}**",
+         "≤ 1.5"],
+        [f"driver ÷ bare publisher of the same bytes "
+         f"({num(floor['cpu_percent_of_one_core']['bare_publisher'])} %)",
+         num(d["driver_to_bare_publisher_cpu"]), ""],
+    ]
+    return table(["figure", "this run", "floor / goal"], rows) + measured(d)
+
+
+def perception_micro() -> str:
+    d = load("perception_micro")["results"]
+    labels = {
+        "protobuf_bytes_field_read_640x480": "protobuf `image.data` read (limit)",
+        "protobuf_parse_get_image_response_640x480":
+            "protobuf parse of a GetImageResponse (limit)",
+        "raw_mono8_640x480_bytes_to_image_cdr": "raw mono8 bytes → Image CDR",
+        "raw_mono8_640x480_to_image_cdr":
+            "raw mono8 Image proto → Image CDR (incl. the protobuf copy)",
+        "depth_u16_424x240_to_image_cdr": "depth u16 Image proto → Image CDR",
+        "jpeg_passthrough_to_compressed_cdr": "JPEG passthrough → CompressedImage CDR",
+        "cloud_100k_xyz_32f_to_pointcloud2_cdr": "100k-point XYZ_32F → PointCloud2 CDR",
+        "cloud_100k_xyz_4sc_decode": "100k-point XYZ_4SC decode",
+        "cloud_100k_xyz_5sc_decode": "100k-point XYZ_5SC decode",
+        "jpeg_decode_to_image_cdr": "JPEG decode 640x480 → Image CDR (simplejpeg)",
+        "depth_424x240_to_points": "depth 424x240 → points",
+        "depth_424x240_to_pointcloud2_cdr": "depth 424x240 → PointCloud2 CDR",
+        "rclpy_message_path_raw_mono8_640x480":
+            "rclpy message path for the raw image (build + serialize)",
+    }
+    rows = [[label, f"{d[key]['input_bytes'] / 1e3:,.0f} KB", num(d[key]["us_per_call"]),
+             num(d[key]["x_memcpy"], 2)] for key, label in labels.items() if key in d]
+    return table(["conversion", "input", "µs", "x memcpy"], rows)
+
+
+def driver_scaling() -> str:
+    d = load("driver_scaling")
+    rows = []
+    for name, label, key in (("cameras", "cameras", "cameras"),
+                             ("state_rate", "state Hz", "state_hz"),
+                             ("robots", "robots", "robots")):
+        points = d[name]["points"]
+        rows.append([f"{label} " + " / ".join(f"{p[key]:g}" for p in points),
+                     " / ".join(num(p["driver_cpu_percent"]) for p in points),
+                     " / ".join(num(p["subscriber_cpu_percent"]) for p in points),
+                     " / ".join(f"{num(p['min_delivered_percent'])} %" for p in points),
+                     num(d[name]["knee"], 2)])
+    return table(["series", "driver CPU, % of one core", "subscriber", "delivered (worst)",
+                  "largest ÷ smallest step"], rows) + measured(d)
+
+
+def goals() -> str:
+    """The goals with their figures, from the benchmarks' JSON."""
+    cycle, e2e, scaling = load("state_cycle"), load("perception_e2e"), load("driver_scaling")
+    templates = load("state_templates")
+    robots = scaling["robots"]["driver_cpu_percent_per_robot"]
+    rows = [
+        ["state cycle, RobotState → CDR of 16 messages (`state_cycle.py`)",
+         f"protobuf parse {num(cycle['protobuf_parse_us'])} µs",
+         f"{num(cycle['full_set_cdr_us'])} µs", f"{num(cycle['full_set_cdr_to_parse'])}x parse",
+         "≤ 10x (issue 19; given up in issue 28)"],
+        ["driver CPU without / with the wire templates (`state_templates.py`)",
+         "the driver with them, same run",
+         f"{num(templates['removal_cost_percent_of_driver_cpu'])} % cost", "",
+         f"keep above {num(templates['goal_max_removal_cost_percent'], 0)} %"],
+        ["driver CPU at full perception load (`perception_e2e.py`)",
+         f"bare subscriber {num(e2e['cpu_percent_of_one_core']['subscriber'])} %",
+         f"{num(e2e['cpu_percent_of_one_core']['driver'])} %",
+         f"{num(e2e['driver_to_subscriber_cpu'], 2)}x", "≤ 1.5x"],
+        ["delivered, worst sensor / state topic", "",
+         f"{num(e2e['min_delivered_percent'])} % / {num(e2e['min_state_delivered_percent'])} %",
+         "", "≥ 99.5 %"],
+        ["image age p99", f"transport p99 "
+         f"{num(e2e['bare_publisher_floor']['image_transport_age_ms_p99'])} ms",
+         f"{num(e2e['image_age_ms_p99'])} ms", "", "≤ 15 ms"],
+        ["driver CPU per robot, 1 / 2 / 4 robots (`driver_scaling.py`)", "",
+         " / ".join(num(v) for v in robots) + " %", f"{num(max(robots) / min(robots), 2)}",
+         "constant"],
+    ]
+    return table(["figure", "floor, same run", "measured", "ratio", "goal"], rows)
+
+
+def state_cycle() -> str:
+    d = load("state_cycle")
+    t = load("state_templates")
+    rows = [
+        ["full set, 16 messages, RobotState → CDR", f"{num(d['full_set_cdr_us'])} µs",
+         f"{num(d['full_set_cdr_to_parse'])} x parse ({num(d['protobuf_parse_us'])} µs)"],
+        ["… joint_states + odometry + /tf / the 13 statuses",
+         f"{num(d['part_kinematics_us'])} / {num(d['part_statuses_us'])} µs", ""],
+        ["… only reading those values through protobuf (no conversion)",
+         f"{num(d['read_floor_us'])} µs", f"{num(d['read_floor_to_parse'])} x parse"],
+        ["… the same set through rclpy messages", f"{num(d['full_set_message_path_us'], 0)} µs",
+         f"{num(d['full_set_message_path_to_parse'], 0)} x parse"],
+        ["… publishing the 16 serialized messages", f"{num(d['publish_cycle_bytes_us'])} µs",
+         f"{num(d['publish_to_parse'])} x parse"],
+        ["driver CPU, 50 Hz state + 5 cameras: without / with the wire templates",
+         " / ".join(num(v) for v in t["driver_cpu_percent_without_templates"]) + " % / "
+         + " / ".join(num(v) for v in t["driver_cpu_percent_with_templates"]) + " %",
+         f"removal cost {num(t['removal_cost_percent_of_driver_cpu'])} % "
+         f"(kept only above {num(t['goal_max_removal_cost_percent'], 0)} %)"],
+    ]
+    return table(["figure", "measured", "ratio"], rows) + measured(d)
+
+
+RENDER: dict[str, Callable[[], str]] = {
+    "graph_nav_upload": graph_nav_upload, "mission_load": mission_load,
+    "perception_e2e": perception_e2e, "perception_micro": perception_micro,
+    "driver_scaling": driver_scaling, "state_cycle": state_cycle, "goals": goals,
+}
+
+
+def render(text: str) -> str:
+    """``text`` with every figures block rendered."""
+    def fill(match: re.Match) -> str:
+        return match.group(1) + RENDER[match.group(2)]() + match.group(4)
+    return BLOCK.sub(fill, text)
+
+
+def main(argv: list[str]) -> int:
+    text = README.read_text()
+    rendered = render(text)
+    if "--check" in argv:
+        if rendered != text:
+            print("README.md figures are stale: run scripts/render_figures.py")
+            return 1
+        return 0
+    README.write_text(rendered)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

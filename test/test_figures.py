@@ -1,0 +1,37 @@
+"""The README's figure tables are what the committed benchmark results render: a figure can
+only change through ``make bench`` (or ``scripts/render_figures.py`` after a benchmark)."""
+
+import importlib.util
+
+from ros_harness import REPO
+
+
+def renderer():
+    spec = importlib.util.spec_from_file_location("render_figures",
+                                                  REPO / "scripts" / "render_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_readme_figure_table_is_rendered_from_the_committed_json():
+    render = renderer()
+    text = (REPO / "README.md").read_text()
+    blocks = {match.group(2) for match in render.BLOCK.finditer(text)}
+    assert blocks == set(render.RENDER), "a renderer without a README block, or the reverse"
+    assert render.render(text) == text, "README figures are stale: run scripts/render_figures.py"
+
+
+def test_a_changed_result_changes_the_table(monkeypatch):
+    render = renderer()
+    original = render.load
+
+    def load(name: str) -> dict:
+        data = original(name)
+        if name == "graph_nav_upload":
+            data["upload_ms"] *= 2
+        return data
+
+    text = (REPO / "README.md").read_text()
+    monkeypatch.setattr(render, "load", load)
+    assert render.render(text) != text
