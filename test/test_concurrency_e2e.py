@@ -20,7 +20,8 @@ from conftest import PASSWORD, USERNAME, connect
 from spot_msgs.action import ArmJointMove, Trajectory
 
 CALLERS = 200
-ANSWER_LIMIT = 5.0  # s for all CALLERS to be answered
+ANSWER_LIMIT = 30.0  # s for all CALLERS to be answered: a safety bound (what a user would
+# call broken), not a performance figure (benchmarks/ measure those)
 RESUME_LIMIT = 3.0  # s from the robot answering again to topics flowing
 SHUTDOWN_LIMIT = 3.0
 LEASE_MESSAGES = ("no lease", "lease held by", "taken by")
