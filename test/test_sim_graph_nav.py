@@ -186,6 +186,34 @@ def test_download_clear_upload_localize_navigate(mapped, tmp_path):
         assert wait_for(lambda: sim.robot.body_velocity.x == 0.0, 2.0)
 
 
+def test_a_route_reissued_as_new_commands_continues_from_where_the_robot_is(mapped):
+    """The SDK's GraphNav command-line pattern: navigate_route with cmd_duration=1.0 sent
+    again every 0.5 s, each call a new command, feedback polled until REACHED_GOAL; along the
+    recorded chain from the last waypoint back to the first (every edge walked backwards)."""
+    _sim, robot, ids = mapped
+    graph_nav, _ = clients(robot)
+    with LeaseKeepAlive(robot.ensure_client(LeaseClient.default_service_name)):
+        graph_nav.set_localization(
+            initial_guess_localization=nav_pb2.Localization(),
+            fiducial_init=graph_nav_pb2.SetLocalizationRequest.FIDUCIAL_INIT_NEAREST)
+        command_id = graph_nav.navigate_to(ids[-1], cmd_duration=40.0)
+        assert wait_navigation(graph_nav, command_id).status == Feedback.STATUS_REACHED_GOAL
+        backwards = list(reversed(ids))
+        route = graph_nav.build_route(backwards, [
+            map_pb2.Edge.Id(from_waypoint=a, to_waypoint=b)
+            for a, b in itertools.pairwise(backwards)])
+        deadline = time.monotonic() + 60.0
+        status = None
+        while time.monotonic() < deadline:
+            command_id = graph_nav.navigate_route(route, cmd_duration=1.0)
+            time.sleep(0.5)
+            status = graph_nav.navigation_feedback(command_id).status
+            if status == Feedback.STATUS_REACHED_GOAL:
+                break
+        assert status == Feedback.STATUS_REACHED_GOAL
+        assert graph_nav.get_localization_state().localization.waypoint_id == ids[0]
+
+
 def test_initial_guess_localization_is_refined_or_refused(mapped):
     _, robot, _ = mapped
     graph_nav, _ = clients(robot)

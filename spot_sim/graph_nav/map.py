@@ -8,6 +8,7 @@ outward from the first waypoint (which is then the seed). Edges can be walked bo
 """
 
 import heapq
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -17,6 +18,8 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim import mobility
 from spot_sim.mobility import Se2
+
+ROUTE_PAST_START = 0.05  # fraction of a leg: the robot has left its start
 
 
 def se2_from_proto(pose: geometry_pb2.SE3Pose) -> Se2:
@@ -189,6 +192,28 @@ class GraphMap:
             if d < best_d:
                 best, best_d = waypoint_id, d
         return best, best_d
+
+    def route_remainder(self, seed_pose: Se2, route: list[str]) -> tuple[list[str], float]:
+        """The part of ``route`` still ahead of a robot at ``seed_pose`` and its distance from
+        the route: the robot is placed on the nearest leg of the route (a waypoint pair), and
+        the remainder starts at that leg's end once the robot is past its start (as a robot
+        continues a route a new command re-issues, rather than walking back to its start)."""
+        poses = self.seed_poses()
+        if len(route) == 1:
+            return route, self.nearest(seed_pose, route)[1]
+        best = (math.inf, 0, 0.0)  # (distance, leg index, fraction along the leg)
+        for i, (a, b) in enumerate(itertools.pairwise(route)):
+            pa, pb = poses[a], poses[b]
+            dx, dy = pb.x - pa.x, pb.y - pa.y
+            length2 = dx * dx + dy * dy
+            t = 0.0 if length2 == 0 else max(0.0, min(1.0, (
+                (seed_pose.x - pa.x) * dx + (seed_pose.y - pa.y) * dy) / length2))
+            d = math.hypot(pa.x + t * dx - seed_pose.x, pa.y + t * dy - seed_pose.y)
+            if d < best[0] - 1e-9:
+                best = (d, i, t)
+        distance, leg, t = best
+        start = leg + 1 if t > ROUTE_PAST_START else leg
+        return route[start:], distance
 
     def anchoring(self) -> map_pb2.Anchoring:
         """An anchoring for every waypoint with a seed pose."""

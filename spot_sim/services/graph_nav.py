@@ -368,11 +368,11 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
             if response.error_edge_ids:
                 raise NavigationRejectedError(NavRoute.STATUS_INVALID_EDGE,
                                               "consecutive route waypoints are not joined")
-            nearest, distance = graph_map.nearest(seed_tform_body, waypoints)
+            remainder, distance = graph_map.route_remainder(seed_tform_body, waypoints)
             if distance > navigation.ROUTE_START_DISTANCE:
                 raise NavigationRejectedError(NavRoute.STATUS_NOT_LOCALIZED_TO_ROUTE,
                                               "the robot is not near the route")
-            return waypoints[waypoints.index(nearest):], None
+            return remainder, None
 
         self._navigate(request, response, NavRoute, plan)
 
