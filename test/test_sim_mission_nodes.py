@@ -7,11 +7,11 @@ stop -> STOPPED, a new load replacing a running mission)."""
 import time
 
 import pytest
-from bosdyn.api import power_pb2, robot_state_pb2
+from bosdyn.api import power_pb2, robot_state_pb2, service_customization_pb2
 from bosdyn.api.docking import docking_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.robot_command import RobotCommandBuilder
-from bosdyn.mission.client import MissionClient, ValidationError
+from bosdyn.mission.client import CustomParamsError, MissionClient, ValidationError
 from test_sim_motion import operated, wait_for
 
 from conftest import connect
@@ -387,6 +387,50 @@ def test_prompt_answered_by_a_second_client(sim, robot):
         assert state.status == State.STATUS_SUCCESS, state
         assert state.answered_questions[0].accepted_answer_code == 1
     operator.time_sync.stop()
+
+
+def custom_params_prompt() -> nodes_pb2.Node:
+    """The SDK's mission_question_answerer example's second prompt: a bool custom param
+    'question', its answer read by a Condition as <source>.values["question"]..."""
+    prompt = nodes_pb2.Prompt(text="Custom param question:", source="custom_answer",
+                              for_autonomous_processing=True)
+    spec = prompt.custom_params.specs["question"]
+    spec.spec.bool_spec.SetInParent()
+    spec.ui_info.display_name = "Question"
+    condition = nodes_pb2.Condition(operation=nodes_pb2.Condition.COMPARE_EQ)
+    condition.lhs.const.bool_value = True
+    condition.rhs.var.name = 'custom_answer.values["question"].bool_value.value'
+    condition.rhs.var.type = util_pb2.VariableDeclaration.TYPE_BOOL
+    prompt.child.CopyFrom(packed("check the answer", condition))
+    return packed("ask a custom param question", prompt)
+
+
+@pytest.mark.parametrize("answer,expected", [(True, State.STATUS_SUCCESS),
+                                             (False, State.STATUS_FAILURE)])
+def test_prompt_with_custom_params_answered_as_the_sdk_example_does(sim, robot, answer,
+                                                                     expected):
+    client = robot.ensure_client(MissionClient.default_service_name)
+    with operated(robot):
+        client.load_mission(custom_params_prompt(), leases=leases(robot))
+        client.play_mission(time.time() + 10, leases=leases(robot))
+        assert wait_for(lambda: client.get_state().questions, 5)
+        (question,) = client.get_state().questions
+        assert question.HasField("custom_params") and not question.options
+        wrong = service_customization_pb2.DictParam()
+        wrong.values["question"].string_value.value = "yes"  # not the bool the spec asks
+        with pytest.raises(CustomParamsError):
+            client.answer_question(question.id, None, wrong)
+        assert client.get_state().questions  # still open
+        values = service_customization_pb2.DictParam()
+        values.values["question"].bool_value.value = answer
+        client.answer_question(question.id, None, values)
+        while client.get_state().status in (State.STATUS_NONE, State.STATUS_RUNNING):
+            client.play_mission(time.time() + 3, leases=leases(robot))
+            time.sleep(0.05)
+        state = client.get_state()
+        assert state.status == expected, state
+        assert state.answered_questions[0].custom_params.values["question"].bool_value.value \
+            == answer
 
 
 def test_mission_text_is_shown_while_its_node_runs(sim, robot):

@@ -2,14 +2,18 @@
 
 Variables hold Python values (bool, int, float, str, Timestamp) or protobuf messages; a
 runtime variable named ``a.b.c`` reads field ``b.c`` of the message stored as ``a``, as the
-robot's blackboard does (``robot.power_state.motor_power_state``).
+robot's blackboard does (``robot.power_state.motor_power_state``), and ``a.values["k"].c``
+reads entry ``k`` of a map field (a custom-params answer: ``answer.values["q"].bool_value``).
 """
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from bosdyn.api.mission import util_pb2
 from google.protobuf.message import Message
+
+_PATH_PART = re.compile(r'(\w+)(?:\["([^"]*)"\])?')
 
 
 class BlackboardError(Exception):
@@ -43,10 +47,14 @@ class Blackboard:
         if scope is None:
             raise BlackboardError(f"blackboard variable {head!r} is not defined")
         value = scope[head]
-        for part in path.split(".") if path else ():
-            if not isinstance(value, Message) or part not in value.DESCRIPTOR.fields_by_name:
-                raise BlackboardError(f"blackboard variable {name!r} has no field {part!r}")
-            value = getattr(value, part)
+        for field, key in _PATH_PART.findall(path) if path else ():
+            if not isinstance(value, Message) or field not in value.DESCRIPTOR.fields_by_name:
+                raise BlackboardError(f"blackboard variable {name!r} has no field {field!r}")
+            value = getattr(value, field)
+            if key:
+                if key not in value:
+                    raise BlackboardError(f"blackboard variable {name!r} has no entry {key!r}")
+                value = value[key]
         return value
 
     def write(self, name: str, value) -> None:

@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 
 from bosdyn.api import power_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2
+from bosdyn.client.service_customization_helpers import (
+    InvalidCustomParamSpecError,
+    validate_dict_spec,
+)
 from google.protobuf import descriptor
 
 from spot_sim.mission import graph_nav_nodes as graph_nav
@@ -340,10 +344,14 @@ class _Compiler:
 
     def _prompt(self, node_id, name, params, spec, info):
         which = spec.WhichOneof("answer_spec")
-        if which not in (None, "options_list"):
+        if which not in (None, "options_list", "custom_params"):
             raise CompileError(f"prompt answer spec {which!r} is not supported")
-        options = spec.options_list.options if which == "options_list" else spec.options
-        if not options:
+        if which == "custom_params":
+            try:
+                validate_dict_spec(spec.custom_params)
+            except InvalidCustomParamSpecError as exc:
+                raise CompileError(f"prompt custom_params spec is invalid: {exc}") from None
+        elif not (spec.options_list.options if which == "options_list" else spec.options):
             raise CompileError("prompt has no options")
         child = self._child(spec.child, info, params, required=False)
         return core.Prompt(node_id, name, params, child, spec)

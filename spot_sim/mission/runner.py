@@ -10,8 +10,9 @@ import logging
 import threading
 from collections import deque
 
-from bosdyn.api import lease_pb2
+from bosdyn.api import lease_pb2, service_customization_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
+from bosdyn.client.service_customization_helpers import create_value_validator
 
 from spot_sim.mission.blackboard import Blackboard
 from spot_sim.mission.compiler import Compiled, compile_tree
@@ -144,21 +145,38 @@ class MissionRunner:
             self.status = State.STATUS_STOPPED
             return True
 
-    def answer(self, question_id: int, code: int) -> int:
+    def answer(self, question_id: int, code: int | None = None,
+               custom_params: service_customization_pb2.DictParam | None = None
+               ) -> tuple[int, service_customization_pb2.CustomParamError | None]:
+        """(AnswerQuestionResponse status, the custom-params error when the values do not
+        meet the question's spec)."""
         Status = mission_pb2.AnswerQuestionResponse
         with self._lock:
             question = self.questions.get(question_id)
             if question is None:
                 if question_id in self.answers:
-                    return Status.STATUS_ALREADY_ANSWERED
-                return Status.STATUS_INVALID_QUESTION_ID
-            if code not in {option.answer_code for option in question.options}:
-                return Status.STATUS_INVALID_CODE
+                    return Status.STATUS_ALREADY_ANSWERED, None
+                return Status.STATUS_INVALID_QUESTION_ID, None
+            if question.HasField("custom_params"):
+                if custom_params is None:
+                    return Status.STATUS_INCOMPATIBLE_ANSWER, None
+                error = create_value_validator(question.custom_params)(custom_params)
+                if error is not None:
+                    return Status.STATUS_CUSTOM_PARAMS_ERROR, error
+                answer = service_customization_pb2.DictParam()
+                answer.CopyFrom(custom_params)
+                accepted = State.AnsweredQuestion(question=question, custom_params=answer)
+            else:
+                if custom_params is not None:
+                    return Status.STATUS_INCOMPATIBLE_ANSWER, None
+                if code not in {option.answer_code for option in question.options}:
+                    return Status.STATUS_INVALID_CODE, None
+                answer = code
+                accepted = State.AnsweredQuestion(question=question, accepted_answer_code=code)
             del self.questions[question_id]
-            self.answers[question_id] = code
-            self.answered.append(State.AnsweredQuestion(question=question,
-                                                        accepted_answer_code=code))
-            return Status.STATUS_OK
+            self.answers[question_id] = answer
+            self.answered.append(accepted)
+            return Status.STATUS_OK, None
 
     # ------------------------------------------------------------------ ticking
     def _halt(self) -> None:
@@ -201,6 +219,8 @@ class MissionRunner:
         question = mission_pb2.Question(
             id=self._question_ids, source=spec.source, text=spec.text,
             options=prompt.options(), for_autonomous_processing=spec.for_autonomous_processing)
+        if spec.WhichOneof("answer_spec") == "custom_params":
+            question.custom_params.CopyFrom(spec.custom_params)
         if spec.WhichOneof("severity_spec") == "severity":
             question.severity = spec.severity
         self.questions[question.id] = question
@@ -216,7 +236,8 @@ class MissionRunner:
     def withdraw(self, question_id: int) -> None:
         self.questions.pop(question_id, None)
 
-    def answer_for(self, question_id: int) -> int | None:
+    def answer_for(self, question_id: int):
+        """The answer's code, or its DictParam for a custom-params question (None: not yet)."""
         return self.answers.get(question_id)
 
     def lease(self, resource: str) -> lease_pb2.Lease:

@@ -217,10 +217,15 @@ class MissionServicer(mission_service_pb2_grpc.MissionServiceServicer):
 
     @unary(mission_pb2.AnswerQuestionResponse)
     def AnswerQuestion(self, request, response, context):
-        if request.WhichOneof("answer") != "code":
+        which = request.WhichOneof("answer")
+        if which is None:
             response.status = response.STATUS_INCOMPATIBLE_ANSWER
             return
-        response.status = self.runner.answer(request.question_id, request.code)
+        response.status, error = self.runner.answer(
+            request.question_id, request.code if which == "code" else None,
+            request.custom_params if which == "custom_params" else None)
+        if error is not None:
+            response.custom_param_error.CopyFrom(error)
 
 
 def spec() -> ServiceSpec:
