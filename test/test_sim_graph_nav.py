@@ -28,7 +28,7 @@ from bosdyn.client.graph_nav import (
 from bosdyn.client.lease import LeaseClient, LeaseKeepAlive
 from bosdyn.client.local_grid import LocalGridClient
 from bosdyn.client.map_processing import MapProcessingServiceClient
-from bosdyn.client.math_helpers import SE3Pose
+from bosdyn.client.math_helpers import Quat, SE3Pose
 from bosdyn.client.power import power_on_motors
 from bosdyn.client.recording import GraphNavRecordingServiceClient
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
@@ -331,6 +331,42 @@ def test_autowalk_compiles_to_a_mission_that_walks_the_map(mapped):
         assert mission.get_state().status == mission_pb2.State.STATUS_SUCCESS, \
             mission.get_state()
     assert graph_nav.get_localization_state().localization.waypoint_id == ids[0]
+
+
+def test_autowalk_body_pose_wrappers_pose_the_body_for_the_action(mapped):
+    """The tablet records a body pose on inspection points (action_wrapper.robot_body_pose):
+    the robot holds it while the action runs, then stands neutral. Wrappers the simulator
+    does not model are refused naming the wrapper."""
+    sim, robot, ids = mapped
+    walk = walks_pb2.Walk(mission_name="look down")
+    element = walk.elements.add(name="inspect")
+    element.target.navigate_to.destination_waypoint_id = ids[0]
+    element.action.sleep.duration.FromNanoseconds(1_500_000_000)
+    pose = element.action_wrapper.robot_body_pose.target_tform_body
+    pose.position.z = -0.1
+    pose.rotation.CopyFrom(Quat.from_pitch(0.3).to_proto())
+    autowalk = robot.ensure_client(AutowalkClient.default_service_name)
+    mission = robot.ensure_client(MissionClient.default_service_name)
+    unsupported = walks_pb2.Walk()
+    unsupported.CopyFrom(walk)
+    unsupported.elements[0].action_wrapper.spot_cam_ptz.SetInParent()
+    with LeaseKeepAlive(robot.ensure_client(LeaseClient.default_service_name)):
+        with pytest.raises(CompilationError) as refused:
+            autowalk.load_autowalk(unsupported, leases=[robot.lease_wallet.get_lease()])
+        assert "spot_cam_ptz" in str(refused.value.response.failed_elements[0].errors)
+        loaded = autowalk.load_autowalk(walk, leases=[robot.lease_wallet.get_lease()])
+        assert loaded.element_identifiers[0].action_id.node_id > 0  # the sleep itself
+        mission.play_mission(time.time() + 60, leases=[robot.lease_wallet.get_lease()])
+        assert wait_for(lambda: sim.robot.body_rotation.to_pitch() == pytest.approx(
+            0.3, abs=0.01), 30, 0.05), "the body pose was not applied"
+        assert sim.robot.height_offset == pytest.approx(-0.1, abs=0.01)
+        assert wait_for(lambda: mission.get_state().status in (
+            mission_pb2.State.STATUS_SUCCESS, mission_pb2.State.STATUS_FAILURE,
+            mission_pb2.State.STATUS_ERROR), 30, 0.2), mission.get_state()
+        assert mission.get_state().status == mission_pb2.State.STATUS_SUCCESS, \
+            mission.get_state()
+        assert sim.robot.height_offset == 0.0  # a neutral stand after the action
+        assert abs(sim.robot.body_rotation.to_pitch()) < 1e-6
 
 
 def test_bad_uploads_are_refused_and_change_nothing(mapped):

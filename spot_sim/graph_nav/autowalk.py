@@ -9,15 +9,21 @@ failure ends the walk. Playback ``continuous`` repeats the walk forever, ``perio
 ``repetitions`` times with ``interval`` between starts. The first entry of ``docks`` adds
 navigating to its prep waypoint and docking at the end.
 
-Not supported here, named per element in the answer: data acquisition, remote gRPC and
-choreography actions, and action wrappers (arm pointing, Spot CAM, body pose).
+Action wrappers: ``robot_body_pose`` (the tablet records it on inspection points) stands the
+robot with that body pose around the action and back to a neutral stand after it;
+``robot_body_sit`` sits for the action and stands again. Not supported here, named per
+element in the answer: data acquisition, remote gRPC and choreography actions, and the other
+wrappers (arm pointing, Spot CAM, gripper).
 """
 
 from dataclasses import dataclass, field
 
+from bosdyn.api import robot_command_pb2
 from bosdyn.api.autowalk import autowalk_pb2, walks_pb2
 from bosdyn.api.docking import docking_pb2
 from bosdyn.api.mission import nodes_pb2, util_pb2
+from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
+from bosdyn.client.robot_command import RobotCommandBuilder
 
 GRAPH_NAV_SERVICE = "graph-nav-service"
 _UNSUPPORTED_ACTIONS = {
@@ -25,6 +31,9 @@ _UNSUPPORTED_ACTIONS = {
     "remote_grpc": "remote mission services are not simulated",
     "execute_choreography": "choreography actions in walks are not simulated",
 }
+
+
+SIMULATED_WRAPPERS = ("robot_body_pose", "robot_body_sit")
 
 
 @dataclass
@@ -80,6 +89,32 @@ def _action(element: walks_pb2.Element, name: str, uid: str, errors: list[str]
     return None
 
 
+def _command(name: str, command: robot_command_pb2.RobotCommand) -> nodes_pb2.Node:
+    return _node(name, bosdyn_robot_command=nodes_pb2.BosdynRobotCommand(command=command))
+
+
+def _wrapped(action: nodes_pb2.Node, wrapper: walks_pb2.ActionWrapper,
+             name: str) -> nodes_pb2.Node:
+    """The action inside its wrappers: the body posed (or sat) while it runs, then a neutral
+    stand. The action keeps its own node (and user data id)."""
+    before, after = [], []
+    if wrapper.HasField("robot_body_sit"):
+        before.append(_command(f"{name}: sit", RobotCommandBuilder.synchro_sit_command()))
+        after.append(_command(f"{name}: stand", RobotCommandBuilder.synchro_stand_command()))
+    elif wrapper.HasField("robot_body_pose"):
+        params = spot_command_pb2.MobilityParams()
+        params.body_control.base_offset_rt_footprint.points.add().pose.CopyFrom(
+            wrapper.robot_body_pose.target_tform_body)
+        before.append(_command(f"{name}: body pose",
+                               RobotCommandBuilder.synchro_stand_command(params=params)))
+        after.append(_command(f"{name}: neutral stand",
+                              RobotCommandBuilder.synchro_stand_command()))
+    if not before:
+        return action
+    return _node(f"{name}: wrapped action",
+                 sequence=nodes_pb2.Sequence(children=[*before, action, *after]))
+
+
 def _with_failure(node: nodes_pb2.Node, behavior: walks_pb2.FailureBehavior,
                   warnings: list[str], part: str) -> nodes_pb2.Node:
     which = behavior.WhichOneof("default_behavior")
@@ -113,11 +148,14 @@ def compile_walk(walk: walks_pb2.Walk, warnings_are_errors: bool = False) -> Com
         target = _target(element, name, nav_uid)
         if target is None:
             errors.append("the element has no target")
-        if any(element.action_wrapper.HasField(f.name)
-               for f in element.action_wrapper.DESCRIPTOR.fields):
-            errors.append("action wrappers (body pose, arm pointing, Spot CAM) are not "
-                          "supported")
+        wrappers = [f.name for f in element.action_wrapper.DESCRIPTOR.fields
+                    if element.action_wrapper.HasField(f.name)]
+        errors += [f"action wrapper {wrapper!r} is not simulated" for wrapper in wrappers
+                   if wrapper not in SIMULATED_WRAPPERS]
         action = _action(element, name, action_uid, errors)
+        action_id = action.user_data.id if action is not None else ""
+        if action is not None and not errors:
+            action = _wrapped(action, element.action_wrapper, name)
         if errors or (warnings_are_errors and warnings):
             out.failed[index] = autowalk_pb2.FailedElement(errors=errors, warnings=warnings)
             continue
@@ -126,7 +164,7 @@ def compile_walk(walk: walks_pb2.Walk, warnings_are_errors: bool = False) -> Com
         if action is not None:
             parts.append(_with_failure(action, element.action_failure_behavior, warnings,
                                        "action"))
-            ids.action_id.user_data_id = action.user_data.id
+            ids.action_id.user_data_id = action_id
         if warnings:
             if warnings_are_errors:
                 out.failed[index] = autowalk_pb2.FailedElement(errors=warnings)
