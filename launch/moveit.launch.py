@@ -9,7 +9,6 @@ arm_controller/follow_joint_trajectory, gripper goals to gripper_controller/grip
 """
 
 import os
-import tempfile
 
 import yaml
 from ament_index_python.packages import get_package_share_directory
@@ -19,6 +18,7 @@ from launch_ros.actions import Node
 
 from launch import LaunchDescription
 from spot_driver.description import moveit_config, rviz_config
+from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
 
 SHARE = get_package_share_directory("spot_driver")
@@ -51,13 +51,10 @@ def _nodes(context):
     nodes = [Node(package="moveit_ros_move_group", executable="move_group",
                   namespace=namespace, output="screen", parameters=[parameters])]
     if LaunchConfiguration("launch_rviz").perform(context).lower() == "true":
-        with open(os.path.join(MOVEIT, "moveit.rviz")) as file:
-            config = rviz_config.render(file.read(), prefix)
-        handle, path = tempfile.mkstemp(prefix="spot_moveit_", suffix=".rviz")
-        with os.fdopen(handle, "w") as out:
-            out.write(config)
+        config = rendered_file(os.path.join(MOVEIT, "moveit.rviz"), rviz_config.render, prefix,
+                               ".rviz")
         nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
-                          arguments=["-d", path], parameters=[parameters]))
+                          arguments=["-d", config], parameters=[parameters]))
     return nodes
 
 

@@ -13,7 +13,6 @@ Needs Nav2 (``ros-jazzy-navigation2``) and the driver running with
 """
 
 import os
-import tempfile
 
 from ament_index_python.packages import get_package_share_directory
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
@@ -22,6 +21,7 @@ from launch_ros.actions import Node
 
 from launch import LaunchDescription
 from spot_driver.description import nav2_config
+from spot_driver.description.config_files import rendered_file
 
 SHARE = get_package_share_directory("spot_driver")
 # (package, executable, node name, remappings), in nav2_bringup's order.
@@ -40,22 +40,14 @@ NOT_STARTED = {"docking_server": "Spot docks through the driver's dock action",
                "route_server": "routes are GraphNav's (graph_nav/navigate_route)"}
 
 
-def _params(path: str, prefix: str) -> str:
-    with open(path) as source:
-        text = nav2_config.render(source.read(), prefix)
-    handle, rendered = tempfile.mkstemp(prefix="spot_nav2_", suffix=".yaml")
-    with os.fdopen(handle, "w") as out:
-        out.write(text)
-    return rendered
-
-
 def _nodes(context):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
 
     robot_name = arg("robot_name")
     namespace = arg("namespace") or robot_name
-    params = _params(arg("params_file"), f"{robot_name}/" if robot_name else "")
+    params = rendered_file(arg("params_file"), nav2_config.render,
+                           f"{robot_name}/" if robot_name else "", ".yaml")
     # /tf is global (frames carry the robot's prefix), as the driver publishes it
     remap_tf = [("/tf", "/tf"), ("/tf_static", "/tf_static")]
     nodes = [Node(package=package, executable=executable, name=name, namespace=namespace,

@@ -7,7 +7,6 @@ from ``credentials_file`` (never from launch arguments or parameters).
 """
 
 import os
-import tempfile
 
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
@@ -16,6 +15,7 @@ from launch_ros.actions import Node
 
 from launch import LaunchDescription
 from spot_driver.description import rviz_config
+from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
 from spot_driver.registry import CAPABILITIES
 
@@ -54,16 +54,6 @@ def _wanted(value: str, package: str) -> bool:
         return False
 
 
-def _rviz_config(prefix: str) -> str:
-    """rviz/spot.rviz with this robot's frames, written where RViz can read it."""
-    with open(os.path.join(SHARE, "rviz", "spot.rviz")) as template:
-        text = rviz_config.render(template.read(), prefix)
-    handle, path = tempfile.mkstemp(prefix="spot_rviz_", suffix=".rviz")
-    with os.fdopen(handle, "w") as out:
-        out.write(text)
-    return path
-
-
 def _nodes(context):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
@@ -97,7 +87,9 @@ def _nodes(context):
                           parameters=[{"robot_description": urdf}]))
     if arg("launch_rviz").lower() == "true":
         nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
-                          arguments=["-d", _rviz_config(prefix)]))
+                          arguments=["-d", rendered_file(
+                              os.path.join(SHARE, "rviz", "spot.rviz"), rviz_config.render,
+                              prefix, ".rviz")]))
     return nodes
 
 
