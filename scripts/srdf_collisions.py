@@ -1,13 +1,14 @@
 """Regenerate the <disable_collisions> entries of config/moveit/spot.srdf from the URDF, as
 MoveIt's setup assistant does (adjacent links, pairs always or never in collision over random
-joint states): see spot_driver/description/collision_matrix.py.
+joint states): see collision_matrix.py beside this script.
 
     .venv/bin/python scripts/srdf_collisions.py    # after scripts/env.sh; rewrites the SRDF
 """
 
 from pathlib import Path
 
-from spot_driver.description.collision_matrix import CollisionModel, disabled_pairs
+from collision_matrix import CollisionModel, disabled_pairs
+
 from spot_driver.description.robot_model import robot_description
 
 SRDF = Path(__file__).resolve().parent.parent / "config" / "moveit" / "spot.srdf"

@@ -12,6 +12,7 @@ from bosdyn.client.frame_helpers import (
     get_a_tform_b,
     validate_frame_tree_snapshot,
 )
+from bosdyn.client.image import ImageClient
 from bosdyn.client.robot_state import RobotStateClient
 
 from conftest import PASSWORD, USERNAME, connect, running_sim
@@ -80,11 +81,15 @@ def test_robot_state_is_complete_and_in_robot_time(sim, robot):
 
     snapshot = kin.transforms_snapshot
     validate_frame_tree_snapshot(snapshot)
-    frames = set(snapshot.child_to_parent_edge_map)
-    for frame in ("body", "odom", "vision", "flat_body", "gpe", "head", "frontleft_fisheye",
-                  "frontright_fisheye", "left_fisheye", "right_fisheye", "back_fisheye"):
-        assert frame in frames
-    assert "hand" not in frames
+    # A real Spot's robot state (no arm): the world and body frames only; camera frames come
+    # with each image response (its shot's transforms_snapshot).
+    assert set(snapshot.child_to_parent_edge_map) == {"body", "odom", "vision", "flat_body", "gpe"}
+    images = robot.ensure_client(ImageClient.default_service_name)
+    for camera in ("frontleft", "frontright", "left", "right", "back"):
+        shot = images.get_image_from_sources([f"{camera}_fisheye_image"])[0].shot
+        validate_frame_tree_snapshot(shot.transforms_snapshot)
+        assert get_a_tform_b(shot.transforms_snapshot, "body",
+                             shot.frame_name_image_sensor) is not None, camera
     roots = [f for f, e in snapshot.child_to_parent_edge_map.items() if not e.parent_frame_name]
     assert roots == ["body"]
     odom_body = get_a_tform_b(snapshot, ODOM_FRAME_NAME, "body")

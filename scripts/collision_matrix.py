@@ -2,8 +2,9 @@
 that are adjacent in the model, always in collision, or never in collision over many random
 joint states get ``<disable_collisions>``; the others stay checked.
 
-Collision shapes are the URDF's (boxes, spheres), checked with coal. ``scripts/
-srdf_collisions.py`` writes the result into ``config/moveit/spot.srdf``.
+Collision shapes are the URDF's (boxes, spheres), checked with coal. ``srdf_collisions.py``
+beside this file writes the result into ``config/moveit/spot.srdf``. A development tool: the
+installed driver never imports it (coal and yourdfpy are not its dependencies).
 """
 
 import io
