@@ -248,6 +248,22 @@ def ros2(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
                           stdin=subprocess.DEVNULL, cwd=REPO)
 
 
+def ros2_call(service: str, srv_type: str, request: str = "", attempts: int = 3,
+              timeout: float = 15.0) -> subprocess.CompletedProcess:
+    """``ros2 service call`` of an idempotent service, as a user retries it: Fast DDS can drop
+    the one response when the server has not yet discovered the CLI's response reader (rmw:
+    "failed to send response"), and the CLI then waits forever. Each attempt gets ``timeout``
+    seconds; the last one's timeout propagates."""
+    args = ["service", "call", service, srv_type, *([request] if request else [])]
+    for attempt in range(attempts):
+        try:
+            return ros2(*args, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
 def burst(ros: RosClient, srv_type, service: str, count: int, timeout: float,
           request=None) -> tuple[list, float]:
     """``count`` callers, each with its own client, call ``service`` at once; returns the

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from bosdyn.client.lease import LeaseClient
-from ros_harness import REPO, LaunchProcess, SimProcess, ros2
+from ros_harness import REPO, LaunchProcess, SimProcess, ros2, ros2_call
 from test_sim_motion import wait_for
 
 from conftest import PASSWORD, USERNAME, connect
@@ -109,7 +109,7 @@ def test_topic_rates_are_the_configured_rates(launched):
 
 def test_service_calls_and_a_trajectory_goal_with_feedback(launched):
     for name in ("claim", "power_on", "stand"):
-        result = ros2("service", "call", f"/{name}", "std_srvs/srv/Trigger")
+        result = ros2_call(f"/{name}", "std_srvs/srv/Trigger")
         assert "success=True" in result.stdout, result.stdout + result.stderr
     goal = ("{target_pose: {header: {frame_id: body}, pose: {position: {x: 0.5}, "
             "orientation: {w: 1.0}}}}")
@@ -179,7 +179,7 @@ def test_two_robots_from_one_launch_are_disjoint(tmp_path):
                       "--spin-time", "3")
         assert "spot2/" in prefix.stdout
         for robot in ("spot1", "spot2"):
-            claimed = ros2("service", "call", f"/{robot}/claim", "std_srvs/srv/Trigger")
+            claimed = ros2_call(f"/{robot}/claim", "std_srvs/srv/Trigger")
             assert "success=True" in claimed.stdout, claimed.stdout  # each has its own lease
         echo = ros2("topic", "echo", "--once", "/spot2/joint_states",
                     "sensor_msgs/msg/JointState", timeout=20)
@@ -226,7 +226,7 @@ def test_signals_to_a_terminal_less_launch_stop_cleanly(robot, tmp_path, how):
     try:
         assert wait_for(lambda: "connected to robot" in launch.output(), 20), launch.output()
         assert driver_running()
-        claimed = ros2("service", "call", "/sigtest/claim", "std_srvs/srv/Trigger")
+        claimed = ros2_call("/sigtest/claim", "std_srvs/srv/Trigger")
         assert "success=True" in claimed.stdout, claimed.stdout + launch.output()
         assert lease_owner(sdk).startswith("spot_ros2_driver")
         count = {"sigint-x2": 2, "sigint-x3": 3}.get(how, 1)
