@@ -31,6 +31,7 @@ setup(
         "console_scripts": [
             "spot_driver = spot_driver.main:main",
             "spot-sim = spot_sim.cli:main",
+            "spot-operator-env = spot_driver.network.operator:main",
         ],
     },
 )

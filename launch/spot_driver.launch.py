@@ -9,7 +9,7 @@ from ``credentials_file`` (never from launch arguments or parameters).
 import os
 
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
@@ -17,6 +17,8 @@ from launch import LaunchDescription
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
+from spot_driver.network.deployment import deployment
+from spot_driver.network.ports import DISCOVERY_PORT, MODES
 from spot_driver.registry import CAPABILITIES
 
 SHARE = get_package_share_directory("spot_driver")
@@ -38,6 +40,11 @@ ARGUMENTS = (
     ("log_level", "info", "log level of the driver (debug, info, warn, error)"),
     ("publish_depth_points", "", "true: depth/<camera>/points (Nav2's observation sources); "
      "empty: the config file's"),
+    ("network", "local", f"DDS network mode: {', '.join(MODES)} (see the README, 'Across the "
+     "robot')"),
+    ("robot_ip", "", "payload modes: the robot's address as the operator's computer reaches it"),
+    ("discovery_port", str(DISCOVERY_PORT), "payload modes: the discovery server's port "
+     "(21000-22000, forwarded by the robot)"),
 )
 # One switch per optional capability, from the driver's registry.
 ARGUMENTS += tuple((c.launch_argument, "true", c.summary) for c in CAPABILITIES if c.optional)
@@ -58,12 +65,15 @@ def _nodes(context):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
 
+    network = deployment(arg("network"), arg("robot_ip"), int(arg("discovery_port")),
+                         processes=3)
     robot_name = arg("robot_name")
     namespace = arg("namespace") or robot_name
     prefix = f"{robot_name}/" if robot_name else ""
     launch_rsp = _wanted(arg("launch_rsp"), "robot_state_publisher")
     overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp,
-                 "robot_state_publisher": launch_rsp}
+                 "robot_state_publisher": launch_rsp, "network_mode": network.plan.mode,
+                 "discovery_port": network.plan.discovery_port}
     for name in ("hostname", "certificate", "credentials_file"):
         if arg(name):
             overrides[name] = arg(name)
@@ -77,19 +87,27 @@ def _nodes(context):
         overrides["publish_depth_points"] = arg("publish_depth_points").lower() == "true"
     if arg("estop_endpoint"):
         overrides["estop_endpoint"] = arg("estop_endpoint").lower() == "true"
-    nodes = [Node(package="spot_driver", executable="spot_driver", namespace=namespace,
-                  output="screen", parameters=[arg("config_file"), overrides],
-                  arguments=["--ros-args", "--log-level", arg("log_level")])]
+    nodes = []
+    if not network.local:  # the discovery server first: the nodes are its clients
+        command, env = network.server_command()
+        nodes.append(ExecuteProcess(cmd=command, additional_env=env, output="screen",
+                                    name="discovery_server"))
+    nodes.append(Node(package="spot_driver", executable="spot_driver", namespace=namespace,
+                      output="screen", parameters=[arg("config_file"), overrides],
+                      arguments=["--ros-args", "--log-level", arg("log_level")],
+                      additional_env=network.environment(0)))
     if launch_rsp:
         urdf = robot_description(arg("arm").lower() == "true", prefix)  # auto: corrected later
         nodes.append(Node(package="robot_state_publisher", executable="robot_state_publisher",
                           namespace=namespace, output="screen",
-                          parameters=[{"robot_description": urdf}]))
+                          parameters=[{"robot_description": urdf}],
+                          additional_env=network.environment(1)))
     if arg("launch_rviz").lower() == "true":
         nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
                           arguments=["-d", rendered_file(
                               os.path.join(SHARE, "rviz", "spot.rviz"), rviz_config.render,
-                              prefix, ".rviz")]))
+                              prefix, ".rviz")],
+                          additional_env=network.environment(2)))
     return nodes
 
 

@@ -33,7 +33,8 @@ from spot_driver.registry import CAPABILITIES
 SHARE = get_package_share_directory("spot_driver")
 SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)
 DRIVER_ARGUMENTS = ("robot_name", "namespace", "launch_rsp", "launch_rviz", "log_level",
-                    "config_file", "publish_depth_points", *SWITCHES)
+                    "config_file", "publish_depth_points", "network", "robot_ip",
+                    "discovery_port", *SWITCHES)
 
 
 def _free_port() -> int:
@@ -84,6 +85,7 @@ def generate_launch_description() -> LaunchDescription:
     driver_defaults = {"robot_name": "", "namespace": "", "launch_rsp": "auto",
                        "launch_rviz": "false", "log_level": "info", "publish_depth_points": "",
                        "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
+                       "network": "local", "robot_ip": "", "discovery_port": "21811",
                        **{name: "true" for name in SWITCHES}}
     return LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",

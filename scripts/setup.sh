@@ -26,6 +26,9 @@ command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
+# network namespaces of the across-the-robot tests: DNAT like Spot's port forward, tbf caps
+command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
+command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
 if command -v "$PYTHON" >/dev/null 2>&1; then
   inc="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
   [ -f "$inc/Python.h" ] || need_apt+=(python3-dev)

@@ -9,7 +9,7 @@ from importlib import import_module
 from spot_driver.capability import Capability, load
 
 PACKAGES = ("state", "body", "motion", "perception", "manipulation", "docking", "missions",
-            "autonomy", "choreography", "description", "diagnostics")
+            "autonomy", "choreography", "description", "network", "diagnostics")
 CAPABILITIES: tuple[Capability, ...] = tuple(
     import_module(f"spot_driver.{name}").CAPABILITY for name in PACKAGES)
 OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)

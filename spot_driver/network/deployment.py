@@ -1,0 +1,74 @@
+"""What a launch needs to run its processes in a network mode: per-process Fast DDS profiles,
+their environment, and the discovery server's command line (no ROS imports: launch files and
+tests use it)."""
+
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from spot_driver.network import ports, profiles
+
+SERVER = "fast-discovery-server"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """The processes of one launch in ``plan.mode``; files are written under ``directory``."""
+
+    plan: ports.PortPlan
+    directory: Path
+
+    @property
+    def local(self) -> bool:
+        return self.plan.mode == "local"
+
+    def environment(self, index: int) -> dict[str, str]:
+        """Environment of the launch's ``index``-th ROS process (empty in local mode: the
+        caller's environment, e.g. scripts/env.sh's shared-memory profile, stands)."""
+        if self.local:
+            return {}
+        path = self._write(f"payload_{index}.xml", profiles.payload(self.plan, index))
+        return {"FASTRTPS_DEFAULT_PROFILES_FILE": path, "FASTDDS_DEFAULT_PROFILES_FILE": path,
+                "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
+                # the XML decides transports and discovery, not localhost-only settings
+                "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
+                "ROS_DISCOVERY_SERVER": "", "ROS_STATIC_PEERS": ""}
+
+    def server_command(self) -> tuple[list[str], dict[str, str]]:
+        """The discovery server's command line and extra environment."""
+        executable = shutil.which(SERVER) or shutil.which(SERVER, path=str(
+            Path(sys.executable).parent))
+        if executable is None:
+            raise ports.NetworkConfigError(
+                f"network:={self.plan.mode} needs Fast DDS's {SERVER} (apt: ros-<distro>-fastrtps; "
+                f"pip: the ros-<distro>-fastrtps wheel)")
+        path = self._write("discovery_server.xml", profiles.server(self.plan))
+        return [executable, "-x", path], {"LD_LIBRARY_PATH": _library_path(executable)}
+
+    def _write(self, name: str, text: str) -> str:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / name
+        path.write_text(text)
+        return str(path)
+
+
+def deployment(mode: str, robot_ip: str, discovery_port: int, processes: int,
+               directory: str | None = None) -> Deployment:
+    """A checked deployment (``ports.NetworkConfigError`` names what cannot work)."""
+    domain = int(os.environ.get("ROS_DOMAIN_ID") or 0)
+    plan = ports.plan(mode, robot_ip, domain, discovery_port, processes)
+    where = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="spot_dds_"))
+    return Deployment(plan, where)
+
+
+def _library_path(executable: str) -> str:
+    """The wheel's server has no usable RPATH: its libraries sit in <venv>/lib and the rmw
+    wheel's .libs folder. Harmless where they do not exist (an apt install)."""
+    prefix = Path(executable).resolve().parent.parent
+    extra = [prefix / "lib", *sorted((prefix / "lib").glob(
+        "python3*/site-packages/ros_rmw_fastrtps_cpp.libs"))]
+    existing = os.environ.get("LD_LIBRARY_PATH", "")
+    return os.pathsep.join([str(p) for p in extra if p.is_dir()] + ([existing] if existing else []))

@@ -1,0 +1,53 @@
+"""The operator's side in one line: ``eval "$(spot-operator-env ROBOT_IP [ROBOT_IP ...])"``.
+
+Writes the operator's Fast DDS profile (a super client of each robot's discovery server) and
+prints the ``export`` lines RViz, Nav2, rosbag and the ``ros2`` CLI need in that shell.
+"""
+
+import argparse
+import os
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+from spot_driver.network import ports, profiles
+
+
+def environment(robot_ips: list[str], mode: str, discovery_port: int,
+                directory: Path) -> dict[str, str]:
+    """The operator's environment for ``robot_ips`` (each checked like the payload's)."""
+    for ip in robot_ips:
+        ports.plan(mode, ip, 0, discovery_port)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"operator_{mode}.xml"
+    path.write_text(profiles.operator(robot_ips, mode, discovery_port))
+    return {"FASTRTPS_DEFAULT_PROFILES_FILE": str(path), "FASTDDS_DEFAULT_PROFILES_FILE": str(path),
+            "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
+            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
+            "ROS_DOMAIN_ID": os.environ.get("ROS_DOMAIN_ID", "0")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="spot-operator-env", description=__doc__)
+    parser.add_argument("robot_ip", nargs="+", help="each robot's address (a fleet: several)")
+    parser.add_argument("--mode", choices=ports.MODES[1:], default="payload")
+    parser.add_argument("--discovery-port", type=int, default=ports.DISCOVERY_PORT)
+    parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(),
+                                                      f"spot_operator_{os.getuid()}"))
+    args = parser.parse_args(argv)
+    try:
+        env = environment(args.robot_ip, args.mode, args.discovery_port, Path(args.dir))
+    except ports.NetworkConfigError as exc:
+        print(f"spot-operator-env: {exc}", file=sys.stderr)
+        return 2
+    for key, value in env.items():
+        print(f"export {key}={shlex.quote(value)}")
+    print("unset ROS_DISCOVERY_SERVER ROS_STATIC_PEERS")
+    # a running ros2 daemon keeps its old discovery settings
+    print("ros2 daemon stop >/dev/null 2>&1 || true")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
