@@ -73,7 +73,8 @@ def _nodes(context):
     launch_rsp = _wanted(arg("launch_rsp"), "robot_state_publisher")
     overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp,
                  "robot_state_publisher": launch_rsp, "network_mode": network.plan.mode,
-                 "discovery_port": network.plan.discovery_port}
+                 "discovery_port": network.plan.discovery_port,
+                 "pace_slow_readers": not network.local}
     for name in ("hostname", "certificate", "credentials_file"):
         if arg(name):
             overrides[name] = arg(name)

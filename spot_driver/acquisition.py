@@ -27,6 +27,7 @@ class StreamStats:
     requested: int = 0
     delivered: int = 0
     skipped: int = 0  # ticks missed because max_in_flight requests were outstanding
+    dropped: int = 0  # messages not published: a reader had not acknowledged the previous one
     errors: int = 0
     last_error: str = ""
 

@@ -208,13 +208,15 @@ class LaunchProcess:
     """``ros2 launch ...`` as a service or script starts it: no terminal, its own process group,
     SIGINT at its default disposition. Output captured in a file."""
 
-    def __init__(self, args: list[str], log_path: Path, env: dict | None = None) -> None:
+    def __init__(self, args: list[str], log_path: Path, env: dict | None = None,
+                 wrapper: list[str] = ()) -> None:
+        """``wrapper``: a command that runs the launch (``ip netns exec NS``)."""
         self.log_path = log_path
         self._log = open(log_path, "w")
         merged = dict(os.environ, PYTHONUNBUFFERED="1")
         merged.update(env or {})
         self.process = subprocess.Popen(
-            ["ros2", "launch", *args], stdin=subprocess.DEVNULL, stdout=self._log,
+            [*wrapper, "ros2", "launch", *args], stdin=subprocess.DEVNULL, stdout=self._log,
             stderr=subprocess.STDOUT, env=merged, cwd=REPO, start_new_session=True,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 

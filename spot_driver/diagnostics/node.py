@@ -61,6 +61,7 @@ class DiagnosticsNode(Node):
             meter = self._meters.setdefault(stream.name, diagnostics.RateMeter())
             out.append(diagnostics.stream(
                 p, hw, stream.name, stream.rate, meter.rate(stats.delivered, now),
-                stream.enabled and stream.wanted(), stats.errors, stats.last_error))
+                stream.enabled and stream.wanted(), stats.errors, stats.last_error,
+                stats.dropped))
         out.extend(extra(p, hw) for extra in self.extras)
         return out

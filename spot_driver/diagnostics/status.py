@@ -123,9 +123,10 @@ def stale(prefix: str, hw: str, what: str, age: float) -> DiagnosticStatus:
 
 
 def stream(prefix: str, hw: str, name: str, requested_hz: float, achieved_hz: float,
-           active: bool = True, errors: int = 0, last_error: str = "") -> DiagnosticStatus:
+           active: bool = True, errors: int = 0, last_error: str = "",
+           dropped: int = 0) -> DiagnosticStatus:
     values = dict(requested_hz=f"{requested_hz:.2f}", achieved_hz=f"{achieved_hz:.2f}",
-                  errors=errors)
+                  errors=errors, dropped_for_slow_readers=dropped)
     if last_error:
         values["last_error"] = last_error
     full = f"{prefix}stream {name}"

@@ -4,6 +4,7 @@ import time
 
 from bosdyn.api import image_pb2
 from builtin_interfaces.msg import Time
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.publisher import Publisher
 from sensor_msgs.msg import CameraInfo, CompressedImage, PointCloud2
@@ -11,7 +12,7 @@ from sensor_msgs.msg import Image as ImageMsg
 from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
-from spot_driver.acquisition import Scheduler, Stream, check_rate
+from spot_driver.acquisition import Scheduler, Stream, StreamStats, check_rate
 from spot_driver.capability import DriverContext
 from spot_driver.description import robot_model
 from spot_driver.errors import describe
@@ -34,18 +35,30 @@ _PIXEL_FORMATS = {
 ERROR_LOG_PERIOD = 5.0  # s between repeated error logs of one stream
 ALL_CAMERAS = KNOWN_CAMERAS
 CAMERA_RATES = (0.1, 30.0)  # Hz a camera_rate / rates.<camera> may take
+NO_WAIT = Duration(seconds=0)
 
 
 class TopicOutput:
-    """A publisher of serialized messages; with ``lazy``, only wanted while subscribed."""
+    """A publisher of serialized messages; with ``lazy``, only wanted while subscribed.
 
-    def __init__(self, publisher: Publisher, lazy: bool) -> None:
-        self._publisher, self._lazy = publisher, lazy
+    With ``pace``, a message is dropped (and counted) while a reliable reader has not yet
+    acknowledged the previous one: a reader behind a slow link gets fewer frames instead of
+    queueing them in front of every other topic (README, "Across the robot")."""
+
+    def __init__(self, publisher: Publisher, lazy: bool, pace: bool = False) -> None:
+        self._publisher, self._lazy, self._pace = publisher, lazy, pace
+        self.dropped = 0
+        self.stats: StreamStats | None = None  # the stream's, which diagnostics read
 
     def wanted(self) -> bool:
         return not self._lazy or self._publisher.get_subscription_count() > 0
 
     def publish(self, data: bytes) -> None:
+        if self._pace and not self._publisher.wait_for_all_acked(NO_WAIT):
+            self.dropped += 1
+            if self.stats is not None:
+                self.stats.dropped += 1
+            return
         self._publisher.publish(data)
 
 
@@ -71,6 +84,7 @@ class PerceptionNode(Node):
         color = declare(self, "image_color", "native")
         in_flight = int(declare(self, "image_pipeline_depth", 2, bounds=(1, 8)))
         lazy = declare(self, "lazy_publishing", True)
+        self._pace = declare(self, "pace_slow_readers", False)
         lidar_source = declare(self, "lidar_source", "velodyne-point-cloud")
         lidar_rate = float(declare(self, "lidar_rate", 10.0, read_only=False,
                                    bounds=(0.1, 20.0)))
@@ -95,6 +109,7 @@ class PerceptionNode(Node):
                                    lambda transforms: self._tf_static.publish(
                                        TFMessage(transforms=transforms)))
         self._last_error_log: dict[str, float] = {}
+        self.outputs: dict[str, TopicOutput] = {}  # by topic (diagnostics count drops)
         self._lazy = lazy
         self._color = color
         self._wants = dict(image=raw, compressed=compressed, info=raw or compressed,
@@ -220,10 +235,13 @@ class PerceptionNode(Node):
             "points": (PointCloud2, f"depth/{camera}/points"),
         }
         outputs = {key: self._output(*topics[key]) for key, on in wants.items() if on}
-        return CameraStream(names, sources, self.sensors.image_client,
-                            outputs, settings,
-                            lambda: self._connection.skew_nsec, self.prefix, self._report,
-                            mount=self._mount)
+        stream = CameraStream(names, sources, self.sensors.image_client,
+                              outputs, settings,
+                              lambda: self._connection.skew_nsec, self.prefix, self._report,
+                              mount=self._mount)
+        for output in outputs.values():
+            output.stats = stream.stats
+        return stream
 
     def _lidar_stream(self, source: str, rate: float, in_flight: int) -> LidarStream | None:
         log = self.get_logger()
@@ -242,10 +260,12 @@ class PerceptionNode(Node):
         except ValueError as exc:
             log.error(str(exc))
             return None
-        return LidarStream(source, lambda: self.sensors.point_cloud_client(source),
-                           self._output(PointCloud2, "lidar/points"), rate,
-                           lambda: self._connection.skew_nsec, self.prefix, self._report,
-                           in_flight, mount=self._mount)
+        output = self._output(PointCloud2, "lidar/points")
+        stream = LidarStream(source, lambda: self.sensors.point_cloud_client(source), output,
+                             rate, lambda: self._connection.skew_nsec, self.prefix,
+                             self._report, in_flight, mount=self._mount)
+        output.stats = stream.stats
+        return stream
 
     def _mount(self, snapshot, sensor: str, stamp_nsec: int) -> bool:
         """A response's frame tree: the sensor's mount on /tf_static when new or moved. The
@@ -259,7 +279,10 @@ class PerceptionNode(Node):
         return True
 
     def _output(self, msg_type, topic: str) -> TopicOutput:
-        return TopicOutput(self.create_publisher(msg_type, topic, self._sensor_qos), self._lazy)
+        output = TopicOutput(self.create_publisher(msg_type, topic, self._sensor_qos),
+                             self._lazy, self._pace)
+        self.outputs[topic] = output
+        return output
 
     def _report(self, message: str) -> None:
         """Log a stream's error, at most once per ERROR_LOG_PERIOD per stream."""

@@ -1,0 +1,101 @@
+"""The network capability without a network: port plans, rendered Fast DDS profiles, the
+operator's environment, and the launch's refusals."""
+
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+from ros_harness import REPO
+
+from spot_driver.network import ports, profiles
+from spot_driver.network.deployment import deployment
+from spot_driver.network.operator import environment
+
+NS = {"f": profiles.NAMESPACE}
+
+
+def ports_in(xml: str) -> set[int]:
+    """Every locator port (and portBase) a profile names."""
+    root = ET.fromstring(xml)
+    return {int(e.text) for tag in ("port", "physical_port", "portBase")
+            for e in root.iter(f"{{{NS['f']}}}{tag}") if (e.text or "").strip().isdigit()}
+
+
+@pytest.mark.parametrize("mode", ["payload", "payload_tcp"])
+@pytest.mark.parametrize("domain", [0, 1, 2])
+def test_every_port_a_payload_announces_is_forwarded_by_the_robot(mode, domain):
+    plan = ports.plan(mode, "192.168.80.3", domain)
+    for index in range(4):
+        xml = profiles.payload(plan, index)
+        listening = ports_in(xml) - {plan.discovery_port}
+        assert listening, xml
+        if mode == "payload":
+            assert all(21000 <= p <= 22000 for p in listening), listening
+    assert all(21000 <= p <= 22000 for _, p, _ in plan.table(4))
+    assert all(21000 <= p <= 22000 for p in ports_in(profiles.server(plan))
+               if mode == "payload")
+
+
+def test_payload_profiles_announce_the_robot_address_on_their_own_ports():
+    plan = ports.plan("payload", "192.168.80.3", 0)
+    seen = set()
+    for index in range(3):
+        root = ET.fromstring(profiles.payload(plan, index))
+        external = [(e.find("f:address", NS).text, int(e.find("f:port", NS).text))
+                    for e in root.iter(f"{{{NS['f']}}}udpv4") if e.get("externality")]
+        listening = ports_in(profiles.payload(plan, index)) - {plan.discovery_port,
+                                                               ports.PORT_BASE}
+        assert {a for a, _ in external} == {"192.168.80.3"}
+        assert {p for _, p in external} <= listening
+        assert not seen & listening, "two processes of one launch share a port"
+        seen |= listening
+
+
+def test_refusals_name_what_cannot_cross_the_robot():
+    with pytest.raises(ports.NetworkConfigError, match="robot_ip"):
+        ports.plan("payload", "", 0)
+    with pytest.raises(ports.NetworkConfigError, match="not an IPv4"):
+        ports.plan("payload", "robot.local", 0)
+    with pytest.raises(ports.NetworkConfigError, match="unicast"):
+        ports.plan("payload", "239.255.0.1", 0)
+    with pytest.raises(ports.NetworkConfigError, match="21000-22000"):
+        ports.plan("payload", "192.168.80.3", 0, discovery_port=11811)
+    with pytest.raises(ports.NetworkConfigError, match="domain 7"):
+        ports.plan("payload", "192.168.80.3", 7)
+    with pytest.raises(ports.NetworkConfigError, match="network must be one of"):
+        ports.plan("zenoh", "192.168.80.3", 0)
+    assert ports.plan("local", "", 42).mode == "local"
+
+
+def test_each_robot_of_a_fleet_has_its_own_discovery_server_identity(tmp_path):
+    assert profiles.server_prefix("10.0.0.1") != profiles.server_prefix("10.0.0.2")
+    env = environment(["10.0.0.1", "10.0.0.2"], "payload", 21811, tmp_path)
+    xml = open(env["FASTRTPS_DEFAULT_PROFILES_FILE"]).read()
+    root = ET.fromstring(xml)
+    servers = list(root.iter(f"{{{NS['f']}}}RemoteServer"))
+    assert [s.get("prefix") for s in servers] == [profiles.server_prefix("10.0.0.1"),
+                                                  profiles.server_prefix("10.0.0.2")]
+    assert "SUPER_CLIENT" in xml and env["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "SYSTEM_DEFAULT"
+
+
+def test_a_deployment_renders_one_profile_per_process_and_the_server(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROS_DOMAIN_ID", "1")
+    local = deployment("local", "", 21811, 3, str(tmp_path / "l"))
+    assert local.environment(0) == {}
+    network = deployment("payload", "10.1.2.3", 21811, 3, str(tmp_path / "p"))
+    env = network.environment(1)
+    assert env["ROS_LOCALHOST_ONLY"] == "0"
+    ET.parse(env["FASTRTPS_DEFAULT_PROFILES_FILE"])
+    command, _ = network.server_command()
+    assert command[1:] == ["-x", str(tmp_path / "p" / "discovery_server.xml")]
+    assert "fast-discovery-server" in command[0]
+
+
+def test_the_launch_refuses_a_payload_mode_without_robot_ip(tmp_path):
+    result = subprocess.run(["ros2", "launch", "spot_driver", "spot_driver.launch.py",
+                             "network:=payload", "hostname:=127.0.0.1"], capture_output=True,
+                            text=True, timeout=60, cwd=REPO, stdin=subprocess.DEVNULL)
+    if "ros2: command not found" in result.stderr or result.returncode == 127:
+        pytest.skip("no ros2 launch")
+    assert result.returncode != 0
+    assert "robot_ip" in result.stdout + result.stderr, result.stdout + result.stderr
