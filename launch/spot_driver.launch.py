@@ -45,6 +45,8 @@ ARGUMENTS = (
     ("robot_ip", "", "payload modes: the robot's address as the operator's computer reaches it"),
     ("discovery_port", str(DISCOVERY_PORT), "payload modes: the discovery server's port "
      "(21000-22000, forwarded by the robot)"),
+    ("remote_commands", "true", "payload modes: false keeps services, actions and command "
+     "topics reachable only from the payload (telemetry still crosses the link)"),
 )
 # One switch per optional capability, from the driver's registry.
 ARGUMENTS += tuple((c.launch_argument, "true", c.summary) for c in CAPABILITIES if c.optional)
@@ -65,10 +67,11 @@ def _nodes(context):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
 
-    network = deployment(arg("network"), arg("robot_ip"), int(arg("discovery_port")),
-                         processes=3)
     robot_name = arg("robot_name")
     namespace = arg("namespace") or robot_name
+    network = deployment(arg("network"), arg("robot_ip"), int(arg("discovery_port")),
+                         processes=3, remote_commands=arg("remote_commands").lower() != "false",
+                         namespace=namespace)
     prefix = f"{robot_name}/" if robot_name else ""
     launch_rsp = _wanted(arg("launch_rsp"), "robot_state_publisher")
     overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp,

@@ -34,7 +34,7 @@ SHARE = get_package_share_directory("spot_driver")
 SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)
 DRIVER_ARGUMENTS = ("robot_name", "namespace", "launch_rsp", "launch_rviz", "log_level",
                     "config_file", "publish_depth_points", "network", "robot_ip",
-                    "discovery_port", *SWITCHES)
+                    "discovery_port", "remote_commands", *SWITCHES)
 
 
 def _free_port() -> int:
@@ -86,6 +86,7 @@ def generate_launch_description() -> LaunchDescription:
                        "launch_rviz": "false", "log_level": "info", "publish_depth_points": "",
                        "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
                        "network": "local", "robot_ip": "", "discovery_port": "21811",
+                       "remote_commands": "true",
                        **{name: "true" for name in SWITCHES}}
     return LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",

@@ -171,6 +171,23 @@ def goals() -> str:
     return table(["figure", "floor, same run", "measured", "ratio", "goal"], rows)
 
 
+def payload_ports() -> str:
+    """The ports a payload listens on (from the port plan the launch checks, not a benchmark)."""
+    sys.path.insert(0, str(ROOT))
+    from spot_driver.network import ports
+
+    rows = []
+    for mode in ("payload", "payload_tcp"):
+        plan = ports.plan(mode, "192.168.80.3", 0)
+        for what, port, proto in plan.table(3):
+            rows.append([f"`{mode}`", what, port, proto])
+    return table(["mode", "what", "port", "protocol"], rows) + (
+        f"\nProcesses 0-2 are the launch's driver, robot_state_publisher and RViz; other "
+        f"payload participants take Fast DDS's well-known ports from portBase "
+        f"{ports.PORT_BASE} (rmw's unique-flow readers {ports.UNIQUE_FLOW_OFFSET} below it); "
+        f"domain 0 shown.\n")
+
+
 def state_cycle() -> str:
     d = load("state_cycle")
     t = load("state_templates")
@@ -198,6 +215,7 @@ RENDER: dict[str, Callable[[], str]] = {
     "graph_nav_upload": graph_nav_upload, "mission_load": mission_load,
     "perception_e2e": perception_e2e, "perception_micro": perception_micro,
     "driver_scaling": driver_scaling, "state_cycle": state_cycle, "goals": goals,
+    "payload_ports": payload_ports,
 }
 
 

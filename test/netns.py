@@ -147,8 +147,11 @@ class Topology:
 
     @staticmethod
     def command(ns: str, args: list[str]) -> list[str]:
-        """``args`` run inside namespace ``ns``."""
-        return ["ip", "netns", "exec", ns, *args]
+        """``args`` run on the host ``ns``: inside its network namespace, with a /dev/shm of
+        its own (separate computers share no memory: Fast DDS's shared-memory transport must
+        not carry what the network should)."""
+        return ["ip", "netns", "exec", ns, "unshare", "-m", "--propagation", "private", "sh",
+                "-c", 'mount -t tmpfs -o size=512m tmpfs /dev/shm && exec "$@"', "sh", *args]
 
     def close(self) -> None:
         """Kill every process left in the namespaces and remove them."""

@@ -13,6 +13,7 @@ stops when commands stop; step latency from publish to odometry), images (frames
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -24,7 +25,7 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.action import ActionClient
-from rclpy.executors import MultiThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CompressedImage, Image, JointState
 from std_srvs.srv import Trigger
@@ -36,7 +37,8 @@ CAMERAS = ("frontleft", "frontright", "left", "right", "back")
 
 
 class Probe:
-    def __init__(self, namespace: str, images: int, raw_images: int) -> None:
+    def __init__(self, namespace: str, images: int, raw_images: int,
+                 also: tuple[str, ...] = ()) -> None:
         rclpy.init()
         self.started = time.monotonic()
         self.ns = namespace.rstrip("/")
@@ -52,12 +54,14 @@ class Probe:
             self._watch(f"camera/{camera}/image/compressed", CompressedImage, reliable)
         for camera in CAMERAS[:raw_images]:
             self._watch(f"camera/{camera}/image", Image, reliable)
-        self.executor = MultiThreadedExecutor(num_threads=4)
+        for topic in also:  # another robot's joint states (a fleet)
+            self._watch(topic, JointState, reliable)
+        self.executor = SingleThreadedExecutor()  # a multi-threaded one spins a core here
         self.executor.add_node(self.node)
         threading.Thread(target=self.executor.spin, daemon=True).start()
 
     def name(self, relative: str) -> str:
-        return f"{self.ns}/{relative}"
+        return relative if relative.startswith("/") else f"{self.ns}/{relative}"
 
     def _watch(self, relative: str, msg_type, qos, keep=None) -> None:
         topic = self.name(relative)
@@ -108,9 +112,13 @@ class Probe:
         out = {}
         for topic in list(self.arrivals):
             stamps = self.count(topic, start)
+            gaps = np.diff(stamps)
+            worst = np.argsort(gaps)[-3:][::-1] if len(gaps) else []
             out[topic] = {"hz": len(stamps) / seconds,
-                          "max_gap_ms": float(np.max(np.diff(stamps)) * 1e3)
-                          if len(stamps) > 1 else None}
+                          "max_gap_ms": float(np.max(gaps) * 1e3) if len(gaps) else None,
+                          # the three longest gaps: (start in s from the window's, length ms)
+                          "gaps": [(round(stamps[i] - start, 2), round(gaps[i] * 1e3))
+                                   for i in worst]}
         return out
 
     def call(self, relative: str, srv_type=Trigger, request=None, times: int = 1,
@@ -207,8 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--discovery-timeout", type=float, default=30.0)
+    parser.add_argument("--also", action="append", default=[],
+                        help="more JointState topics to rate (absolute names)")
     args = parser.parse_args(argv)
-    probe = Probe(args.namespace, args.images, args.raw_images)
+    probe = Probe(args.namespace, args.images, args.raw_images, tuple(args.also))
     out: dict = {"discovery_s": probe.discovery(args.discovery_timeout)}
     checks = args.checks.split(",")
     if out["discovery_s"] is not None:
@@ -230,10 +240,12 @@ def main(argv: list[str] | None = None) -> int:
         if "cmd_vel" in checks:
             out["cmd_vel"] = probe.cmd_vel(max(1, args.calls // 4))
     print(json.dumps(out), flush=True)
-    probe.executor.shutdown(timeout_sec=1.0)
+    # Leave the graph (the driver stops sending to this reader at once), then skip the
+    # interpreter's own teardown, which can abort in rmw's threads.
+    probe.executor.shutdown(timeout_sec=2.0)
     probe.node.destroy_node()
     rclpy.try_shutdown()
-    return 0
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
-"""Across the robot: the driver on a payload computer behind a simulated Spot's port forward,
-an operator's computer on the robot's other side (README, "Across the robot").
+"""Across the robot: drivers on payload computers behind simulated Spots' port forwards, an
+operator's computer on the robots' other side (README, "Across the robot").
 
-Network namespaces this test makes (``netns.py``): the operator, a robot router that forwards
-only ``ROBOT_IP:21000-22000`` to its payload and drops everything else inbound, and the
-payload running ``spot_sim.launch.py network:=payload`` (simulated robot, discovery server,
-driver). The operator runs ``operator_probe.py`` with ``spot-operator-env``'s environment.
-All traffic stays inside the namespaces; they and their processes are removed at the end.
+Network namespaces this module makes (``netns.py``): the operator, two robot routers that
+forward only ``ROBOT_IP:21000-22000`` to their payloads and drop everything else inbound, and
+two payloads, each running ``spot_sim.launch.py network:=payload`` (simulated robot, discovery
+server, driver): ``spot1`` as launched by default, ``spot2`` with ``remote_commands:=false``.
+The operator runs ``operator_probe.py`` with ``spot-operator-env``'s environment. All traffic
+stays inside the namespaces; they and every process in them are removed at the end.
 """
 
 import json
@@ -19,51 +20,39 @@ import netns
 import pytest
 from ros_harness import REPO, LaunchProcess
 
-from spot_driver.network.operator import environment
+from spot_driver.network.operator import environment, payload_environment
 
 KIT = REPO.parent / "shared" / "vendor" / "ros2-tools"
 PROBE = str(Path(__file__).resolve().parent / "operator_probe.py")
-
-
-def _needs(why: str) -> None:
-    if why and os.environ.get("CI"):
-        pytest.fail(f"across-the-robot tests cannot run: {why}")
-    if why:
-        pytest.skip(why)
+CAMERAS = ("frontleft", "frontright", "left", "right", "back")
 
 
 @pytest.fixture(scope="module")
 def topology():
-    _needs(netns.available())
+    why = netns.available()
+    if why and os.environ.get("CI"):
+        pytest.fail(f"across-the-robot tests cannot run: {why}")
+    if why:
+        pytest.skip(why)
+    if not (KIT / "install.sh").is_file() and not os.environ.get("CI"):
+        pytest.skip("no ros2 launch (../shared/vendor/ros2-tools)")
     with netns.Topology(robots=2) as made:
         yield made
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert made.tag not in listed, listed
 
 
-def payload_domain(index: int) -> str:
-    """Payloads share /dev/shm: each gets its own domain (Fast DDS's shared-memory ports
-    follow the domain), and none the run's own."""
-    run = int(os.environ.get("ROS_DOMAIN_ID", "0"))
-    return str([d for d in (0, 1, 2) if d != run][index])
-
-
-def start_payload(topology, robot, tmp: Path, *args: str) -> LaunchProcess:
-    launch = LaunchProcess(
+def start_payload(robot, tmp: Path, *args: str) -> LaunchProcess:
+    return LaunchProcess(
         ["spot_driver", "spot_sim.launch.py", "network:=payload", f"robot_ip:={robot.robot_ip}",
-         f"certs_dir:={tmp / f'certs{robot.index}'}", "arm:=false", *args],
-        tmp / f"payload{robot.index}.log",
-        env={"ROS_DOMAIN_ID": payload_domain(robot.index - 1), "HOME": str(tmp)},
+         f"certs_dir:={tmp / f'certs{robot.index}'}", f"robot_name:=spot{robot.index}", *args],
+        tmp / f"payload{robot.index}.log", env={"ROS_DOMAIN_ID": "0", "HOME": str(tmp)},
         wrapper=netns.Topology.command(robot.payload_ns, []))
-    return launch
 
 
-def probe(topology, robots, tmp: Path, *args: str, timeout: float = 150.0) -> dict:
-    """operator_probe.py on the operator's computer; its JSON answer."""
-    env = dict(os.environ, **environment([r.robot_ip for r in robots], "payload", 21811,
-                                         tmp / "operator"))
-    env["ROS_DOMAIN_ID"] = payload_domain(robots[0].index - 1)
-    result = subprocess.run(topology.command(topology.operator_ns, [sys.executable, PROBE, *args]),
+def probe(topology, host: str, env: dict, *args: str, timeout: float = 150.0) -> dict:
+    """operator_probe.py on ``host``; its JSON answer."""
+    result = subprocess.run(topology.command(host, [sys.executable, PROBE, *args]),
                             capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO)
     lines = result.stdout.strip().splitlines()
     assert result.returncode == 0 and lines, result.stdout[-2000:] + result.stderr[-3000:]
@@ -71,40 +60,45 @@ def probe(topology, robots, tmp: Path, *args: str, timeout: float = 150.0) -> di
 
 
 @pytest.fixture(scope="module")
-def one_robot(topology, tmp_path_factory):
-    if not (KIT / "install.sh").is_file() and not os.environ.get("CI"):
-        pytest.skip("no ros2 launch (../shared/vendor/ros2-tools)")
-    tmp = tmp_path_factory.mktemp("payload")
-    robot = topology.fleet[0]
-    launch = start_payload(topology, robot, tmp)
+def fleet(topology, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("fleet")
+    spot1, spot2 = topology.fleet
+    operator = {**os.environ, **environment([spot1.robot_ip, spot2.robot_ip], "payload", 21811,
+                                            tmp / "operator"), "ROS_DOMAIN_ID": "0"}
+    launches = [start_payload(spot1, tmp), start_payload(spot2, tmp, "remote_commands:=false")]
     try:
-        deadline = time.monotonic() + 40
-        while "streaming camera" not in launch.output() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while not all("streaming camera" in launch.output() for launch in launches):
+            assert time.monotonic() < deadline, [x.output()[-2000:] for x in launches]
             time.sleep(0.2)
-        assert "streaming camera" in launch.output(), launch.output()[-3000:]
-        yield robot, tmp, launch
+        yield tmp, operator, launches
     finally:
-        topology.cap(robot, None)
-        assert launch.stop() == 0, launch.output()[-3000:]
+        for robot in topology.fleet:
+            topology.cap(robot, None)
+            topology.link(robot, True)
+        codes = [launch.stop() for launch in launches]
+        assert codes == [0, 0], [x.output()[-3000:] for x in launches]
+    for launch in launches:
+        assert "Traceback" not in launch.output(), launch.output()[-3000:]
 
 
-def test_the_operator_uses_the_driver_through_the_forward_alone(topology, one_robot):
-    robot, tmp, launch = one_robot
-    out = probe(topology, [robot], tmp, "--checks",
+def test_the_operator_uses_the_driver_through_the_forward_alone(topology, fleet):
+    _, operator, _ = fleet
+    out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot1", "--checks",
                 "graph,rates,trigger,estop,stand,action,param,cmd_vel", "--images", "1",
                 "--calls", "8")
     assert out["discovery_s"] is not None and out["discovery_s"] < 10, out
     graph = out["graph"]
-    for topic in ("/joint_states", "/tf", "/tf_static", "/odometry", "/diagnostics",
-                  "/camera/frontleft/image/compressed", "/cmd_vel"):
+    for topic in ("/spot1/joint_states", "/tf", "/tf_static", "/spot1/odometry",
+                  "/diagnostics", "/spot1/camera/frontleft/image/compressed", "/spot1/cmd_vel"):
         assert topic in graph["topics"], topic
-    for service in ("/claim", "/power_on", "/stand", "/estop/gentle",
-                    "/trajectory/_action/send_goal", "/spot_state/set_parameters"):
+    for service in ("/spot1/claim", "/spot1/power_on", "/spot1/stand", "/spot1/estop/gentle",
+                    "/spot1/trajectory/_action/send_goal", "/spot1/spot_state/set_parameters"):
         assert service in graph["services"], service
     rates = out["rates"]
-    for topic in ("/joint_states", "/tf", "/odometry"):
+    for topic in ("/spot1/joint_states", "/tf", "/spot1/odometry"):
         assert rates[topic]["hz"] >= 40, (topic, rates[topic])
-    assert rates["/camera/frontleft/image/compressed"]["hz"] >= 5, rates
+    assert rates["/spot1/camera/frontleft/image/compressed"]["hz"] >= 5, rates
     for name in ("trigger", "estop"):
         assert out[name]["answered"] == 8 and out[name]["success"], out[name]
     assert out["power_on"]["success"] and out["stand"]["success"], out
@@ -113,20 +107,56 @@ def test_the_operator_uses_the_driver_through_the_forward_alone(topology, one_ro
     assert out["param"][0]["set"] and abs(out["param"][0]["rate"] - 25) < 5, out["param"]
     assert abs(out["param"][1]["rate"] - 50) < 8, out["param"]
     assert out["cmd_vel"]["moved_m"] > 0.3 and out["cmd_vel"]["stopped"], out["cmd_vel"]
-    assert "Traceback" not in launch.output()
 
 
-def test_a_capped_link_drops_image_frames_not_state(topology, one_robot):
+def test_a_capped_link_drops_image_frames_not_state(topology, fleet):
     """10 Mbit/s to the operator, who takes five compressed cameras and one raw one: images
-    lose frames (counted), joint_states, /tf, services and cmd_vel keep going."""
-    robot, tmp, _ = one_robot
-    topology.cap(robot, 10)
-    out = probe(topology, [robot], tmp, "--checks", "rates,trigger,cmd_vel", "--images", "5",
-                "--raw-images", "1", "--calls", "8", "--seconds", "8")
+    lose frames (counted on /diagnostics), joint_states, /tf, services and cmd_vel go on."""
+    _, operator, _ = fleet
+    topology.cap(topology.fleet[0], 10)
+    try:
+        out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot1",
+                    "--checks", "rates,trigger,cmd_vel", "--images", "5", "--raw-images", "1",
+                    "--calls", "8", "--seconds", "8")
+    finally:
+        topology.cap(topology.fleet[0], None)
     rates = out["rates"]
-    for topic in ("/joint_states", "/tf"):
+    for topic in ("/spot1/joint_states", "/tf"):
         assert rates[topic]["hz"] >= 40, (topic, rates[topic])
     assert out["trigger"]["answered"] == 8, out["trigger"]
     assert out["cmd_vel"]["stopped"], out["cmd_vel"]
-    assert sum(rates[f"/camera/{c}/image/compressed"]["hz"] for c in
-               ("frontleft", "frontright", "left", "right", "back")) > 1, rates
+    images = sum(rates[f"/spot1/camera/{c}/image/compressed"]["hz"] for c in CAMERAS)
+    assert images > 1, rates
+
+
+def test_without_remote_commands_telemetry_crosses_and_commands_do_not(topology, fleet):
+    tmp, operator, _ = fleet
+    spot2 = topology.fleet[1]
+    out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot2", "--checks",
+                "rates,trigger,cmd_vel", "--calls", "1", "--seconds", "3")
+    assert out["rates"]["/spot2/joint_states"]["hz"] >= 40, out["rates"]
+    assert out["trigger"] == {"found": False}, out["trigger"]  # a remote call finds no server
+    assert abs(out["cmd_vel"]["moved_m"]) < 0.01, out["cmd_vel"]
+    local = {**os.environ, **payload_environment(spot2.robot_ip, "payload", 21811, "spot2",
+                                                 tmp / "payload2-local", domain=0)}
+    on_payload = probe(topology, spot2.payload_ns, local, "--namespace", "/spot2", "--checks",
+                       "trigger", "--calls", "2")
+    assert on_payload["trigger"]["answered"] == 2 and on_payload["trigger"]["success"], \
+        on_payload
+
+
+def test_one_robot_link_down_leaves_the_other_streaming(topology, fleet):
+    _, operator, _ = fleet
+    spot1 = topology.fleet[0]
+    both = probe(topology, topology.operator_ns, operator, "--namespace", "/spot2", "--checks",
+                 "rates", "--also", "/spot1/joint_states", "--seconds", "3")
+    assert both["rates"]["/spot1/joint_states"]["hz"] >= 40, both["rates"]
+    topology.link(spot1, False)
+    try:
+        out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot2",
+                    "--checks", "rates", "--also", "/spot1/joint_states", "--seconds", "5")
+    finally:
+        topology.link(spot1, True)
+    assert out["rates"]["/spot2/joint_states"]["hz"] >= 45, out["rates"]
+    assert out["rates"]["/spot2/joint_states"]["max_gap_ms"] < 200, out["rates"]
+    assert out["rates"]["/spot1/joint_states"]["hz"] == 0, out["rates"]

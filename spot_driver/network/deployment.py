@@ -20,6 +20,8 @@ class Deployment:
 
     plan: ports.PortPlan
     directory: Path
+    remote_commands: bool = True  # False: command interfaces only reachable on the payload
+    namespace: str = ""  # the robot's namespace (its command topics)
 
     @property
     def local(self) -> bool:
@@ -30,7 +32,9 @@ class Deployment:
         caller's environment, e.g. scripts/env.sh's shared-memory profile, stands)."""
         if self.local:
             return {}
-        path = self._write(f"payload_{index}.xml", profiles.payload(self.plan, index))
+        commands = None if self.remote_commands else self.namespace
+        path = self._write(f"payload_{index}.xml",
+                           profiles.payload(self.plan, index, commands, self.namespace))
         return {"FASTRTPS_DEFAULT_PROFILES_FILE": path, "FASTDDS_DEFAULT_PROFILES_FILE": path,
                 "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
                 # the XML decides transports and discovery, not localhost-only settings
@@ -56,12 +60,13 @@ class Deployment:
 
 
 def deployment(mode: str, robot_ip: str, discovery_port: int, processes: int,
-               directory: str | None = None) -> Deployment:
+               directory: str | None = None, remote_commands: bool = True,
+               namespace: str = "") -> Deployment:
     """A checked deployment (``ports.NetworkConfigError`` names what cannot work)."""
     domain = int(os.environ.get("ROS_DOMAIN_ID") or 0)
     plan = ports.plan(mode, robot_ip, domain, discovery_port, processes)
     where = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="spot_dds_"))
-    return Deployment(plan, where)
+    return Deployment(plan, where, remote_commands, namespace)
 
 
 def _library_path(executable: str) -> str:

@@ -2,6 +2,8 @@
 
 Writes the operator's Fast DDS profile (a super client of each robot's discovery server) and
 prints the ``export`` lines RViz, Nav2, rosbag and the ``ros2`` CLI need in that shell.
+``--on-payload`` prints instead what a process on the payload itself needs to join the
+driver's discovery server (and, with ``remote_commands:=false``, to command the robot).
 """
 
 import argparse
@@ -28,6 +30,22 @@ def environment(robot_ips: list[str], mode: str, discovery_port: int,
             "ROS_DOMAIN_ID": os.environ.get("ROS_DOMAIN_ID", "0")}
 
 
+def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace: str,
+                        directory: Path, domain: int | None = None) -> dict[str, str]:
+    """A payload-side process's environment: a client of the discovery server beside the
+    driver, allowed to call the command interfaces kept on the payload."""
+    if domain is None:
+        domain = int(os.environ.get("ROS_DOMAIN_ID") or 0)
+    plan = ports.plan(mode, robot_ip, domain, discovery_port)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"payload_local_{mode}.xml"
+    path.write_text(profiles.payload(plan, None, namespace))
+    return {"FASTRTPS_DEFAULT_PROFILES_FILE": str(path), "FASTDDS_DEFAULT_PROFILES_FILE": str(path),
+            "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
+            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
+            "ROS_DOMAIN_ID": str(domain)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="spot-operator-env", description=__doc__)
     parser.add_argument("robot_ip", nargs="+", help="each robot's address (a fleet: several)")
@@ -35,9 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--discovery-port", type=int, default=ports.DISCOVERY_PORT)
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(),
                                                       f"spot_operator_{os.getuid()}"))
+    parser.add_argument("--on-payload", action="store_true",
+                        help="a process on the payload computer, not the operator's")
+    parser.add_argument("--namespace", default="", help="with --on-payload: the robot's")
     args = parser.parse_args(argv)
     try:
-        env = environment(args.robot_ip, args.mode, args.discovery_port, Path(args.dir))
+        env = (payload_environment(args.robot_ip[0], args.mode, args.discovery_port,
+                                   args.namespace, Path(args.dir)) if args.on_payload else
+               environment(args.robot_ip, args.mode, args.discovery_port, Path(args.dir)))
     except ports.NetworkConfigError as exc:
         print(f"spot-operator-env: {exc}", file=sys.stderr)
         return 2

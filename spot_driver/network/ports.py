@@ -52,18 +52,18 @@ class PortPlan:
         high = low + UNICAST_OFFSET + 1 + PARTICIPANT_GAIN * (MAX_PARTICIPANTS - 1)
         return min(low, PORT_BASE - UNIQUE_FLOW_OFFSET), high
 
-    def table(self, processes: int) -> list[tuple[str, int, str]]:
-        """(what, port, protocol) of every port the payload listens on (for the README)."""
-        rows = [("discovery server", self.discovery_port, "udp")]
+    def table(self, processes: int) -> list[tuple[str, str, str]]:
+        """(what, port or range, protocol) of every port the payload listens on."""
+        rows = [("discovery server", str(self.discovery_port), "udp")]
         if self.mode == "payload_tcp":
-            rows = [("discovery server", self.tcp_port, "tcp")]
+            rows = [("discovery server", str(self.tcp_port), "tcp")]
         for i in range(processes):
             meta, user = self.fixed(i)
-            rows.append((f"process {i} metatraffic", meta, rows[0][2]))
+            rows.append((f"process {i} metatraffic", str(meta), rows[0][2]))
             if user != meta:
-                rows.append((f"process {i} user data", user, "udp"))
+                rows.append((f"process {i} user data", str(user), "udp"))
         low, high = self.well_known()
-        rows.append((f"other payload participants (from {low})", high, "udp"))
+        rows.append(("other payload participants (well-known ports)", f"{low}-{high}", "udp"))
         return rows
 
 

@@ -59,12 +59,15 @@ def _shm() -> str:
             f"<port_queue_capacity>4096</port_queue_capacity></transport_descriptor>")
 
 
-def _udp_transport(non_blocking: bool) -> str:
-    """UDPv4; ``non_blocking``: a full socket drops the datagram (reliable writers resend)
-    instead of blocking the publishing thread and every writer of the process behind it."""
-    flag = "<non_blocking_send>true</non_blocking_send>" if non_blocking else ""
-    return (f"<transport_descriptor><transport_id>udp</transport_id><type>UDPv4</type>{flag}"
-            f"</transport_descriptor>")
+def _udp_transport() -> str:
+    """UDPv4 with a 4 MB receive buffer (Linux caps it at ``net.core.rmem_max``): with the
+    default 208 KB, a burst (discovery of the driver's ~400 endpoints, images) overflowed the
+    operator's socket, and reliable topics stalled until Fast DDS's 3 s heartbeat repaired
+    them. (Measured too: ``non_blocking_send`` drops datagrams whenever the socket is full.)"""
+    return ("<transport_descriptor><transport_id>udp</transport_id><type>UDPv4</type>"
+            f"<receiveBufferSize>{RECEIVE_BUFFER}</receiveBufferSize>"
+            f"<sendBufferSize>{RECEIVE_BUFFER}</sendBufferSize>"
+            "</transport_descriptor>")
 
 
 def _tcp_transport(listening: int | None, wan: str = "") -> str:
@@ -91,8 +94,81 @@ def _server_entry(robot_ip: str, locator: str) -> str:
             f"{locator}</metatrafficUnicastLocatorList></RemoteServer>")
 
 
-def payload(plan: PortPlan, index: int) -> str:
-    """The profile of the launch's ``index``-th process on the payload."""
+LOCAL_PARTITION = "spot_local"
+# Topics that command the robot (relative to the robot's namespace); services and actions are
+# all covered by rmw's "service" and "client" fallback profiles.
+COMMAND_TOPICS = ("cmd_vel", "body_pose")
+
+
+def _partitioned(kind: str, name: str) -> str:
+    return (f'<{kind} profile_name="{escape(name)}"><propertiesPolicy><properties><property>'
+            f"<name>partitions</name><value>{LOCAL_PARTITION}</value></property></properties>"
+            f"</propertiesPolicy></{kind}>")
+
+
+def local_commands(namespace: str) -> str:
+    """Endpoint profiles that keep command interfaces on the payload (``remote_commands:=
+    false``): every service server and client (rmw's fallback profiles ``service`` and
+    ``client``) and the command topics join partition ``spot_local``. A participant across
+    the link without these profiles (the operator's) matches none of them: its calls find no
+    server and its ``cmd_vel`` reaches no subscriber, while every telemetry topic still flows.
+    rmw looks endpoint profiles up by the full ROS topic name."""
+    ns = namespace.rstrip("/")
+    ns = f"/{ns.lstrip('/')}" if ns else ""
+    out = [_partitioned(k, n) for k in ("data_reader", "data_writer")
+           for n in ("service", "client")]
+    out += [_partitioned(k, f"{ns}/{topic}") for k in ("data_reader", "data_writer")
+            for topic in COMMAND_TOPICS]
+    return "".join(out)
+
+
+CAMERAS = ("frontleft", "frontright", "left", "right", "back", "hand")
+_PER_CAMERA = ("camera/{}/image", "camera/{}/image/compressed", "depth/{}/image",
+               "depth_registered/{}/image", "depth/{}/points")
+IMAGE_TOPICS = (*(t.format(c) for c in CAMERAS for t in _PER_CAMERA), "lidar/points")
+RECEIVE_BUFFER = 4 * 1024 * 1024
+HEARTBEAT_NS = 20_000_000  # image writers ask for acknowledgements every 20 ms (default 3 s)
+
+
+STATE_HEARTBEAT_NS = 100_000_000  # every other writer: a lost datagram is repaired in 0.1 s
+
+
+def _heartbeat(ns: int) -> str:
+    return (f"<times><heartbeatPeriod><sec>0</sec><nanosec>{ns}</nanosec></heartbeatPeriod>"
+            f"</times>")
+
+
+def default_writer() -> str:
+    """Every writer's default: a heartbeat every 100 ms instead of Fast DDS's 3 s. A datagram
+    lost on the way (Wi-Fi, a full socket) is repaired at the next heartbeat, and a reliable
+    reader delivers nothing newer until then: measured across the forward, joint_states
+    stalled for exactly 3 s now and then with the default."""
+    return (f'<data_writer profile_name="spot_default_writer" is_default_profile="true">'
+            f"{_heartbeat(STATE_HEARTBEAT_NS)}</data_writer>")
+
+
+def image_writers(namespace: str) -> str:
+    """Writer profiles of the large topics: a short heartbeat period, so a reader's
+    acknowledgement comes within a frame period and the driver's pacing (it holds a frame back
+    while the previous one is unacknowledged) follows the link, not Fast DDS's 3 s default."""
+    ns = f"/{namespace.strip('/')}" if namespace.strip("/") else ""
+    return "".join(f'<data_writer profile_name="{escape(ns)}/{topic}">{_heartbeat(HEARTBEAT_NS)}'
+                   f"</data_writer>" for topic in IMAGE_TOPICS)
+
+
+def payload(plan: PortPlan, index: int | None, command_namespace: str | None = None,
+            namespace: str = "") -> str:
+    """The profile of the launch's ``index``-th process on the payload; with
+    ``command_namespace``, command interfaces stay on the payload (``local_commands``).
+    ``index`` None: another process on the payload (a user's node, the ``ros2`` CLI), with
+    Fast DDS's well-known ports from ``portBase`` and nothing announced across the link."""
+    extra = "" if command_namespace is None else local_commands(command_namespace)
+    extra += default_writer() + image_writers(namespace)
+    if index is None:
+        server = _server_entry(plan.robot_ip, _udp("127.0.0.1", plan.discovery_port))
+        return _document(_shm() + _udp_transport(), _participant(
+            "spot_payload_local", ["shm", "udp"], _discovery("CLIENT", server),
+            f"<port><portBase>{PORT_BASE}</portBase></port>") + extra)
     meta, user = plan.fixed(index)
     if plan.mode == "payload_tcp":
         server = _server_entry(plan.robot_ip, _tcp("127.0.0.1", plan.tcp_port,
@@ -103,7 +179,7 @@ def payload(plan: PortPlan, index: int) -> str:
             "spot_payload_tcp", ["shm", "tcp"], _discovery("CLIENT", server) + locators,
             f"<defaultUnicastLocatorList>{_tcp('', meta, meta + 2000, plan.robot_ip)}"
             f"</defaultUnicastLocatorList>")
-        return _document(_shm() + _tcp_transport(meta, plan.robot_ip), participant)
+        return _document(_shm() + _tcp_transport(meta, plan.robot_ip), participant + extra)
     server = _server_entry(plan.robot_ip, _udp("127.0.0.1", plan.discovery_port))
     builtin = (_discovery("CLIENT", server)
                + f"<metatrafficUnicastLocatorList>{_udp('', meta)}</metatrafficUnicastLocatorList>"
@@ -113,8 +189,8 @@ def payload(plan: PortPlan, index: int) -> str:
             f"<default_external_unicast_locators>{_external(plan.robot_ip, user)}"
             f"</default_external_unicast_locators>"
             f"<port><portBase>{PORT_BASE}</portBase></port>")
-    return _document(_shm() + _udp_transport(True), _participant(
-        "spot_payload", ["shm", "udp"], builtin, rtps))
+    return _document(_shm() + _udp_transport(), _participant(
+        "spot_payload", ["shm", "udp"], builtin, rtps) + extra)
 
 
 def server(plan: PortPlan) -> str:
@@ -131,7 +207,7 @@ def server(plan: PortPlan) -> str:
                     f"</metatrafficUnicastLocatorList><metatraffic_external_unicast_locators>"
                     f"{_external(plan.robot_ip, plan.discovery_port)}"
                     f"</metatraffic_external_unicast_locators>")
-        transports = _udp_transport(True)
+        transports = _udp_transport()
         used = ["udp"]
     participant = _participant("spot_discovery_server", used,
                                _discovery("SERVER", "") + locators, "", prefix=prefix)
@@ -149,8 +225,8 @@ def operator(robot_ips: list[str], mode: str = "payload",
         return _document(_tcp_transport(None), _participant(
             "spot_operator_tcp", ["tcp"], _discovery("SUPER_CLIENT", servers), ""))
     servers = "".join(_server_entry(ip, _udp(ip, port)) for ip in robot_ips)
-    return _document(_udp_transport(False), _participant(
-        "spot_operator", ["udp"], _discovery("SUPER_CLIENT", servers), ""))
+    return _document(_udp_transport(), _participant(
+        "spot_operator", ["udp"], _discovery("SUPER_CLIENT", servers), "") + default_writer())
 
 
 def _participant(name: str, transports: list[str], builtin: str, rtps: str,
