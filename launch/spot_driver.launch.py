@@ -47,6 +47,8 @@ ARGUMENTS = (
      "(21000-22000, forwarded by the robot)"),
     ("remote_commands", "true", "payload modes: false keeps services, actions and command "
      "topics reachable only from the payload (telemetry still crosses the link)"),
+    ("image_bandwidth", "8", "payload modes: Mbit/s the image and point-cloud topics may use "
+     "in all (paced by Fast DDS; 0: no limit); set it below the link's throughput"),
 )
 # One switch per optional capability, from the driver's registry.
 ARGUMENTS += tuple((c.launch_argument, "true", c.summary) for c in CAPABILITIES if c.optional)
@@ -71,7 +73,7 @@ def _nodes(context):
     namespace = arg("namespace") or robot_name
     network = deployment(arg("network"), arg("robot_ip"), int(arg("discovery_port")),
                          processes=3, remote_commands=arg("remote_commands").lower() != "false",
-                         namespace=namespace)
+                         namespace=namespace, image_mbit=float(arg("image_bandwidth")))
     prefix = f"{robot_name}/" if robot_name else ""
     launch_rsp = _wanted(arg("launch_rsp"), "robot_state_publisher")
     overrides = {"frame_prefix": prefix, "publish_robot_description": not launch_rsp,

@@ -34,7 +34,7 @@ SHARE = get_package_share_directory("spot_driver")
 SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)
 DRIVER_ARGUMENTS = ("robot_name", "namespace", "launch_rsp", "launch_rviz", "log_level",
                     "config_file", "publish_depth_points", "network", "robot_ip",
-                    "discovery_port", "remote_commands", *SWITCHES)
+                    "discovery_port", "remote_commands", "image_bandwidth", *SWITCHES)
 
 
 def _free_port() -> int:
@@ -86,7 +86,7 @@ def generate_launch_description() -> LaunchDescription:
                        "launch_rviz": "false", "log_level": "info", "publish_depth_points": "",
                        "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
                        "network": "local", "robot_ip": "", "discovery_port": "21811",
-                       "remote_commands": "true",
+                       "remote_commands": "true", "image_bandwidth": "8",
                        **{name: "true" for name in SWITCHES}}
     return LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",

@@ -171,13 +171,49 @@ def goals() -> str:
     return table(["figure", "floor, same run", "measured", "ratio", "goal"], rows)
 
 
+def operator_link() -> str:
+    """The operator across the robot's forward, per link cap, beside the payload's own view."""
+    d = load("operator_link")
+    goals = d["goals"]
+    rows = []
+    for run in d["runs"].values():
+        op, floor = run["operator"], run["floor_on_payload"]
+        cap = "none (veth)" if run["cap_mbit"] is None else f"{run['cap_mbit']} Mbit/s"
+        rows.append([
+            cap,
+            f"{num(op['joint_states_hz'])} Hz (gap {num(op['joint_states_max_gap_ms'], 0)} ms)"
+            f" / {num(floor['joint_states_hz'])} Hz",
+            f"{num(op['trigger_ms_p99'])} / {num(floor['trigger_ms_p99'])} ms",
+            f"{num(op['estop_ms_max'])} / {num(floor['estop_ms_max'])} ms",
+            f"{num(op['cmd_vel_ms_p99'], 0)} / {num(floor['cmd_vel_ms_p99'], 0)} ms",
+            f"{num(op['compressed_fps_total'])} + {num(op['raw_fps'])} / "
+            f"{num(floor['compressed_fps_total'])} + {num(floor['raw_fps'])}",
+            str(sum(op["dropped_for_slow_readers"].values())),
+            f"{num(op['discovery_s'], 2)} s",
+        ])
+    header = ["link to the operator", "joint_states (operator / payload)",
+              "Trigger p99 (op / payload)", "e-stop service max", "cmd_vel step p99",
+              "images/s: 5 compressed + 1 raw (op / payload)", "frames held back",
+              "discovery"]
+    machine = d.get("machine", {})
+    return table(header, rows) + (
+        f"\nGoals (issue 29): joint_states >= {goals['joint_states_hz_min']} Hz at every cap; "
+        f"cmd_vel step p99 < {goals['cmd_vel_ms_p99_at_10mbit']} ms at 10 Mbit/s; Trigger p99 "
+        f"< {goals['trigger_ms_p99']} ms; e-stop service < {goals['estop_ms_max']} ms; "
+        f"discovery < {goals['discovery_s_max']} s. Each probe ran {d['seconds_per_run']} s "
+        f"with {d['calls']} calls; images through `image_bandwidth` = "
+        f"{d['image_bandwidth_mbit']} Mbit/s. Machine: {machine.get('cores')} cores, "
+        f"{machine.get('cpu', '?')}; everything (simulated robot, driver, operator) on it.\n"
+        + measured(d))
+
+
 def payload_ports() -> str:
     """The ports a payload listens on (from the port plan the launch checks, not a benchmark)."""
     sys.path.insert(0, str(ROOT))
     from spot_driver.network import ports
 
     rows = []
-    for mode in ("payload", "payload_tcp"):
+    for mode in ports.MODES[1:]:
         plan = ports.plan(mode, "192.168.80.3", 0)
         for what, port, proto in plan.table(3):
             rows.append([f"`{mode}`", what, port, proto])
@@ -215,7 +251,7 @@ RENDER: dict[str, Callable[[], str]] = {
     "graph_nav_upload": graph_nav_upload, "mission_load": mission_load,
     "perception_e2e": perception_e2e, "perception_micro": perception_micro,
     "driver_scaling": driver_scaling, "state_cycle": state_cycle, "goals": goals,
-    "payload_ports": payload_ports,
+    "payload_ports": payload_ports, "operator_link": operator_link,
 }
 
 

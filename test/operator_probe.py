@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
@@ -50,6 +51,9 @@ class Probe:
         self._watch("joint_states", JointState, reliable)
         self._watch("odometry", Odometry, reliable, keep=self.odometry)
         self.node.create_subscription(TFMessage, "/tf", self._tf, reliable)
+        self.diagnostics: DiagnosticArray | None = None
+        self.node.create_subscription(DiagnosticArray, "/diagnostics",
+                                      lambda m: setattr(self, "diagnostics", m), reliable)
         for camera in CAMERAS[:images]:
             self._watch(f"camera/{camera}/image/compressed", CompressedImage, reliable)
         for camera in CAMERAS[:raw_images]:
@@ -80,6 +84,17 @@ class Probe:
         if any(t.child_frame_id == f"{prefix}body" for t in msg.transforms):
             with self.lock:
                 self.arrivals.setdefault("/tf", []).append(time.monotonic())
+
+    def dropped(self) -> dict[str, int]:
+        """Frames the driver held back for slow readers, per stream (from /diagnostics)."""
+        self.wait(lambda: self.diagnostics is not None, 3.0)
+        out = {}
+        for status in (self.diagnostics.status if self.diagnostics else []):
+            values = {v.key: v.value for v in status.values}
+            mine = not self.ns or status.name.startswith(f"{self.ns}/")
+            if "dropped_for_slow_readers" in values and mine:
+                out[status.name.split("stream ", 1)[-1]] = int(values["dropped_for_slow_readers"])
+        return out
 
     def wait(self, predicate, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -239,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             out["param"] = [probe.param(25.0), probe.param(50.0)]
         if "cmd_vel" in checks:
             out["cmd_vel"] = probe.cmd_vel(max(1, args.calls // 4))
+        if "dropped" in checks:
+            out["dropped"] = probe.dropped()
     print(json.dumps(out), flush=True)
     # Leave the graph (the driver stops sending to this reader at once), then skip the
     # interpreter's own teardown, which can abort in rmw's threads.

@@ -138,7 +138,8 @@ def test_without_remote_commands_telemetry_crosses_and_commands_do_not(topology,
     assert out["trigger"] == {"found": False}, out["trigger"]  # a remote call finds no server
     assert abs(out["cmd_vel"]["moved_m"]) < 0.01, out["cmd_vel"]
     local = {**os.environ, **payload_environment(spot2.robot_ip, "payload", 21811, "spot2",
-                                                 tmp / "payload2-local", domain=0)}
+                                                 tmp / "payload2-local", domain=0,
+                                                 local_commands=True)}
     on_payload = probe(topology, spot2.payload_ns, local, "--namespace", "/spot2", "--checks",
                        "trigger", "--calls", "2")
     assert on_payload["trigger"]["answered"] == 2 and on_payload["trigger"]["success"], \

@@ -21,7 +21,7 @@ def ports_in(xml: str) -> set[int]:
             for e in root.iter(f"{{{NS['f']}}}{tag}") if (e.text or "").strip().isdigit()}
 
 
-@pytest.mark.parametrize("mode", ["payload", "payload_tcp"])
+@pytest.mark.parametrize("mode", ["payload"])
 @pytest.mark.parametrize("domain", [0, 1, 2])
 def test_every_port_a_payload_announces_is_forwarded_by_the_robot(mode, domain):
     plan = ports.plan(mode, "192.168.80.3", domain)
@@ -65,6 +65,8 @@ def test_refusals_name_what_cannot_cross_the_robot():
         ports.plan("payload", "192.168.80.3", 7)
     with pytest.raises(ports.NetworkConfigError, match="network must be one of"):
         ports.plan("zenoh", "192.168.80.3", 0)
+    with pytest.raises(ports.NetworkConfigError, match="payload_tcp is not available"):
+        ports.plan("payload_tcp", "192.168.80.3", 0)
     assert ports.plan("local", "", 42).mode == "local"
 
 

@@ -22,6 +22,7 @@ class Deployment:
     directory: Path
     remote_commands: bool = True  # False: command interfaces only reachable on the payload
     namespace: str = ""  # the robot's namespace (its command topics)
+    image_mbit: float = 0.0  # image writers' bandwidth (Mbit/s, all together); 0: not limited
 
     @property
     def local(self) -> bool:
@@ -34,12 +35,15 @@ class Deployment:
             return {}
         commands = None if self.remote_commands else self.namespace
         path = self._write(f"payload_{index}.xml",
-                           profiles.payload(self.plan, index, commands, self.namespace))
+                           profiles.payload(self.plan, index, commands, self.namespace,
+                                            self.image_mbit))
         return {"FASTRTPS_DEFAULT_PROFILES_FILE": path, "FASTDDS_DEFAULT_PROFILES_FILE": path,
                 "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
                 # the XML decides transports and discovery, not localhost-only settings
                 "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
-                "ROS_DISCOVERY_SERVER": "", "ROS_STATIC_PEERS": ""}
+                "ROS_DISCOVERY_SERVER": "", "ROS_STATIC_PEERS": "",
+                # rmw keeps each writer profile's publish mode (the image writers' flow control)
+                "RMW_FASTRTPS_PUBLICATION_MODE": "AUTO"}
 
     def server_command(self) -> tuple[list[str], dict[str, str]]:
         """The discovery server's command line and extra environment."""
@@ -61,12 +65,15 @@ class Deployment:
 
 def deployment(mode: str, robot_ip: str, discovery_port: int, processes: int,
                directory: str | None = None, remote_commands: bool = True,
-               namespace: str = "") -> Deployment:
+               namespace: str = "", image_mbit: float = 0.0) -> Deployment:
     """A checked deployment (``ports.NetworkConfigError`` names what cannot work)."""
     domain = int(os.environ.get("ROS_DOMAIN_ID") or 0)
     plan = ports.plan(mode, robot_ip, domain, discovery_port, processes)
     where = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="spot_dds_"))
-    return Deployment(plan, where, remote_commands, namespace)
+    if not 0 <= image_mbit <= 10_000:
+        raise ports.NetworkConfigError(f"image_bandwidth must be 0 (no limit) to 10000 Mbit/s, "
+                                       f"not {image_mbit}")
+    return Deployment(plan, where, remote_commands, namespace, image_mbit)
 
 
 def _library_path(executable: str) -> str:

@@ -31,15 +31,18 @@ def environment(robot_ips: list[str], mode: str, discovery_port: int,
 
 
 def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace: str,
-                        directory: Path, domain: int | None = None) -> dict[str, str]:
+                        directory: Path, domain: int | None = None,
+                        local_commands: bool = False) -> dict[str, str]:
     """A payload-side process's environment: a client of the discovery server beside the
-    driver, allowed to call the command interfaces kept on the payload."""
+    driver; with ``local_commands``, in the partition of a driver launched with
+    ``remote_commands:=false`` (it may then call the command interfaces kept on the payload)."""
     if domain is None:
         domain = int(os.environ.get("ROS_DOMAIN_ID") or 0)
     plan = ports.plan(mode, robot_ip, domain, discovery_port)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"payload_local_{mode}.xml"
-    path.write_text(profiles.payload(plan, None, namespace))
+    path.write_text(profiles.payload(plan, None, namespace if local_commands else None,
+                                     namespace))
     return {"FASTRTPS_DEFAULT_PROFILES_FILE": str(path), "FASTDDS_DEFAULT_PROFILES_FILE": str(path),
             "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
             "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
@@ -49,17 +52,20 @@ def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="spot-operator-env", description=__doc__)
     parser.add_argument("robot_ip", nargs="+", help="each robot's address (a fleet: several)")
-    parser.add_argument("--mode", choices=ports.MODES[1:], default="payload")
+    parser.add_argument("--mode", choices=("payload",), default="payload")
     parser.add_argument("--discovery-port", type=int, default=ports.DISCOVERY_PORT)
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(),
                                                       f"spot_operator_{os.getuid()}"))
     parser.add_argument("--on-payload", action="store_true",
                         help="a process on the payload computer, not the operator's")
     parser.add_argument("--namespace", default="", help="with --on-payload: the robot's")
+    parser.add_argument("--local-commands", action="store_true",
+                        help="with --on-payload: the driver runs with remote_commands:=false")
     args = parser.parse_args(argv)
     try:
         env = (payload_environment(args.robot_ip[0], args.mode, args.discovery_port,
-                                   args.namespace, Path(args.dir)) if args.on_payload else
+                                   args.namespace, Path(args.dir),
+                                   local_commands=args.local_commands) if args.on_payload else
                environment(args.robot_ip, args.mode, args.discovery_port, Path(args.dir)))
     except ports.NetworkConfigError as exc:
         print(f"spot-operator-env: {exc}", file=sys.stderr)

@@ -1,0 +1,122 @@
+"""The operator's laptop across the robot's port forward, at several link capacities.
+
+Network namespaces as in ``test/test_across_the_robot.py``: an operator, a robot router that
+forwards only 21000-22000 to its payload (DNAT), and the payload running the simulated Spot,
+the discovery server and the driver (``network:=payload``, default ``image_bandwidth``). At
+each cap of the robot -> operator link (tbf; no cap, 100, 30, 10 Mbit/s) the operator
+subscribes to joint_states, /tf, odometry, the five body cameras' compressed images and one
+raw image, and measures rates and gaps, Trigger and e-stop service round trips, cmd_vel step
+latency (publish -> odometry shows the change) and frames held back for it. The floor of
+each figure is the same probe run on the payload itself in the same run (loopback and shared
+memory: no link). Discovery: a new operator process until its first joint_states. Needs root.
+
+    python benchmarks/operator_link.py      # writes benchmarks/results/operator_link.json
+"""
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "test"))
+
+import netns  # noqa: E402
+import test_across_the_robot as across  # noqa: E402
+
+from spot_driver.network.operator import environment, payload_environment  # noqa: E402
+
+RESULTS = REPO / "benchmarks" / "results" / "operator_link.json"
+CAPS = (None, 100, 30, 10)  # Mbit/s robot -> operator; None: the veth's own speed
+SECONDS = 20
+CALLS = 40
+CAMERAS = across.CAMERAS
+
+
+def summary(out: dict, ns: str) -> dict:
+    rates = out["rates"]
+    joint = rates[f"{ns}/joint_states"]
+    compressed = [rates[f"{ns}/camera/{c}/image/compressed"]["hz"] for c in CAMERAS]
+    return {
+        "discovery_s": out["discovery_s"],
+        "joint_states_hz": joint["hz"], "joint_states_max_gap_ms": joint["max_gap_ms"],
+        "tf_hz": rates["/tf"]["hz"], "odometry_hz": rates[f"{ns}/odometry"]["hz"],
+        "compressed_fps_each": compressed, "compressed_fps_total": float(sum(compressed)),
+        "raw_fps": rates[f"{ns}/camera/frontleft/image"]["hz"],
+        "trigger_ms_p50": float(np.percentile(out["trigger"]["rtt_ms"], 50)),
+        "trigger_ms_p99": float(np.percentile(out["trigger"]["rtt_ms"], 99)),
+        "trigger_answered": out["trigger"]["answered"],
+        "estop_ms_p99": float(np.percentile(out["estop"]["rtt_ms"], 99)),
+        "estop_ms_max": float(np.max(out["estop"]["rtt_ms"])),
+        "cmd_vel_ms_p50": float(np.percentile(out["cmd_vel"]["step_latency_ms"], 50)),
+        "cmd_vel_ms_p99": float(np.percentile(out["cmd_vel"]["step_latency_ms"], 99)),
+        "cmd_vel_steps_seen": len(out["cmd_vel"]["step_latency_ms"]),
+        "cmd_vel_steps": out["cmd_vel"]["steps"],
+        "stopped_when_commands_stopped": out["cmd_vel"]["stopped"],
+        "dropped_for_slow_readers": out.get("dropped", {}),
+    }
+
+
+def main() -> dict:
+    why = netns.available()
+    if why:
+        raise SystemExit(f"operator_link needs network namespaces: {why}")
+    tmp = Path(f"/tmp/spot_operator_link_{os.getpid()}")
+    tmp.mkdir(parents=True, exist_ok=True)
+    args = ("--namespace", "/spot1", "--checks", "rates,trigger,estop,cmd_vel,dropped",
+            "--images", "5", "--raw-images", "1", "--seconds", str(SECONDS),
+            "--calls", str(CALLS))
+    runs: dict = {}
+    with netns.Topology(robots=1, tag=f"b{os.getpid()}") as topology:
+        robot = topology.fleet[0]
+        operator = {**os.environ, **environment([robot.robot_ip], "payload", 21811,
+                                                tmp / "operator"), "ROS_DOMAIN_ID": "0"}
+        local = {**os.environ, **payload_environment(robot.robot_ip, "payload", 21811, "spot1",
+                                                     tmp / "local", domain=0)}
+        launch = across.start_payload(robot, tmp)
+        try:
+            while "streaming camera" not in launch.output():
+                time.sleep(0.2)
+            setup = across.probe(topology, topology.operator_ns, operator, "--namespace",
+                                 "/spot1", "--checks", "trigger,stand", "--calls", "1",
+                                 timeout=120)
+            assert setup["stand"]["success"], setup
+            for cap in CAPS:
+                topology.cap(robot, cap)
+                name = "uncapped" if cap is None else f"{cap}mbit"
+                print(f"== {name}", flush=True)
+                out = across.probe(topology, topology.operator_ns, operator, *args, timeout=300)
+                floor = across.probe(topology, robot.payload_ns, local, *args, timeout=300)
+                runs[name] = {"cap_mbit": cap, "operator": summary(out, "/spot1"),
+                              "floor_on_payload": summary(floor, "/spot1")}
+                print(json.dumps(runs[name]["operator"]), flush=True)
+            topology.cap(robot, None)
+        finally:
+            launch.stop()
+    result = {
+        "benchmark": "operator_link",
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": {"cores": os.cpu_count(), "cpu": _cpu_model(),
+                    "python": platform.python_version()},
+        "seconds_per_run": SECONDS, "calls": CALLS, "image_bandwidth_mbit": 8,
+        "goals": {"joint_states_hz_min": 49, "cmd_vel_ms_p99_at_10mbit": 100,
+                  "trigger_ms_p99": 50, "estop_ms_max": 100, "discovery_s_max": 3},
+        "runs": runs,
+    }
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def _cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+if __name__ == "__main__":
+    print(json.dumps(main()["runs"], indent=2))
