@@ -94,7 +94,7 @@ def _nodes(context):
     if arg("estop_endpoint"):
         overrides["estop_endpoint"] = arg("estop_endpoint").lower() == "true"
     nodes = []
-    if not network.local:  # the discovery server first: the nodes are its clients
+    if network.plan.mode == "payload":  # the discovery server first: nodes are its clients
         command, env = network.server_command()
         nodes.append(ExecuteProcess(cmd=command, additional_env=env, output="screen",
                                     name="discovery_server"))

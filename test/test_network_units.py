@@ -15,13 +15,18 @@ NS = {"f": profiles.NAMESPACE}
 
 
 def ports_in(xml: str) -> set[int]:
-    """Every locator port (and portBase) a profile names."""
+    """Every real port a profile names: UDP locator ports, TCP physical and listening ports,
+    portBase (TCP locators' logical ports are channel ids, not ports)."""
     root = ET.fromstring(xml)
-    return {int(e.text) for tag in ("port", "physical_port", "portBase")
-            for e in root.iter(f"{{{NS['f']}}}{tag}") if (e.text or "").strip().isdigit()}
+    f = f"{{{NS['f']}}}"
+    found = [e.find(f"{f}port") for e in root.iter(f"{f}udpv4")]
+    found += [e.find(f"{f}physical_port") for e in root.iter(f"{f}tcpv4")]
+    found += list(root.iter(f"{f}portBase"))
+    found += [e for lp in root.iter(f"{f}listening_ports") for e in lp]
+    return {int(e.text) for e in found if e is not None and (e.text or "").strip().isdigit()}
 
 
-@pytest.mark.parametrize("mode", ["payload"])
+@pytest.mark.parametrize("mode", ["payload", "payload_tcp"])
 @pytest.mark.parametrize("domain", [0, 1, 2])
 def test_every_port_a_payload_announces_is_forwarded_by_the_robot(mode, domain):
     plan = ports.plan(mode, "192.168.80.3", domain)
@@ -29,12 +34,23 @@ def test_every_port_a_payload_announces_is_forwarded_by_the_robot(mode, domain):
         xml = profiles.payload(plan, index)
         listening = ports_in(xml) - {plan.discovery_port}
         assert listening, xml
-        if mode == "payload":
-            assert all(21000 <= p <= 22000 for p in listening), listening
+        assert all(21000 <= p <= 22000 for p in listening), listening
     assert all(21000 <= int(p) <= 22000 for _, text, _ in plan.table(4)
                for p in text.split("-"))
-    assert all(21000 <= p <= 22000 for p in ports_in(profiles.server(plan))
-               if mode == "payload")
+    if mode == "payload":
+        assert all(21000 <= p <= 22000 for p in ports_in(profiles.server(plan)))
+
+
+def test_tcp_mode_dials_each_launch_process_on_its_own_forwarded_port(tmp_path):
+    plan = ports.plan("payload_tcp", "192.168.80.3", 0)
+    driver = ET.fromstring(profiles.payload(plan, 0))
+    assert [e.text for e in driver.iter(f"{{{NS['f']}}}wan_addr")] == ["192.168.80.3"]
+    env = environment(["192.168.80.3"], "payload_tcp", 21811, tmp_path)
+    operator = ET.parse(env["FASTRTPS_DEFAULT_PROFILES_FILE"]).getroot()
+    dialled = {int(e.find("f:physical_port", NS).text) for e in operator.iter(f"{{{NS['f']}}}tcpv4")
+               if e.find("f:address", NS) is not None}
+    assert dialled == {plan.fixed(i)[0] for i in range(3)}
+    assert not list(operator.iter(f"{{{NS['f']}}}listening_ports"))
 
 
 def test_payload_profiles_announce_the_robot_address_on_their_own_ports():
@@ -65,8 +81,8 @@ def test_refusals_name_what_cannot_cross_the_robot():
         ports.plan("payload", "192.168.80.3", 7)
     with pytest.raises(ports.NetworkConfigError, match="network must be one of"):
         ports.plan("zenoh", "192.168.80.3", 0)
-    with pytest.raises(ports.NetworkConfigError, match="payload_tcp is not available"):
-        ports.plan("payload_tcp", "192.168.80.3", 0)
+    with pytest.raises(ports.NetworkConfigError, match="robot_ip"):
+        ports.plan("payload_tcp", "", 0)
     assert ports.plan("local", "", 42).mode == "local"
 
 

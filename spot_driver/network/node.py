@@ -24,9 +24,12 @@ class NetworkNode(Node):
     def status(self, prefix: str, hardware_id: str) -> DiagnosticStatus:
         values = [KeyValue(key="mode", value=self.mode)]
         level, message = DiagnosticStatus.OK, f"network {self.mode}"
-        if self.mode != "local":
-            port = ports.TCP_PORT if self.mode == "payload_tcp" else self.discovery_port
-            up = discovery_server_listening(self.mode, self.discovery_port, ports.TCP_PORT)
+        if self.mode == "payload_tcp":
+            values.append(KeyValue(key="tcp ports", value=f"from {ports.TCP_PORT}"))
+            message += f": the operator dials tcp {ports.TCP_PORT} and up"
+        elif self.mode != "local":
+            port = self.discovery_port
+            up = discovery_server_listening(self.discovery_port)
             values.append(KeyValue(key="discovery server",
                                    value=f"{'listening' if up else 'absent'} on port {port}"))
             if not up:

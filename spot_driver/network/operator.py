@@ -52,7 +52,7 @@ def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="spot-operator-env", description=__doc__)
     parser.add_argument("robot_ip", nargs="+", help="each robot's address (a fleet: several)")
-    parser.add_argument("--mode", choices=("payload",), default="payload")
+    parser.add_argument("--mode", choices=ports.MODES[1:], default="payload")
     parser.add_argument("--discovery-port", type=int, default=ports.DISCOVERY_PORT)
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(),
                                                       f"spot_operator_{os.getuid()}"))

@@ -10,9 +10,9 @@ import ipaddress
 from dataclasses import dataclass
 
 FORWARDED = (21000, 22000)  # inclusive: the robot's payload port forward
-MODES = ("local", "payload")  # payload_tcp: profiles written (profiles.py), not working yet
+MODES = ("local", "payload", "payload_tcp")
 DISCOVERY_PORT = 21811  # the discovery server beside the driver (UDP)
-TCP_PORT = 21500  # TCP mode: the discovery server's listening port
+TCP_PORT = 21500  # TCP mode: the launch's processes listen from here (no discovery server)
 PORT_BASE = 21400  # Fast DDS's portBase for payload participants without fixed ports
 UNIQUE_FLOW_OFFSET = 400  # rmw's unique-network-flow readers listen from portBase - 400
 DOMAIN_GAIN, PARTICIPANT_GAIN, UNICAST_OFFSET = 250, 2, 10  # Fast DDS's well-known port rule
@@ -41,7 +41,7 @@ class PortPlan:
 
     def fixed(self, index: int) -> tuple[int, int]:
         if self.mode == "payload_tcp":
-            port = self.tcp_port + 1 + index
+            port = self.tcp_port + index
             return port, port
         first = FIRST_FIXED + 2 * index
         return first, first + 1
@@ -54,14 +54,14 @@ class PortPlan:
 
     def table(self, processes: int) -> list[tuple[str, str, str]]:
         """(what, port or range, protocol) of every port the payload listens on."""
+        if self.mode == "payload_tcp":  # simple discovery: the operator dials each process
+            return [(f"process {i} (discovery and data)", str(self.fixed(i)[0]), "tcp")
+                    for i in range(processes)]
         rows = [("discovery server", str(self.discovery_port), "udp")]
-        if self.mode == "payload_tcp":
-            rows = [("discovery server", str(self.tcp_port), "tcp")]
         for i in range(processes):
             meta, user = self.fixed(i)
-            rows.append((f"process {i} metatraffic", str(meta), rows[0][2]))
-            if user != meta:
-                rows.append((f"process {i} user data", str(user), "udp"))
+            rows.append((f"process {i} metatraffic", str(meta), "udp"))
+            rows.append((f"process {i} user data", str(user), "udp"))
         low, high = self.well_known()
         rows.append(("other payload participants (well-known ports)", f"{low}-{high}", "udp"))
         return rows
@@ -70,10 +70,6 @@ class PortPlan:
 def plan(mode: str, robot_ip: str, domain_id: int, discovery_port: int = DISCOVERY_PORT,
          processes: int = 4) -> PortPlan:
     """A checked port plan; ``NetworkConfigError`` says what cannot cross the robot."""
-    if mode == "payload_tcp":
-        raise NetworkConfigError("network:=payload_tcp is not available yet: Fast DDS over TCP "
-                                 "through the robot's forward did not pass its test here; use "
-                                 "network:=payload")
     if mode not in MODES:
         raise NetworkConfigError(f"network must be one of {', '.join(MODES)}, not {mode!r}")
     result = PortPlan(mode, robot_ip, domain_id, discovery_port)
@@ -89,11 +85,9 @@ def plan(mode: str, robot_ip: str, domain_id: int, discovery_port: int = DISCOVE
     if address.version != 4 or address.is_unspecified or address.is_multicast:
         raise NetworkConfigError(f"robot_ip {robot_ip!r} must be the robot's unicast IPv4 "
                                  f"address")
-    ports = [discovery_port, *result.well_known()]
-    for i in range(processes):
-        ports += result.fixed(i)
-    if mode == "payload_tcp":
-        ports.append(result.tcp_port)
+    ports = [*result.fixed(0), *result.fixed(processes - 1)]
+    if mode == "payload":
+        ports += [discovery_port, *result.well_known()]
     outside = sorted({p for p in ports if not FORWARDED[0] <= p <= FORWARDED[1]})
     if outside:
         what = (f"domain {domain_id} puts Fast DDS ports at {outside}"

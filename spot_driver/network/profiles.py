@@ -185,28 +185,14 @@ def payload(plan: PortPlan, index: int | None, command_namespace: str | None = N
     extra = "" if command_namespace is None else local_commands(command_namespace)
     extra += default_writer() + image_writers(namespace, image_mbit)
     flows = flow_controller(image_mbit) if image_mbit else ""
-    if index is None and plan.mode == "payload_tcp":
-        server = _server_entry(plan.robot_ip, _tcp("127.0.0.1", plan.tcp_port,
-                                                   plan.discovery_port))
-        return _document(_shm() + _tcp_transport(None), _participant(
-            "spot_payload_local_tcp", ["shm", "tcp"], _discovery("CLIENT", server), flows)
-            + extra)
+    if plan.mode == "payload_tcp":
+        return _payload_tcp(plan, index, flows, extra)
     if index is None:
         server = _server_entry(plan.robot_ip, _udp("127.0.0.1", plan.discovery_port))
         return _document(_shm() + _udp_transport(), _participant(
             "spot_payload_local", ["shm", "udp"], _discovery("CLIENT", server),
             f"<port><portBase>{PORT_BASE}</portBase></port>{flows}") + extra)
     meta, user = plan.fixed(index)
-    if plan.mode == "payload_tcp":
-        server = _server_entry(plan.robot_ip, _tcp("127.0.0.1", plan.tcp_port,
-                                                   plan.discovery_port))
-        locators = (f"<metatrafficUnicastLocatorList>{_tcp('', meta, meta + 1000, plan.robot_ip)}"
-                    f"</metatrafficUnicastLocatorList>")
-        participant = _participant(
-            "spot_payload_tcp", ["shm", "tcp"], _discovery("CLIENT", server) + locators,
-            f"<defaultUnicastLocatorList>{_tcp('', meta, meta + 2000, plan.robot_ip)}"
-            f"</defaultUnicastLocatorList>{flows}")
-        return _document(_shm() + _tcp_transport(meta, plan.robot_ip), participant + extra)
     server = _server_entry(plan.robot_ip, _udp("127.0.0.1", plan.discovery_port))
     builtin = (_discovery("CLIENT", server)
                + f"<metatrafficUnicastLocatorList>{_udp('', meta)}</metatrafficUnicastLocatorList>"
@@ -220,22 +206,43 @@ def payload(plan: PortPlan, index: int | None, command_namespace: str | None = N
         "spot_payload", ["shm", "udp"], builtin, rtps) + extra)
 
 
+TCP_PROCESSES = 3  # the launch's driver, robot_state_publisher, RViz: each listens on a port
+
+
+def _tcp_peers(address: str, plan: PortPlan) -> str:
+    locators = "".join(_tcp(address, port, port) for port in
+                       (plan.fixed(i)[0] for i in range(TCP_PROCESSES)))
+    return f"<initialPeersList>{locators}</initialPeersList>"
+
+
+def _payload_tcp(plan: PortPlan, index: int | None, flows: str, extra: str) -> str:
+    """TCP across the forward (Fast DDS's WAN recipe; a discovery-server client over TCP needs
+    a listening port the operator cannot offer): each launch process listens on its own
+    forwarded port with the robot's address as WAN address, simple discovery with the
+    launch's processes as initial peers; other payload processes are TCP clients of them."""
+    peers = _tcp_peers("127.0.0.1", plan)
+    if index is None:
+        return _document(_shm() + _tcp_transport(None), _participant(
+            "spot_payload_local_tcp", ["shm", "tcp"], _discovery("SIMPLE", "") + peers, flows)
+            + extra)
+    port, _ = plan.fixed(index)
+    locators = (f"<metatrafficUnicastLocatorList>{_tcp('', port, port)}"
+                f"</metatrafficUnicastLocatorList>")
+    return _document(_shm() + _tcp_transport(port, plan.robot_ip), _participant(
+        "spot_payload_tcp", ["shm", "tcp"], _discovery("SIMPLE", "") + peers + locators,
+        f"<defaultUnicastLocatorList>{_tcp('', port, port + 1000)}</defaultUnicastLocatorList>"
+        f"{flows}") + extra)
+
+
 def server(plan: PortPlan) -> str:
     """The discovery server's profile (run as ``fast-discovery-server -x <file>``)."""
     prefix = server_prefix(plan.robot_ip)
-    if plan.mode == "payload_tcp":
-        locators = (f"<metatrafficUnicastLocatorList>"
-                    f"{_tcp('', plan.tcp_port, plan.discovery_port, plan.robot_ip)}"
-                    f"</metatrafficUnicastLocatorList>")
-        transports = _tcp_transport(plan.tcp_port, plan.robot_ip)
-        used = ["tcp"]
-    else:
-        locators = (f"<metatrafficUnicastLocatorList>{_udp('', plan.discovery_port)}"
-                    f"</metatrafficUnicastLocatorList><metatraffic_external_unicast_locators>"
-                    f"{_external(plan.robot_ip, plan.discovery_port)}"
-                    f"</metatraffic_external_unicast_locators>")
-        transports = _udp_transport()
-        used = ["udp"]
+    locators = (f"<metatrafficUnicastLocatorList>{_udp('', plan.discovery_port)}"
+                f"</metatrafficUnicastLocatorList><metatraffic_external_unicast_locators>"
+                f"{_external(plan.robot_ip, plan.discovery_port)}"
+                f"</metatraffic_external_unicast_locators>")
+    transports = _udp_transport()
+    used = ["udp"]
     participant = _participant("spot_discovery_server", used,
                                _discovery("SERVER", "") + locators, "", prefix=prefix)
     return _document(transports, participant)
@@ -244,13 +251,16 @@ def server(plan: PortPlan) -> str:
 def operator(robot_ips: list[str], mode: str = "payload",
              discovery_port: int = 0) -> str:
     """The operator's profile: a super client of every listed robot's discovery server."""
-    from spot_driver.network.ports import DISCOVERY_PORT, TCP_PORT
+    from spot_driver.network.ports import DISCOVERY_PORT
 
     port = discovery_port or DISCOVERY_PORT
-    if mode == "payload_tcp":
-        servers = "".join(_server_entry(ip, _tcp(ip, TCP_PORT, port)) for ip in robot_ips)
+    if mode == "payload_tcp":  # a TCP client of every robot's launch processes
+        plans = [PortPlan(mode, ip, 0) for ip in robot_ips]
+        peers = "".join(_tcp_peers(p.robot_ip, p)[len("<initialPeersList>"):-len(
+            "</initialPeersList>")] for p in plans)
         return _document(_tcp_transport(None), _participant(
-            "spot_operator_tcp", ["tcp"], _discovery("SUPER_CLIENT", servers), ""))
+            "spot_operator_tcp", ["tcp"], _discovery("SIMPLE", "")
+            + f"<initialPeersList>{peers}</initialPeersList>", "") + default_writer())
     servers = "".join(_server_entry(ip, _udp(ip, port)) for ip in robot_ips)
     return _document(_udp_transport(), _participant(
         "spot_operator", ["udp"], _discovery("SUPER_CLIENT", servers), "") + default_writer())

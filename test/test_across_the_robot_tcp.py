@@ -1,0 +1,57 @@
+"""Across the robot over TCP (``network:=payload_tcp``): for robots that do not route the
+payload's own traffic back to the operator, the operator dials each of the launch's processes
+through the robot's forward and everything flows over those connections. One operator, one
+robot router (DNAT 21000-22000 only), one payload, as in ``test_across_the_robot.py``."""
+
+import os
+import subprocess
+import time
+
+import netns
+import pytest
+from test_across_the_robot import KIT, probe, start_payload
+
+from spot_driver.network.operator import environment
+
+
+@pytest.fixture(scope="module")
+def tcp_robot(tmp_path_factory):
+    why = netns.available()
+    if why and os.environ.get("CI"):
+        pytest.fail(f"across-the-robot tests cannot run: {why}")
+    if why:
+        pytest.skip(why)
+    if not (KIT / "install.sh").is_file() and not os.environ.get("CI"):
+        pytest.skip("no ros2 launch (../shared/vendor/ros2-tools)")
+    tmp = tmp_path_factory.mktemp("tcp")
+    with netns.Topology(robots=1, tag=f"t{os.getpid()}") as topology:
+        robot = topology.fleet[0]
+        launch = start_payload(robot, tmp, "network:=payload_tcp")
+        try:
+            deadline = time.monotonic() + 60
+            while "streaming camera" not in launch.output():
+                assert time.monotonic() < deadline, launch.output()[-3000:]
+                time.sleep(0.2)
+            operator = {**os.environ, **environment([robot.robot_ip], "payload_tcp", 21811,
+                                                    tmp / "operator"), "ROS_DOMAIN_ID": "0"}
+            yield topology, operator
+        finally:
+            assert launch.stop() == 0, launch.output()[-3000:]
+        assert "discovery_server" not in launch.output()  # simple discovery over TCP
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert topology.tag not in listed, listed
+
+
+def test_the_operator_dials_the_driver_over_tcp_through_the_forward(tcp_robot):
+    topology, operator = tcp_robot
+    out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot1", "--checks",
+                "graph,rates,trigger,stand,cmd_vel", "--images", "1", "--calls", "4")
+    assert out["discovery_s"] is not None and out["discovery_s"] < 10, out
+    assert "/spot1/power_on" in out["graph"]["services"]
+    rates = out["rates"]
+    for topic in ("/spot1/joint_states", "/tf", "/spot1/odometry"):
+        assert rates[topic]["hz"] >= 40, (topic, rates[topic])
+    assert rates["/spot1/camera/frontleft/image/compressed"]["hz"] >= 5, rates
+    assert out["trigger"]["answered"] == 4 and out["trigger"]["success"], out["trigger"]
+    assert out["stand"]["success"], out
+    assert out["cmd_vel"]["moved_m"] > 0.3 and out["cmd_vel"]["stopped"], out["cmd_vel"]
