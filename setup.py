@@ -18,6 +18,7 @@ setup(
         (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml") + glob("config/*.xml")),
         (f"share/{PACKAGE}/config/moveit", glob("config/moveit/*")),
+        (f"share/{PACKAGE}/config/dds", glob("config/dds/*")),
         (f"share/{PACKAGE}/urdf", glob("urdf/*")),
         (f"share/{PACKAGE}/rviz", glob("rviz/*.rviz")),
     ],

@@ -73,7 +73,7 @@ done
 
 build_hash="$(hash_of requirements.lock package.xml setup.py setup.cfg spot_msgs/CMakeLists.txt \
   spot_msgs/package.xml spot_msgs/msg/* spot_msgs/srv/* spot_msgs/action/* compat/*/msg/* compat/*/action/* \
-  compat/*/CMakeLists.txt compat/*/package.xml launch/* config/* config/moveit/* urdf/* rviz/*)-${paths[*]}"
+  compat/*/CMakeLists.txt compat/*/package.xml launch/* config/* config/moveit/* config/dds/* urdf/* rviz/*)-${paths[*]}"
 if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then
   log "building ${paths[*]} with colcon"
   (

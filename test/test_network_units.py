@@ -118,3 +118,30 @@ def test_the_launch_refuses_a_payload_mode_without_robot_ip(tmp_path):
         pytest.skip("no ros2 launch")
     assert result.returncode != 0
     assert "robot_ip" in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+def test_the_security_policy_lets_only_the_driver_and_operator_command(tmp_path):
+    """config/dds/spot_policy.xml (SROS2 format; checked here against sros2's schema and XSL
+    by hand, not in CI: sros2 is not on PyPI): its expressions read as DDS patterns."""
+    from fnmatch import fnmatch
+
+    root = ET.parse(REPO / "config" / "dds" / "spot_policy.xml").getroot()
+    assert root.get("version") == "0.2.0"
+
+    def allowed(enclave: str, kind: str, verb: str, name: str) -> bool:
+        rules = root.findall(f"./enclaves/enclave[@path='{enclave}']/profiles/profile/{kind}")
+        return any(rule.get(verb) == "ALLOW" and fnmatch(name, e.text)
+                   for rule in rules for e in rule)
+
+    commands = ["cmd_vel", "spot1/cmd_vel", "body_pose"]
+    services = ["claim", "power_on", "spot1/stand", "estop/release", "spot1/spot_state/"
+                "set_parameters"]
+    for enclave in ("/spot_driver", "/operator"):
+        assert all(allowed(enclave, "topics", "publish", t) for t in commands)
+        assert all(allowed(enclave, "services", "request", s) for s in services)
+        assert allowed(enclave, "actions", "call", "spot1/trajectory")
+    assert not any(allowed("/observer", "topics", "publish", t) for t in commands)
+    assert not any(allowed("/observer", "services", "request", s) for s in services)
+    assert not allowed("/observer", "actions", "call", "spot1/trajectory")
+    assert allowed("/observer", "topics", "subscribe", "spot1/joint_states")
+    assert allowed("/observer", "services", "request", "spot1/spot_state/get_parameters")
