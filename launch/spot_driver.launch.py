@@ -111,8 +111,9 @@ def _nodes(context):
     if arg("launch_rviz").lower() == "true":
         nodes.append(Node(package="rviz2", executable="rviz2", namespace=namespace,
                           arguments=["-d", rendered_file(
-                              os.path.join(SHARE, "rviz", "spot.rviz"), rviz_config.render,
-                              prefix, ".rviz")],
+                              os.path.join(SHARE, "rviz", "spot.rviz"),
+                              lambda text, p: rviz_config.render(
+                                  text, p, compressed=not network.local), prefix, ".rviz")],
                           additional_env=network.environment(2)))
     return nodes
 

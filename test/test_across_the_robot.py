@@ -109,6 +109,37 @@ def test_the_operator_uses_the_driver_through_the_forward_alone(topology, fleet)
     assert out["cmd_vel"]["moved_m"] > 0.3 and out["cmd_vel"]["stopped"], out["cmd_vel"]
 
 
+def operator_cli(topology, operator: dict, *args: str, timeout: float = 60.0) -> str:
+    """A ``ros2`` command typed on the operator's computer (after ``spot-operator-env``)."""
+    result = subprocess.run(topology.command(topology.operator_ns, ["ros2", *args]),
+                            capture_output=True, text=True, timeout=timeout, env=operator,
+                            cwd=REPO, stdin=subprocess.DEVNULL)
+    return result.stdout + result.stderr
+
+
+def test_the_ros2_cli_works_from_the_operator(topology, fleet):
+    _, operator, _ = fleet
+    listed = operator_cli(topology, operator, "topic", "list", "--no-daemon", "--spin-time", "3")
+    assert "/spot1/joint_states" in listed and "/spot2/joint_states" in listed, listed
+    called = ""
+    for _ in range(3):  # Fast DDS may drop the one response to a brand-new client
+        try:
+            called = operator_cli(topology, operator, "service", "call", "/spot1/claim",
+                                  "std_srvs/srv/Trigger", timeout=15)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    assert "success=True" in called, called
+    changed = operator_cli(topology, operator, "param", "set", "/spot1/spot_state",
+                           "status_rate", "25.0", "--no-daemon", "--spin-time", "3")
+    assert "Set parameter successful" in changed, changed
+    goal = ("{target_pose: {header: {frame_id: spot1/body}, pose: {position: {x: 0.2}, "
+            "orientation: {w: 1.0}}}}")
+    sent = operator_cli(topology, operator, "action", "send_goal", "--feedback",
+                        "/spot1/trajectory", "spot_msgs/action/Trajectory", goal, timeout=60)
+    assert "distance_remaining" in sent and "SUCCEEDED" in sent, sent
+
+
 def test_a_capped_link_drops_image_frames_not_state(topology, fleet):
     """10 Mbit/s to the operator, who takes five compressed cameras and one raw one: images
     lose frames (counted on /diagnostics), joint_states, /tf, services and cmd_vel go on."""

@@ -209,6 +209,18 @@ def test_rviz_follows_the_robot_name():
             assert display["Color Transformer"] in ("AxisColor", "FlatColor"), display["Name"]
 
 
+def test_rviz_across_a_link_takes_the_compressed_images():
+    """Payload network modes and operator.launch.py: image displays on the robot's JPEG
+    (image_transport reads the transport from the topic's last name); the rest unchanged."""
+    template = (REPO / "rviz" / "spot.rviz").read_text()
+    local = rviz_config.topics(rviz_config.render(template, "spot1/"))
+    remote = rviz_config.topics(rviz_config.render(template, "spot1/", compressed=True))
+    assert "camera/frontleft/image" in local
+    assert remote == local - {"camera/frontleft/image"} | {"camera/frontleft/image/compressed"}
+    launch = (REPO / "launch" / "operator.launch.py").read_text()
+    assert "compressed=True" in launch and "additional_env=env" in launch
+
+
 # ---------------------------------------------------------------------------------- package.xml
 def _ament_packages() -> set[str]:
     found = set()

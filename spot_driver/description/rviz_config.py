@@ -5,11 +5,18 @@ so the relative topics resolve to that robot's."""
 import yaml
 
 
-def render(template: str, prefix: str = "", root: str = "odom") -> str:
+def render(template: str, prefix: str = "", root: str = "odom", compressed: bool = False) -> str:
     """The configuration text with its fixed frame ``<prefix><root>`` and every frame it names
-    prefixed."""
+    prefixed; with ``compressed`` (an operator across a link), image displays take the
+    robot's JPEG (``.../image/compressed``: rviz picks image_transport's transport from the
+    topic's last name)."""
     config = yaml.safe_load(template)
     manager = config["Visualization Manager"]
+    for display in manager["Displays"]:
+        topic = display.get("Topic")
+        if compressed and display.get("Class", "").endswith("/Image") and isinstance(topic, dict) \
+                and topic["Value"].endswith("/image"):
+            topic["Value"] += "/compressed"
     manager["Global Options"]["Fixed Frame"] = prefix + root
     view = manager["Views"]["Current"]
     view["Target Frame"] = prefix + view["Target Frame"]
