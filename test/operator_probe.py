@@ -185,9 +185,13 @@ class Probe:
         return {"set": bool(ok), "rate": self.rates(3.0)[self.name("joint_states")]["hz"]}
 
     def cmd_vel(self, steps: int) -> dict:
-        """Velocity steps 0 -> 0.4 m/s -> 0: each step's latency from the first publish to
-        odometry showing the change; then commands stop and the robot must stop by itself."""
+        """Velocity steps 0 -> 0.4 m/s -> 0, published at 20 Hz as a teleop does: each step's
+        latency from its first publish to odometry showing the change (polled every 5 ms);
+        then commands stop and the robot must stop by itself. The publisher is matched with
+        the driver's subscriber before the first step, so discovery is not in the figure."""
         pub = self.node.create_publisher(Twist, self.name("cmd_vel"), 10)
+        matched = self.wait(lambda: pub.get_subscription_count() > 0, 10.0)
+        time.sleep(0.5)  # the driver's reader learns of this writer too
         latencies, start_x = [], None
         with self.lock:
             if self.odometry:
@@ -195,27 +199,29 @@ class Probe:
         for i in range(steps * 2):
             speed = 0.4 if i % 2 == 0 else 0.0
             t0 = time.monotonic()
-            seen = None
+            next_publish, seen = t0, None
             while time.monotonic() - t0 < 1.0:
-                pub.publish(Twist(linear=Twist().linear.__class__(x=speed)))
+                if time.monotonic() >= next_publish:
+                    pub.publish(Twist(linear=Twist().linear.__class__(x=speed)))
+                    next_publish += 0.05
                 with self.lock:
                     recent = [t for t, m in self.odometry if t >= t0 and (
                         m.twist.twist.linear.x > 0.02 if speed else
                         m.twist.twist.linear.x < 0.38)]
                 if seen is None and recent:
                     seen = recent[0] - t0
-                time.sleep(0.005 if seen is None else 0.02)
+                time.sleep(0.005)
             if seen is not None:
                 latencies.append(seen * 1e3)
-        for _ in range(25):  # walk, then go silent
+        for _ in range(20):  # walk, then go silent
             pub.publish(Twist(linear=Twist().linear.__class__(x=0.4)))
-            time.sleep(0.04)
+            time.sleep(0.05)
         silent = time.monotonic()
         time.sleep(1.5)
         with self.lock:
             after = [(t, m) for t, m in self.odometry if t >= silent + 1.0]
             end_x = self.odometry[-1][1].pose.pose.position.x if self.odometry else None
-        return {"step_latency_ms": latencies, "steps": steps * 2,
+        return {"step_latency_ms": latencies, "steps": steps * 2, "matched": matched,
                 "moved_m": None if start_x is None or end_x is None else end_x - start_x,
                 "stopped": bool(after) and all(abs(m.twist.twist.linear.x) < 0.02
                                                for _, m in after)}

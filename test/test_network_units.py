@@ -145,3 +145,10 @@ def test_the_security_policy_lets_only_the_driver_and_operator_command(tmp_path)
     assert not allowed("/observer", "actions", "call", "spot1/trajectory")
     assert allowed("/observer", "topics", "subscribe", "spot1/joint_states")
     assert allowed("/observer", "services", "request", "spot1/spot_state/get_parameters")
+
+
+def test_the_example_profiles_in_config_dds_are_what_the_renderer_writes():
+    for name, text in profiles.examples().items():
+        shipped = (REPO / "config" / "dds" / name).read_text()
+        assert shipped == text, f"config/dds/{name} is stale: run scripts/render_dds_examples.py"
+        ET.fromstring(text.split("\n", 1)[1])  # well-formed

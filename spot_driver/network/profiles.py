@@ -273,3 +273,26 @@ def _participant(name: str, transports: list[str], builtin: str, rtps: str,
     return (f'<participant profile_name="{name}" is_default_profile="true"><rtps>{guid}'
             f"<builtin>{builtin}</builtin>{rtps}<userTransports>{ids}</userTransports>"
             f"<useBuiltinTransports>false</useBuiltinTransports></rtps></participant>")
+
+
+EXAMPLE_ROBOT_IP = "192.168.80.3"  # Spot's own address on its Wi-Fi access point
+
+
+def examples() -> dict[str, str]:
+    """``config/dds/``'s example profiles (robot at 192.168.80.3, no robot_name, images at
+    8 Mbit/s), for setups that do not use the launch files, which render their own."""
+    from spot_driver.network.ports import plan
+
+    udp, tcp = plan("payload", EXAMPLE_ROBOT_IP, 0), plan("payload_tcp", EXAMPLE_ROBOT_IP, 0)
+    note = ("<!-- Rendered by spot_driver/network/profiles.py (scripts/render_dds_examples.py) "
+            f"for a robot at {EXAMPLE_ROBOT_IP}; the launch files render their own. -->\n")
+
+    def stamped(text: str) -> str:
+        head, _, rest = text.partition("\n")
+        return f"{head}\n{note}{rest}"
+
+    return {"payload_driver.xml": stamped(payload(udp, 0, image_mbit=8.0)),
+            "discovery_server.xml": stamped(server(udp)),
+            "operator.xml": stamped(operator([EXAMPLE_ROBOT_IP])),
+            "payload_driver_tcp.xml": stamped(payload(tcp, 0, image_mbit=8.0)),
+            "operator_tcp.xml": stamped(operator([EXAMPLE_ROBOT_IP], "payload_tcp"))}
