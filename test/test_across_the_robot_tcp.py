@@ -9,20 +9,14 @@ import time
 
 import netns
 import pytest
-from test_across_the_robot import KIT, probe, start_payload
+from test_across_the_robot import probe, require_namespaces, start_payload
 
 from spot_driver.network.operator import environment
 
 
 @pytest.fixture(scope="module")
 def tcp_robot(tmp_path_factory):
-    why = netns.available()
-    if why and os.environ.get("CI"):
-        pytest.fail(f"across-the-robot tests cannot run: {why}")
-    if why:
-        pytest.skip(why)
-    if not (KIT / "install.sh").is_file() and not os.environ.get("CI"):
-        pytest.skip("no ros2 launch (../shared/vendor/ros2-tools)")
+    require_namespaces()
     tmp = tmp_path_factory.mktemp("tcp")
     with netns.Topology(robots=1, tag=f"t{os.getpid()}") as topology:
         robot = topology.fleet[0]

@@ -37,10 +37,7 @@ class Deployment:
         path = self._write(f"payload_{index}.xml",
                            profiles.payload(self.plan, index, commands, self.namespace,
                                             self.image_mbit))
-        return {"FASTRTPS_DEFAULT_PROFILES_FILE": path, "FASTDDS_DEFAULT_PROFILES_FILE": path,
-                "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
-                # the XML decides transports and discovery, not localhost-only settings
-                "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
+        return {**variables(Path(path), self.plan.domain_id),
                 "ROS_DISCOVERY_SERVER": "", "ROS_STATIC_PEERS": "",
                 # rmw keeps each writer profile's publish mode (the image writers' flow control)
                 "RMW_FASTRTPS_PUBLICATION_MODE": "AUTO"}
@@ -61,6 +58,16 @@ class Deployment:
         path = self.directory / name
         path.write_text(text)
         return str(path)
+
+
+def variables(profile: Path, domain: int | str) -> dict[str, str]:
+    """The environment of a process whose DDS setup is ``profile``: the XML decides transports
+    and discovery, not localhost-only settings."""
+    return {"FASTRTPS_DEFAULT_PROFILES_FILE": str(profile),
+            "FASTDDS_DEFAULT_PROFILES_FILE": str(profile),
+            "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
+            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
+            "ROS_DOMAIN_ID": str(domain)}
 
 
 def deployment(mode: str, robot_ip: str, discovery_port: int, processes: int,

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from spot_driver.network import ports, profiles
+from spot_driver.network.deployment import variables
 
 
 def environment(robot_ips: list[str], mode: str, discovery_port: int,
@@ -24,10 +25,7 @@ def environment(robot_ips: list[str], mode: str, discovery_port: int,
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"operator_{mode}.xml"
     path.write_text(profiles.operator(robot_ips, mode, discovery_port))
-    return {"FASTRTPS_DEFAULT_PROFILES_FILE": str(path), "FASTDDS_DEFAULT_PROFILES_FILE": str(path),
-            "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
-            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
-            "ROS_DOMAIN_ID": os.environ.get("ROS_DOMAIN_ID", "0")}
+    return variables(path, os.environ.get("ROS_DOMAIN_ID", "0"))
 
 
 def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace: str,
@@ -43,10 +41,7 @@ def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace
     path = directory / f"payload_local_{mode}.xml"
     path.write_text(profiles.payload(plan, None, namespace if local_commands else None,
                                      namespace))
-    return {"FASTRTPS_DEFAULT_PROFILES_FILE": str(path), "FASTDDS_DEFAULT_PROFILES_FILE": str(path),
-            "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
-            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
-            "ROS_DOMAIN_ID": str(domain)}
+    return variables(path, domain)
 
 
 def main(argv: list[str] | None = None) -> int:
