@@ -8,8 +8,11 @@
 - ``server``: the discovery server (``fast-discovery-server -x``), on the forwarded port.
 - ``operator``: the laptop (RViz, Nav2, rosbag, the ``ros2`` CLI): a super client of each
   robot's discovery server, so it sees every robot's whole graph.
-- ``*_tcp``: the same over TCP through one forwarded port per process, for robots that do not
-  route the payload's own traffic back to the operator: the operator connects out.
+- ``payload_tcp``: for robots that do not route the payload's own traffic back: each launch
+  process listens on a forwarded TCP port with the robot as WAN address, and the operator (a
+  TCP client) dials them all; simple discovery, no server.
+- ``local_commands``, ``image_writers``, ``default_writer``: endpoint profiles (command
+  partition, image flow control and heartbeats, every writer's heartbeat).
 """
 
 import ipaddress
@@ -34,9 +37,8 @@ def _udp(address: str, port: int) -> str:
     return f"<locator><udpv4>{inner}<port>{port}</port></udpv4></locator>"
 
 
-def _tcp(address: str, physical: int, logical: int, wan: str = "") -> str:
+def _tcp(address: str, physical: int, logical: int) -> str:
     inner = f"<address>{escape(address)}</address>" if address else ""
-    inner += f"<wan_address>{escape(wan)}</wan_address>" if wan else ""
     return (f"<locator><tcpv4>{inner}<physical_port>{physical}</physical_port>"
             f"<port>{logical}</port></tcpv4></locator>")
 
