@@ -12,9 +12,16 @@
 # keystore's public/ and that one enclave only (never the CA's private key).
 set -euo pipefail
 KEYSTORE="${1:?usage: sros2_keystore.sh KEYSTORE_DIR}"
-POLICY="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/config/dds/spot_policy.xml"
-[ -f "$POLICY" ] || POLICY="$(ros2 pkg prefix spot_driver)/share/spot_driver/config/dds/spot_policy.xml"
+DDS="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/config/dds"
+[ -f "$DDS/spot_policy.xml" ] || DDS="$(ros2 pkg prefix spot_driver)/share/spot_driver/config/dds"
 command -v ros2 >/dev/null && ros2 security --help >/dev/null 2>&1 \
   || { echo "sros2_keystore.sh: 'ros2 security' not found (install ros-<distro>-sros2)" >&2; exit 2; }
-ros2 security generate_artifacts -k "$KEYSTORE" -p "$POLICY"
-echo "keystore in $KEYSTORE: enclaves /spot_driver /operator /observer (policy $POLICY)"
+if [ -e "$KEYSTORE/enclaves/governance.p7s" ]; then
+  echo "sros2_keystore.sh: $KEYSTORE already has a signed governance; use a new directory" >&2
+  exit 2
+fi
+# sros2 keeps a governance.xml it finds in the keystore and signs it with the new CA.
+mkdir -p "$KEYSTORE/enclaves"
+cp "$DDS/governance.xml" "$KEYSTORE/enclaves/governance.xml"
+ros2 security generate_artifacts -k "$KEYSTORE" -p "$DDS/spot_policy.xml"
+echo "keystore in $KEYSTORE: enclaves /spot_driver /operator /observer ($DDS)"

@@ -152,3 +152,18 @@ def test_the_example_profiles_in_config_dds_are_what_the_renderer_writes():
         shipped = (REPO / "config" / "dds" / name).read_text()
         assert shipped == text, f"config/dds/{name} is stale: run scripts/render_dds_examples.py"
         ET.fromstring(text.split("\n", 1)[1])  # well-formed
+
+
+def test_the_governance_admits_only_the_keystores_participants():
+    """config/dds/governance.xml (checked here against the OMG schema sros2 ships, by hand)."""
+    root = ET.parse(REPO / "config" / "dds" / "governance.xml").getroot()
+    rule = root.find("./domain_access_rules/domain_rule")
+    assert rule.findtext("allow_unauthenticated_participants") == "false"
+    assert rule.findtext("enable_join_access_control") == "true"
+    topic = rule.find("./topic_access_rules/topic_rule")
+    assert topic.findtext("topic_expression") == "*"
+    for check in ("enable_read_access_control", "enable_write_access_control"):
+        assert topic.findtext(check) == "true", check
+    assert topic.findtext("data_protection_kind") == "ENCRYPT"
+    script = (REPO / "scripts" / "sros2_keystore.sh").read_text()
+    assert "governance.xml" in script and "generate_artifacts" in script
