@@ -167,3 +167,15 @@ def test_the_governance_admits_only_the_keystores_participants():
     assert topic.findtext("data_protection_kind") == "ENCRYPT"
     script = (REPO / "scripts" / "sros2_keystore.sh").read_text()
     assert "governance.xml" in script and "generate_artifacts" in script
+
+
+def test_the_discovery_server_check_sees_a_bound_port_without_touching_it():
+    import socket
+
+    from spot_driver.network.health import discovery_server_listening
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        assert discovery_server_listening(port)
+    assert not discovery_server_listening(port)

@@ -1,14 +1,21 @@
-"""Is the discovery server beside the driver there? (a plain socket check, no ROS)"""
+"""Is the discovery server beside the driver there? (read from /proc, no ROS, no sockets: a
+check that bound the port itself could take it from a server starting at that instant)"""
 
-import errno
-import socket
+from pathlib import Path
+
+SOCKET_TABLES = ("/proc/net/udp", "/proc/net/udp6")
 
 
-def discovery_server_listening(udp_port: int) -> bool:
-    """Whether a process holds the discovery server's UDP port on this computer."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+def discovery_server_listening(udp_port: int, tables: tuple[str, ...] = SOCKET_TABLES) -> bool:
+    """Whether some process on this computer holds UDP port ``udp_port``."""
+    wanted = f"{udp_port:04X}"
+    for table in tables:
         try:
-            sock.bind(("0.0.0.0", udp_port))  # taken: the server holds it
-        except OSError as exc:
-            return exc.errno == errno.EADDRINUSE
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 1 and fields[1].rsplit(":", 1)[-1] == wanted:
+                return True
     return False
