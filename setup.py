@@ -31,6 +31,7 @@ setup(
     entry_points={
         "console_scripts": [
             "spot_driver = spot_driver.main:main",
+            "spot_low_level = spot_driver.low_level.process:main",
             "spot-sim = spot_sim.cli:main",
             "spot-operator-env = spot_driver.network.operator:main",
         ],

@@ -90,13 +90,14 @@ def start_sim(certs: str, *args: str) -> tuple[subprocess.Popen, int, str]:
 
 
 def start_driver(port: int, ca: str, params: dict, namespace: str = "",
-                 source: Path | None = None) -> subprocess.Popen:
+                 source: Path | None = None, module: str = "spot_driver") -> subprocess.Popen:
     """The driver as a process; ``source``: a directory holding another ``spot_driver``
-    package to run instead of this tree's (e.g. an older commit's)."""
+    package to run instead of this tree's (e.g. an older commit's); ``module``:
+    ``spot_driver.low_level`` for the joint-control streams' process."""
     env = dict(os.environ, BOSDYN_CLIENT_USERNAME=USER, BOSDYN_CLIENT_PASSWORD=PASSWORD)
     if source is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(source), env.get("PYTHONPATH", "")])
-    args = [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file",
+    args = [sys.executable, "-m", module, "--ros-args", "--params-file",
             str(REPO / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
             "-p", f"port:={port}", "-p", f"certificate:={ca}"]
     for key, value in params.items():

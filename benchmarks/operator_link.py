@@ -34,6 +34,7 @@ RESULTS = REPO / "benchmarks" / "results" / "operator_link.json"
 CAPS = (None, 100, 30, 10)  # Mbit/s robot -> operator; None: the veth's own speed
 SECONDS = 20
 CALLS = 40
+STEPS = 25  # cmd_vel walk/stop cycles: 50 step latencies per run
 CAMERAS = across.CAMERAS
 
 
@@ -69,7 +70,7 @@ def main() -> dict:
     tmp.mkdir(parents=True, exist_ok=True)
     args = ("--namespace", "/spot1", "--checks", "rates,trigger,estop,cmd_vel,dropped",
             "--images", "5", "--raw-images", "1", "--seconds", str(SECONDS),
-            "--calls", str(CALLS))
+            "--calls", str(CALLS), "--steps", str(STEPS))
     runs: dict = {}
     with netns.Topology(robots=1, tag=f"b{os.getpid()}") as topology:
         robot = topology.fleet[0]
@@ -102,7 +103,8 @@ def main() -> dict:
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cores": os.cpu_count(), "cpu": _cpu_model(),
                     "python": platform.python_version()},
-        "seconds_per_run": SECONDS, "calls": CALLS, "image_bandwidth_mbit": 8,
+        "seconds_per_run": SECONDS, "calls": CALLS, "cmd_vel_steps": STEPS * 2,
+        "image_bandwidth_mbit": 8,
         "goals": {"joint_states_hz_min": 49, "cmd_vel_ms_p99_at_10mbit": 100,
                   "trigger_ms_p99": 50, "estop_ms_max": 100, "discovery_s_max": 3},
         "runs": runs,

@@ -51,7 +51,8 @@ ARGUMENTS = (
      "in all (paced by Fast DDS; 0: no limit); set it below the link's throughput"),
 )
 # One switch per optional capability, from the driver's registry.
-ARGUMENTS += tuple((c.launch_argument, "true", c.summary) for c in CAPABILITIES if c.optional)
+ARGUMENTS += tuple((c.launch_argument, str(c.default_enabled).lower(), c.summary)
+                   for c in CAPABILITIES if c.optional)
 
 
 def _wanted(value: str, package: str) -> bool:
@@ -72,7 +73,7 @@ def _nodes(context):
     robot_name = arg("robot_name")
     namespace = arg("namespace") or robot_name
     network = deployment(arg("network"), arg("robot_ip"), int(arg("discovery_port")),
-                         processes=3, remote_commands=arg("remote_commands").lower() != "false",
+                         processes=4, remote_commands=arg("remote_commands").lower() != "false",
                          namespace=namespace, image_mbit=float(arg("image_bandwidth")))
     prefix = f"{robot_name}/" if robot_name else ""
     launch_rsp = _wanted(arg("launch_rsp"), "robot_state_publisher")
@@ -102,6 +103,12 @@ def _nodes(context):
                       output="screen", parameters=[arg("config_file"), overrides],
                       arguments=["--ros-args", "--log-level", arg("log_level")],
                       additional_env=network.environment(0)))
+    if overrides.get("enable_low_level"):  # the 333 Hz streams in a process of their own
+        nodes.append(Node(package="spot_driver", executable="spot_low_level",
+                          namespace=namespace, output="screen",
+                          parameters=[arg("config_file"), overrides],
+                          arguments=["--ros-args", "--log-level", arg("log_level")],
+                          additional_env=network.environment(3)))
     if launch_rsp:
         urdf = robot_description(arg("arm").lower() == "true", prefix)  # auto: corrected later
         nodes.append(Node(package="robot_state_publisher", executable="robot_state_publisher",

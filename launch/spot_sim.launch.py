@@ -87,7 +87,8 @@ def generate_launch_description() -> LaunchDescription:
                        "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
                        "network": "local", "robot_ip": "", "discovery_port": "21811",
                        "remote_commands": "true", "image_bandwidth": "8",
-                       **{name: "true" for name in SWITCHES}}
+                       **{c.launch_argument: str(c.default_enabled).lower()
+                          for c in CAPABILITIES if c.optional}}
     return LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",
                               description="port of the simulated robot on 127.0.0.1 (0: free)"),

@@ -215,13 +215,46 @@ def payload_ports() -> str:
     rows = []
     for mode in ports.MODES[1:]:
         plan = ports.plan(mode, "192.168.80.3", 0)
-        for what, port, proto in plan.table(3):
+        for what, port, proto in plan.table(4):
             rows.append([f"`{mode}`", what, port, proto])
     return table(["mode", "what", "port", "protocol"], rows) + (
-        f"\nProcesses 0-2 are the launch's driver, robot_state_publisher and RViz; other "
+        f"\nProcesses 0-3 are the launch's driver, robot_state_publisher, RViz and "
+        f"`spot_low_level` (with `low_level:=true`); other "
         f"payload participants take Fast DDS's well-known ports from portBase "
         f"{ports.PORT_BASE} (rmw's unique-flow readers {ports.UNIQUE_FLOW_OFFSET} below it); "
         f"domain 0 shown.\n")
+
+
+def low_level() -> str:
+    """Joint-level Spot through the driver, beside the bare SDK stream, per load."""
+    d = load("low_level")
+    goals = d["goals"]
+    names = {"no_sensors": "no camera or lidar subscribed",
+             "five_cameras_and_lidar": "5 cameras + lidar streaming"}
+    rows = []
+    for key, run in d["runs"].items():
+        rate, gap, floor = run["rate_hz"], run["max_gap_ms"], run["floor_bare_sdk_stream"]
+        rows.append([
+            names.get(key, key),
+            f"{num(rate['/low_level/joint_states'])} / {num(rate['/imu'])} Hz "
+            f"(bare SDK {num(floor['rate_hz'])})",
+            f"{num(gap['/low_level/joint_states'])} / {num(gap['/imu'])} ms "
+            f"(bare {num(floor['max_gap_ms'])})",
+            f"{num(run['publish_ms_p50'], 2)} / {num(run['publish_ms_p99'], 2)} ms",
+            f"{num(run['round_trip_ms_p50'], 1)} / {num(run['round_trip_ms_p99'], 1)} ms "
+            f"(bare {num(floor['round_trip_ms_p50'], 1)} / {num(floor['round_trip_ms_p99'], 1)})",
+            f"{num(run['low_level_cpu_percent'])} % (bare {num(floor['cpu_percent_of_one_core'])})",
+        ])
+    header = ["load", "joint_states / imu rate", "largest gap", "stream → published p50 / p99",
+              "command key round trip p50 / p99", "CPU of the low-level process"]
+    return table(header, rows) + (
+        f"\nGoals (issue 26), with all five cameras and the lidar: ≥ {goals['rate_hz_min']} Hz, "
+        f"no gap > {goals['gap_ms_max']} ms, stream → published p50 < "
+        f"{goals['publish_ms_p50_max']} ms and p99 < {goals['publish_ms_p99_max']} ms, round "
+        f"trip p99 < {goals['round_trip_ms_p99_max']} ms, CPU < {goals['cpu_percent_max']} % "
+        f"of a core. {num(d['window_s'], 0)} s windows on {d['machine']['cores']} cores; "
+        f"commands at {num(d['command_hz'], 0)} Hz; the simulated robot, driver, low-level "
+        f"process and subscriber all on this machine.\n" + measured(d))
 
 
 def state_cycle() -> str:
@@ -248,6 +281,7 @@ def state_cycle() -> str:
 
 
 RENDER: dict[str, Callable[[], str]] = {
+    "low_level": low_level,
     "graph_nav_upload": graph_nav_upload, "mission_load": mission_load,
     "perception_e2e": perception_e2e, "perception_micro": perception_micro,
     "driver_scaling": driver_scaling, "state_cycle": state_cycle, "goals": goals,

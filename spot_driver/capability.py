@@ -30,8 +30,9 @@ class Capability:
     """One capability of the driver.
 
     ``optional`` capabilities can be switched off: parameter ``enable_<name>``, launch
-    argument ``<name>``. ``nodes`` are ``"module:Class"`` paths of ROS nodes whose
-    constructor takes a ``DriverContext``. ``sdk_clients`` are ``"module:Class"`` paths of
+    argument ``<name>``; ``default_enabled=False`` ones (opt-in) are off unless switched on.
+    ``nodes`` are ``"module:Class"`` paths of ROS nodes whose constructor takes a
+    ``DriverContext``. ``sdk_clients`` are ``"module:Class"`` paths of
     SDK clients that ``create_standard_sdk`` does not register by itself.
     """
 
@@ -40,6 +41,7 @@ class Capability:
     nodes: tuple[str, ...]
     executor: str = "main"
     optional: bool = True
+    default_enabled: bool = True  # optional ones only: on unless switched off
     sdk_clients: tuple[str, ...] = ()
     parameters: str = ""  # the "# --- <section> ---" heading in config/spot_driver.yaml
 

@@ -28,6 +28,7 @@ from spot_driver.state_cache import RobotStateCache
 from spot_driver.supervisor import ConnectionSupervisor
 
 RETRY_SECONDS = 2.0
+GIL_SWITCH_S = 0.001
 SETTLE_S = 0.1
 
 
@@ -127,6 +128,9 @@ def _leave_robot_stopped(connection: RobotConnection, log) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the driver until SIGINT/SIGTERM, then shut down in order: streams, executors, the
     robot stopped, the lease returned, nodes, ROS."""
+    # Threads waiting on the robot or DDS get the GIL back within 1 ms, not Python's 5 ms:
+    # cmd_vel, the e-stop and the 333 Hz stream wait less behind image work.
+    sys.setswitchinterval(GIL_SWITCH_S)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     logging.basicConfig(level=logging.WARNING, format="[%(levelname)s] [%(name)s]: %(message)s")
     logging.getLogger("spot_driver").setLevel(logging.INFO)

@@ -9,7 +9,7 @@ from importlib import import_module
 from spot_driver.capability import Capability, load
 
 PACKAGES = ("state", "body", "motion", "perception", "manipulation", "docking", "missions",
-            "autonomy", "choreography", "description", "network", "diagnostics")
+            "autonomy", "choreography", "description", "network", "low_level", "diagnostics")
 CAPABILITIES: tuple[Capability, ...] = tuple(
     import_module(f"spot_driver.{name}").CAPABILITY for name in PACKAGES)
 OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)
@@ -17,7 +17,8 @@ OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)
 
 def enabled(switches: dict[str, bool]) -> list[Capability]:
     """The capabilities to run: every core one, and each optional one whose switch is on."""
-    return [c for c in CAPABILITIES if not c.optional or switches.get(c.name, True)]
+    return [c for c in CAPABILITIES
+            if not c.optional or switches.get(c.name, c.default_enabled)]
 
 
 def sdk_clients(capabilities: list[Capability]) -> list[type]:

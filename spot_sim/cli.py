@@ -50,6 +50,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    sys.setswitchinterval(0.001)  # the 333 Hz stream's thread waits at most ~1 ms for the GIL
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     password = args.password or os.environ.get("SPOT_SIM_PASSWORD", "password")

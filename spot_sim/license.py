@@ -1,6 +1,7 @@
 """The robot's license: which features it may use (``--withhold-feature`` removes some)."""
 
-FEATURES = ("docking", "choreography", "graph_navigation", "arm", "autowalk", "spot_check")
+FEATURES = ("docking", "choreography", "graph_navigation", "arm", "autowalk", "spot_check",
+            "joint_control")
 
 
 class License:

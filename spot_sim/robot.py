@@ -18,13 +18,14 @@ from bosdyn.api import basic_command_pb2, geometry_pb2, power_pb2, robot_state_p
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_sim import arm_kinematics, kinematics, manipulation, mobility, world
+from spot_sim import arm_kinematics, joint_control, kinematics, manipulation, mobility, world
 from spot_sim.arm import Arm
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.docking import Docking
 from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE, EstopManager
 from spot_sim.frame_tree import body_pose, build_snapshot
+from spot_sim.joint_control import JointMode, Setpoint
 from spot_sim.lease_manager import LeaseManager
 from spot_sim.license import License
 from spot_sim.mobility import Se2
@@ -35,7 +36,9 @@ MotorPower = robot_state_pb2.PowerState
 Feedback = basic_command_pb2.RobotCommandFeedbackStatus
 
 # Mobility command kinds and whether they count as full-body commands in feedback.
-FULL_BODY_KINDS = {"stop_fb", "freeze", "selfright", "safe_power_off", "battery_change_pose"}
+FULL_BODY_KINDS = {"stop_fb", "freeze", "selfright", "safe_power_off", "battery_change_pose",
+                   "joint"}
+RETURN_TO_STAND_S = 1.0  # the stand controller takes the legs back from joint mode
 
 
 @dataclass
@@ -132,6 +135,8 @@ class SimRobot:
         self.behavior_faults: dict[int, robot_state_pb2.BehaviorFault] = {}
         self.system_faults: list[robot_state_pb2.SystemFault] = []
         self.arm = Arm() if self.config.has_arm else None
+        self.joint_mode = JointMode(self.config.has_arm)
+        self.body_acceleration = (0.0, 0.0)  # m/s^2 in the body frame, from the last step
         self.manipulations: dict[int, manipulation.Manipulation] = {}
         self.distance_travelled = 0.0
         self.time_moving_s = 0.0  # metrics: walking time and motor-on time
@@ -254,6 +259,7 @@ class SimRobot:
         if self.mobility_command is not None and not self.mobility_command.done:
             self._finish(self.mobility_command, Feedback.STATUS_COMMAND_OVERRIDDEN, now_ns)
         self.mobility_command = None
+        self.joint_mode.disarm()
         self._halt_arm()
 
     def _halt_arm(self) -> None:
@@ -325,6 +331,10 @@ class SimRobot:
 
     def _begin(self, command: Command, now_ns: int) -> None:
         kind = command.kind
+        self._leave_joint_mode(now_ns)
+        if kind == "joint":
+            self.target_velocity = Se2()
+            self.joint_mode.arm(command.id, now_ns)
         if kind in ("stand", "velocity", "trajectory", "stance", "choreography"):
             self._start_posture(True, now_ns)
         elif kind in ("sit", "safe_power_off", "battery_change_pose"):
@@ -403,11 +413,14 @@ class SimRobot:
             for hook in self.step_hooks:
                 hook(self, now)
             self._step_motion(dt)
-            self._step_posture(now, dt)
+            self.step_joint_mode(now)
+            if not self.joint_mode.engaged:
+                self._step_posture(now, dt)
             if self.arm is not None:
                 for task in list(self.manipulations.values()):
                     task.step(self, now)
-                self.arm.step(now, dt)
+                if not self.joint_mode.drives_arm:
+                    self.arm.step(now, dt)
             self._step_battery(dt)
             self._update_power_commands()
 
@@ -463,9 +476,13 @@ class SimRobot:
         standing_still = not self.posture.standing or self.posture.moving(self.clock.now_nsec())
         target = Se2() if standing_still else self.target_velocity
         config = self.config
+        before = self.body_velocity
         self.body_velocity = mobility.track_velocity(
             self.body_velocity, target, dt, config.max_linear_accel, config.max_angular_accel,
             config.max_linear_decel, config.max_angular_decel)
+        if dt > 0:
+            self.body_acceleration = ((self.body_velocity.x - before.x) / dt,
+                                      (self.body_velocity.y - before.y) / dt)
         if self.motor_power == MotorPower.STATE_ON:
             self.motors_on_s += dt
         if self.body_velocity == Se2():
@@ -489,6 +506,92 @@ class SimRobot:
             fraction = 1.0
         posture.joints = posture.start + (posture.target - posture.start) * fraction
         self.joint_velocity = (posture.joints - previous) / dt if dt > 0 else previous * 0
+
+    # ----------------------------------------------------------------- joint mode
+    def joint_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every joint's position and velocity (legs, then the arm's 7 with an arm)."""
+        q, qd = self.posture.joints + self.leg_swing, self.joint_velocity
+        if self.arm is not None:
+            q = np.concatenate([q, self.arm.joints])
+            qd = np.concatenate([qd, self.arm.velocities])
+        return q, qd
+
+    def offer_joint_setpoint(self, setpoint: Setpoint) -> None:
+        """A setpoint from the command stream (checked by ``JointMode.receive``)."""
+        with self.lock:
+            self.joint_mode.offer(setpoint)
+            self.step_joint_mode(self.clock.now_nsec())
+
+    def step_joint_mode(self, now: int) -> None:
+        """Run the servo law up to ``now`` (the physics loop, and every state-stream sample)."""
+        mode = self.joint_mode
+        if not mode.armed:
+            return
+        if not mode.engaged:
+            q, qd = self.joint_positions()
+            if not mode.engage(q, qd, now):
+                return
+            self.leg_swing = np.zeros_like(self.leg_swing)
+            if mode.drives_arm:
+                self._halt_arm()
+        servo = mode.servo
+        setpoint = servo.setpoint
+        expired = now > setpoint.end_ns
+        supported = self.body_height > kinematics.SIT_HEIGHT + 0.02
+        fastest = servo.advance(min(now, setpoint.end_ns), supported)
+        self.posture.joints = servo.q[:12].copy()
+        self.joint_velocity = servo.qd[:12].copy()
+        if mode.drives_arm:
+            self.arm.q, self.arm.qd = servo.q[12:18].copy(), servo.qd[12:18].copy()
+            self.arm.gripper, self.arm.gripper_velocity = float(servo.q[18]), float(servo.qd[18])
+        command = self.commands.get(mode.command_id)
+        if setpoint.velocity_limit is not None and fastest > setpoint.velocity_limit:
+            self._joint_fault(now)
+        elif expired:  # commands stopped: the stand controller takes the robot back
+            if command is not None and not command.done:
+                self._finish(command, Feedback.STATUS_COMMAND_TIMED_OUT, now)
+            self._leave_joint_mode(now)
+
+    def joint_loads(self) -> np.ndarray:
+        """Every joint's load (N m): the servo's in joint mode; otherwise what holds the
+        robot's weight while the motors are on and the legs carry it."""
+        mode = self.joint_mode
+        count = mode.servo.count
+        if mode.engaged:
+            return mode.servo.load.copy()
+        loads = np.zeros(count)
+        if self.powered and self.body_height > kinematics.SIT_HEIGHT + 0.02:
+            loads[:12] = joint_control.weight_loads(self.posture.joints, mode.servo.mass)
+        return loads
+
+    def _leave_joint_mode(self, now: int) -> None:
+        """Joint mode ends: the legs go back to standing from where they are."""
+        mode = self.joint_mode
+        if not mode.armed:
+            return
+        was_engaged = mode.engaged
+        mode.disarm()
+        if was_engaged:
+            posture = self.posture
+            posture.start = posture.joints.copy()
+            posture.target = kinematics.leg_joint_positions(
+                kinematics.STAND_HEIGHT + self.height_offset)
+            posture.t0_ns, posture.t1_ns = now, now + int(RETURN_TO_STAND_S * 1e9)
+            posture.standing = True
+
+    def _joint_fault(self, now: int) -> None:
+        """A joint passed the stream's velocity_safety_limit: a behaviour fault, and the
+        robot lies down with its motors on until the fault is cleared or power is cut."""
+        fault_id = next(self._ids)
+        self.behavior_faults[fault_id] = robot_state_pb2.BehaviorFault(
+            behavior_fault_id=fault_id, onset_timestamp=self.clock.timestamp(now),
+            cause=robot_state_pb2.BehaviorFault.CAUSE_COMMAND_FAILURE,
+            status=robot_state_pb2.BehaviorFault.STATUS_CLEARABLE)
+        command = self.commands.get(self.joint_mode.command_id)
+        if command is not None and not command.done:
+            self._finish(command, Feedback.STATUS_COMMAND_OVERRIDDEN, now)
+        self.joint_mode.disarm()
+        self._start_posture(False, now, 0.3)
 
     def _step_battery(self, dt: float) -> None:
         runtime = (self.config.battery_runtime_motors_on_sec if self.powered

@@ -53,47 +53,72 @@ class Scene:
         direction's length, so directions with unit z in a camera frame give z-depth.
         """
         # Work on one contiguous array per axis: numpy is slow on (N, 3) arrays.
-        d = np.ascontiguousarray(np.asarray(directions, dtype=np.float32).T)
+        d = np.array(np.asarray(directions, dtype=np.float32).T, order="C")
         o = np.asarray(origin, dtype=np.float32)
+        best, surface, inv = self._floor(o, d, max_t)
+        for index, box in enumerate(self.boxes, start=1):
+            _hit_box(box, index, o, inv, best, surface)
+        return _beyond(best, surface, max_t)
+
+    def raycast_grid(self, origin: np.ndarray, rotation: np.ndarray, xs: np.ndarray,
+                     ys: np.ndarray, max_t: float = np.inf
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A pinhole camera's rays: pixel (row, col) looks along (xs[col], ys[row], 1) in the
+        camera frame, which ``rotation`` (3x3, camera -> odom) turns into odom at ``origin``.
+
+        The same hits as :meth:`raycast`, faster: each box is tested only on the pixels its
+        projection can cover. ``xs`` and ``ys`` must increase. Returns ``t`` (rows, cols)
+        float32 (z-depth, ``inf`` for no hit), the surface ids (rows, cols) int16 and the odom
+        directions (3, rows, cols) float32.
+        """
+        rot = np.asarray(rotation, dtype=np.float32)
+        xs = np.asarray(xs, dtype=np.float32)
+        ys = np.asarray(ys, dtype=np.float32)
+        o = np.asarray(origin, dtype=np.float32)
+        d = rot[:, 0, None, None] * xs[None, None, :] + (
+            rot[:, 1, None, None] * ys[None, :, None] + rot[:, 2, None, None])
+        best, surface, inv = self._floor(o, d, max_t)
+        for index, box in enumerate(self.boxes, start=1):
+            window = _window(box, o, rot, xs, ys)
+            if window is not None:
+                rows, cols = window
+                _hit_box(box, index, o, inv[:, rows, cols], best[rows, cols],
+                         surface[rows, cols])
+        best, surface = _beyond(best, surface, max_t)
+        return best, surface, d
+
+    @staticmethod
+    def _floor(o: np.ndarray, d: np.ndarray, max_t: float):
+        """Hits of the floor (z = 0) for per-axis directions ``d`` (3, ...); the inverses of
+        ``d``, whose components nearer zero than 1e-9 it sets to 1e-9 (in place)."""
         d[np.abs(d) < 1e-9] = np.float32(1e-9)
         inv = np.float32(1.0) / d
-        n = d.shape[1]
-        best = np.full(n, np.inf, dtype=np.float32)
-        surface = np.full(n, NOTHING, dtype=np.int16)
+        best = np.full(d.shape[1:], np.inf, dtype=np.float32)
+        surface = np.full(d.shape[1:], NOTHING, dtype=np.int16)
         t_floor = -o[2] * inv[2]
         hit = (t_floor > 0) & (t_floor < max_t)
         best[hit] = t_floor[hit]
         surface[hit] = FLOOR
-        near = np.empty(n, np.float32)
-        far = np.empty(n, np.float32)
-        t1 = np.empty(n, np.float32)
-        t2 = np.empty(n, np.float32)
-        for index, box in enumerate(self.boxes, start=1):
-            near.fill(-np.inf)
-            far.fill(np.inf)
-            for axis in range(3):
-                np.multiply(inv[axis], np.float32(box.lo[axis] - o[axis]), out=t1)
-                np.multiply(inv[axis], np.float32(box.hi[axis] - o[axis]), out=t2)
-                np.maximum(near, np.minimum(t1, t2), out=near)
-                np.minimum(far, np.maximum(t1, t2), out=far)
-            hit = (near <= far) & (near > 0) & (near < best)
-            best[hit] = near[hit]
-            surface[hit] = index
-        best[best >= max_t] = np.inf
-        surface[~np.isfinite(best)] = NOTHING
-        return best, surface
+        return best, surface, inv
 
-    def shade(self, surface: np.ndarray, points: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """Greyscale (N,) uint8 appearance: a checkered floor, striped walls, solid boxes."""
+    def shade(self, surface: np.ndarray, origin: np.ndarray, directions: np.ndarray,
+              t: np.ndarray) -> np.ndarray:
+        """Greyscale (N,) uint8 appearance of the hits at ``origin + t * directions``
+        (``directions`` (3, N), one row per odom axis): a checkered floor, striped walls,
+        solid boxes, darker with distance."""
         table = np.array([0] + [b.shade for b in self.boxes], dtype=np.float32)
         grey = table[np.clip(surface, 0, None)]
-        checker = (np.floor(points[:, 0] * 2) + np.floor(points[:, 1] * 2)) % 2
         floor = surface == FLOOR
-        grey[floor] = 95 + 50 * checker[floor]
-        stripes = (np.floor(points[:, 2] * 4) % 2) * 25
-        grey[surface > 0] -= stripes[surface > 0]
-        grey *= 1.0 / (1.0 + 0.04 * np.nan_to_num(t, posinf=0.0))
-        grey[surface == NOTHING] = 30
+        reach = t[floor]
+        checker = (np.floor((origin[0] + directions[0][floor] * reach) * 2)
+                   + np.floor((origin[1] + directions[1][floor] * reach) * 2)) % 2
+        grey[floor] = 95 + 50 * checker
+        boxes = surface > 0
+        height = origin[2] + directions[2][boxes] * t[boxes]
+        grey[boxes] -= (np.floor(height * 4) % 2) * 25
+        hit = surface != NOTHING
+        grey[hit] /= 1.0 + 0.04 * t[hit]
+        grey[~hit] = 30
         return np.clip(grey, 0, 255).astype(np.uint8)
 
     def colorize(self, surface: np.ndarray, grey: np.ndarray) -> np.ndarray:
@@ -102,3 +127,57 @@ class Scene:
         base = palette[np.clip(surface, 0, None)]
         rgb = base * (grey[:, None].astype(np.float32) / 160.0)
         return np.clip(rgb, 0, 255).astype(np.uint8)
+
+
+_NEAR = 1e-4  # m: hits closer to a camera than this are not looked for by raycast_grid
+_EDGES = [(a, b) for a in range(8) for b in range(a + 1, 8) if bin(a ^ b).count("1") == 1]
+
+
+def _hit_box(box: Box, index: int, o: np.ndarray, inv: np.ndarray, best: np.ndarray,
+             surface: np.ndarray) -> None:
+    """Slab test of one box; where it is nearer than ``best``, write it there (in place)."""
+    near = np.full(best.shape, -np.inf, np.float32)
+    far = np.full(best.shape, np.inf, np.float32)
+    t1 = np.empty(best.shape, np.float32)
+    t2 = np.empty(best.shape, np.float32)
+    for axis in range(3):
+        np.multiply(inv[axis], np.float32(box.lo[axis] - o[axis]), out=t1)
+        np.multiply(inv[axis], np.float32(box.hi[axis] - o[axis]), out=t2)
+        np.maximum(near, np.minimum(t1, t2), out=near)
+        np.minimum(far, np.maximum(t1, t2), out=far)
+    hit = (near <= far) & (near > 0) & (near < best)
+    best[hit] = near[hit]
+    surface[hit] = index
+
+
+def _beyond(best: np.ndarray, surface: np.ndarray, max_t: float):
+    best[best >= max_t] = np.inf
+    surface[~np.isfinite(best)] = NOTHING
+    return best, surface
+
+
+def _window(box: Box, o: np.ndarray, rot: np.ndarray, xs: np.ndarray,
+            ys: np.ndarray) -> tuple[slice, slice] | None:
+    """Rows and columns of a pinhole grid the box can cover (None: none): the bounds of the
+    box's corners and its edges' crossings of the near plane, projected."""
+    corners = np.array([[(box.lo, box.hi)[(i >> axis) & 1][axis] for axis in range(3)]
+                        for i in range(8)], dtype=np.float64)
+    cam = (corners - o) @ rot.astype(np.float64)
+    z = cam[:, 2]
+    points = [cam[z > _NEAR]]
+    for a, b in _EDGES:
+        if (z[a] - _NEAR) * (z[b] - _NEAR) < 0:
+            f = (_NEAR - z[a]) / (z[b] - z[a])
+            points.append((cam[a] + f * (cam[b] - cam[a]))[None])
+    visible = np.concatenate(points)
+    if not len(visible):
+        return None
+    x = visible[:, 0] / visible[:, 2]
+    y = visible[:, 1] / visible[:, 2]
+    c0 = max(int(np.searchsorted(xs, x.min())) - 1, 0)
+    c1 = min(int(np.searchsorted(xs, x.max(), side="right")) + 1, len(xs))
+    r0 = max(int(np.searchsorted(ys, y.min())) - 1, 0)
+    r1 = min(int(np.searchsorted(ys, y.max(), side="right")) + 1, len(ys))
+    if c0 >= c1 or r0 >= r1:
+        return None
+    return slice(r0, r1), slice(c0, c1)

@@ -35,13 +35,10 @@ class Pinhole:
     cx: float
     cy: float
 
-    def rays(self) -> np.ndarray:
-        """(rows*cols, 3) float32 directions with unit z, row-major pixel order."""
-        u, v = np.meshgrid(np.arange(self.cols, dtype=np.float32),
-                           np.arange(self.rows, dtype=np.float32))
-        x = (u - self.cx) / self.fx
-        y = (v - self.cy) / self.fy
-        return np.stack([x.ravel(), y.ravel(), np.ones(x.size, np.float32)], axis=1)
+    def axes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Camera-frame ray slopes: x of each column and y of each row (unit z), increasing."""
+        return ((np.arange(self.cols, dtype=np.float32) - self.cx) / self.fx,
+                (np.arange(self.rows, dtype=np.float32) - self.cy) / self.fy)
 
 
 VISUAL_MODEL = Pinhole(640, 480, 280.0, 280.0, 319.5, 239.5)
@@ -147,7 +144,6 @@ class Sensors:
         # (data cut short), or a delay in seconds before the source answers.
         self.faults: dict[str, str] = {}
         self.delays: dict[str, float] = {}
-        self._rays: dict[Pinhole, np.ndarray] = {}
         self._noises: dict[int, np.ndarray] = {}
         self._casts = _Lru(32)
         self._images = _Lru(64)
@@ -157,13 +153,11 @@ class Sensors:
     # ---------------------------------------------------------------- cameras
     def _cast(self, model: Pinhole, odom_tform_sensor: SE3Pose, key: tuple):
         def make():
-            rays = self._rays.setdefault(model, model.rays())
-            rotation = odom_tform_sensor.rotation.to_matrix().astype(np.float32)
+            xs, ys = model.axes()
             origin = np.array([odom_tform_sensor.x, odom_tform_sensor.y, odom_tform_sensor.z])
-            world = rays @ rotation.T
-            t, surface = self.scene.raycast(origin, world, MAX_DEPTH_M * 4)
-            points = origin.astype(np.float32) + world * np.nan_to_num(t, posinf=0.0)[:, None]
-            return t, surface, points
+            t, surface, world = self.scene.raycast_grid(
+                origin, odom_tform_sensor.rotation.to_matrix(), xs, ys, MAX_DEPTH_M * 4)
+            return t.ravel(), surface.ravel(), origin, world.reshape(3, -1)
 
         return self._cached(self._casts, (model, key), make)
 
@@ -194,12 +188,12 @@ class Sensors:
         return noise
 
     def _render(self, source, pose, pixel_format, key) -> np.ndarray:
-        t, surface, points = self._cast(source.model, pose, key)
+        t, surface, origin, directions = self._cast(source.model, pose, key)
         shape = (source.model.rows, source.model.cols)
         if source.kind != VISUAL:
             depth = np.where((surface != NOTHING) & (t <= MAX_DEPTH_M), t * DEPTH_SCALE, 0)
             return np.rint(depth).astype(np.uint16).reshape(shape)
-        grey = self.scene.shade(surface, points, t)
+        grey = self.scene.shade(surface, origin, directions, t)
         grey = np.clip(grey.astype(np.int16) + self._noise(len(grey)), 0, 255).astype(np.uint8)
         grey_sensor = source.native_format == Image.PIXEL_FORMAT_GREYSCALE_U8
         if pixel_format == Image.PIXEL_FORMAT_GREYSCALE_U8 and grey_sensor:

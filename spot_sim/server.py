@@ -33,6 +33,7 @@ from spot_sim.services import (
     identity,
     image,
     inverse_kinematics,
+    joint_streaming,
     keepalive,
     lease,
     license,
@@ -66,7 +67,7 @@ class SimulatedSpot:
     """
 
     def __init__(self, config: SimConfig | None = None, certs_dir: str | os.PathLike = ".",
-                 port: int = 0, max_workers: int = 16) -> None:
+                 port: int = 0, max_workers: int = 24) -> None:
         self.config = config or SimConfig()
         self.certs: CertPaths = ensure_certificates(certs_dir)
         self.clock = RobotClock(self.config.clock_offset_sec)
@@ -100,6 +101,7 @@ class SimulatedSpot:
         pc_servicer = point_cloud.PointCloudServicer(self.robot, self.sensors,
                                                      self.config.has_lidar)
         data_specs, payload_specs = data_buffer.specs(), payload.specs()
+        streaming_specs = joint_streaming.specs()
         self._servicers = [
             (identity.specs()[0], identity.RobotIdServicer(self.config, self.clock)),
             (identity.specs()[1], identity.AuthServicer(self.config, self.clock, self.tokens)),
@@ -131,6 +133,8 @@ class SimulatedSpot:
             (ray_cast.spec(), ray_cast.RayCastServicer(self.robot, self.sensors.scene)),
             (camera_settings.ir_spec(), camera_settings.IREnableDisableServicer(self.clock)),
             (spot_check.spec(), spot_check.SpotCheckServicer(self.robot)),
+            (streaming_specs[0], joint_streaming.RobotStateStreamingServicer(self.robot)),
+            (streaming_specs[1], joint_streaming.RobotCommandStreamingServicer(self.robot)),
             *[(spec, pc_servicer) for spec in point_cloud.specs(self.config.has_lidar)],
         ]
         if self.config.has_arm:

@@ -45,23 +45,16 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
 
 def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
     kin.acquisition_timestamp.CopyFrom(stamp)
-    legs = zip(kinematics.LEG_JOINTS, robot.posture.joints + robot.leg_swing,
-               robot.joint_velocity, strict=True)
-    for name, position, velocity in legs:
+    q, qd = robot.joint_positions()
+    names = kinematics.LEG_JOINTS + (kinematics.ARM_JOINTS if robot.arm is not None else ())
+    for name, position, velocity, load in zip(names, q, qd, robot.joint_loads(), strict=True):
         joint = kin.joint_states.add(name=name)
         joint.position.value = float(position)
         joint.velocity.value = float(velocity)
-        joint.load.value = _leg_load(name, robot)
-    if robot.arm is not None:
-        arm = zip(kinematics.ARM_JOINTS, robot.arm.joints, robot.arm.velocities, strict=True)
-        for name, position, velocity in arm:
-            joint = kin.joint_states.add(name=name)
-            joint.position.value = float(position)
-            joint.velocity.value = float(velocity)
-            joint.load.value = 0.0
+        joint.load.value = float(load)
     kin.transforms_snapshot.CopyFrom(robot_state_view(robot.transforms_snapshot()))
-    _body_velocity(robot.body_velocity, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
-    _body_velocity(robot.body_velocity, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
+    body_velocity(robot.body_velocity, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
+    body_velocity(robot.body_velocity, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
 
 
 ITEM_WEIGHT_N = 0.5 * 9.81  # what a grasped item pulls on the hand
@@ -97,18 +90,12 @@ def _yaw_rotation(yaw: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
-def _body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3Velocity) -> None:
+def body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3Velocity) -> None:
     """The body's velocity expressed in a gravity-aligned world frame at heading ``yaw``."""
     world = mobility.compose(mobility.Se2(0, 0, yaw),
                              mobility.Se2(body_velocity.x, body_velocity.y, 0))
     out.linear.x, out.linear.y, out.linear.z = world.x, world.y, 0.0
     out.angular.x, out.angular.y, out.angular.z = 0.0, 0.0, body_velocity.yaw
-
-
-def _leg_load(name: str, robot: SimRobot) -> float:
-    if not robot.powered:
-        return 0.0
-    return {"hx": 2.0, "hy": 15.0, "kn": -30.0}[name.split(".")[1]]
 
 
 def _power_state(robot: SimRobot, power: RS.PowerState, stamp) -> None:

@@ -6,6 +6,8 @@ import itertools
 import bosdyn.client
 import pytest
 from bosdyn.choreography.client.choreography import ChoreographyClient
+from bosdyn.client.robot_command import RobotCommandStreamingClient
+from bosdyn.client.robot_state import RobotStateStreamingClient
 from bosdyn.mission.client import MissionClient
 
 from spot_sim import SimConfig, SimulatedSpot
@@ -38,7 +40,9 @@ def connect(sim: SimulatedSpot, authenticate: bool = True, password: str = PASSW
     """An SDK Robot for ``sim``, exactly as an application would create one."""
     sdk = bosdyn.client.create_standard_sdk(f"test-client-{next(_client_names)}",
                                             service_clients=[MissionClient,
-                                                             ChoreographyClient])
+                                                             ChoreographyClient,
+                                                             RobotCommandStreamingClient,
+                                                             RobotStateStreamingClient])
     sdk.load_robot_cert(str(sim.ca_cert))
     robot = sdk.create_robot("127.0.0.1")
     robot.update_secure_channel_port(sim.port)

@@ -235,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raw-images", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=0,
+                        help="cmd_vel walk/stop cycles (default: calls / 4)")
     parser.add_argument("--discovery-timeout", type=float, default=30.0)
     parser.add_argument("--also", action="append", default=[],
                         help="more JointState topics to rate (absolute names)")
@@ -259,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         if "param" in checks:
             out["param"] = [probe.param(25.0), probe.param(50.0)]
         if "cmd_vel" in checks:
-            out["cmd_vel"] = probe.cmd_vel(max(1, args.calls // 4))
+            out["cmd_vel"] = probe.cmd_vel(args.steps or max(1, args.calls // 4))
         if "dropped" in checks:
             out["dropped"] = probe.dropped()
     print(json.dumps(out), flush=True)

@@ -25,8 +25,9 @@ class DriverProcess:
 
     def __init__(self, sim, log_path: Path, username: str, password: str,
                  params: dict | None = None, env: dict | None = None,
-                 namespace: str = "") -> None:
-        args = [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file", str(CONFIG),
+                 namespace: str = "", module: str = "spot_driver") -> None:
+        """``module``: ``spot_driver.low_level`` for the joint-control streams' process."""
+        args = [sys.executable, "-m", module, "--ros-args", "--params-file", str(CONFIG),
                 "-p", "hostname:=127.0.0.1", "-p", f"port:={sim.port}",
                 "-p", f"certificate:={sim.ca_cert}", "-p", "estop_endpoint:=true",
                 "-p", "estop_timeout:=3.0"]

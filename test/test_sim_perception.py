@@ -116,3 +116,28 @@ def test_lidar_encodings_agree_with_32f(robot, sim, encoding):
     resolution = np.array(params.max_xyz) / (params.remapping_constant * params.scale_factor)
     assert packed.shape == reference.shape and len(packed) > 10000
     assert np.all(np.abs(packed - reference) <= resolution / 2 + 1e-4)
+
+
+def test_the_camera_ray_cast_matches_the_plain_ray_cast_from_any_pose():
+    """raycast_grid skips boxes outside each camera's view; it must find the same hits as
+    testing every ray against every box, from random poses inside and outside the room."""
+    from bosdyn.client.math_helpers import Quat
+
+    from spot_sim.scene import Scene
+    from spot_sim.sensors import VISUAL_MODEL
+
+    scene, (xs, ys) = Scene(), VISUAL_MODEL.axes()
+    u, v = np.meshgrid(xs, ys)
+    camera_rays = np.stack([u.ravel(), v.ravel(), np.ones(u.size, np.float32)], axis=1)
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        w, x, y, z = rng.normal(size=4)
+        norm = float(np.sqrt(w * w + x * x + y * y + z * z))
+        rotation = Quat(w / norm, x / norm, y / norm, z / norm).to_matrix()
+        origin = rng.uniform([-7.0, -7.0, 0.05], [7.0, 7.0, 3.0])
+        t, surface, _ = scene.raycast_grid(origin, rotation, xs, ys, 40.0)
+        t_all, surface_all = scene.raycast(origin, camera_rays @ rotation.T.astype(np.float32),
+                                           40.0)
+        same = surface.ravel() == surface_all
+        assert (~same).sum() <= 3  # float rounding on box edges only
+        assert np.allclose(t.ravel()[same], t_all[same], rtol=1e-4, atol=1e-4, equal_nan=True)

@@ -95,6 +95,10 @@ class Commander:
         self._command("self_right", RobotCommandBuilder.selfright_command())
         return "self-right started"
 
+    def joint_mode(self) -> int:
+        """Enter joint mode: the robot then follows the joint-control command stream."""
+        return self._command("joint_mode", RobotCommandBuilder.joint_command())
+
     def rollover(self) -> str:
         self._command("rollover", RobotCommandBuilder.battery_change_pose_command())
         return "rolling over to the battery-change pose"

@@ -20,12 +20,12 @@ Status = basic.RobotCommandFeedbackStatus
 MAX_VELOCITY_HORIZON_NS = 30 * 1_000_000_000  # end times further ahead are TOO_DISTANT
 _FULL_BODY = {"stop_request": "stop_fb", "freeze_request": "freeze",
               "selfright_request": "selfright", "safe_power_off_request": "safe_power_off",
-              "battery_change_pose_request": "battery_change_pose"}
+              "battery_change_pose_request": "battery_change_pose", "joint_request": "joint"}
 _MOBILITY = {"se2_trajectory_request": "trajectory", "se2_velocity_request": "velocity",
              "sit_request": "sit", "stand_request": "stand", "stop_request": "stop",
              "stance_request": "stance"}
 _NEEDS_POWER = {"trajectory", "velocity", "sit", "stand", "stop", "stop_fb", "freeze",
-                "selfright", "battery_change_pose", "stance"}
+                "selfright", "battery_change_pose", "stance", "joint"}
 FEET = ("fl", "fr", "hl", "hr")
 MAX_FOOT_SHIFT = 0.5  # m a stance may move a foot from its nominal place under the body
 _ALLOWED_IN_FAULT = {"selfright", "safe_power_off", "stop_fb", "stop", "freeze"}
@@ -68,6 +68,9 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             kind, body = _classify(command)
             if kind is None:
                 raise CommandRejectedError(Response.STATUS_UNSUPPORTED, body)
+        if kind == "joint" and not robot.license.allows("joint_control"):
+            raise CommandRejectedError(Response.STATUS_UNSUPPORTED,
+                                       robot.license.refusal("joint_control"))
         if robot.active_fault() and (manipulator or kind not in _ALLOWED_IN_FAULT):
             raise CommandRejectedError(Response.STATUS_BEHAVIOR_FAULT,
                                        "the robot has an active behavior fault")
@@ -248,6 +251,10 @@ def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
             fb.safe_power_off_feedback.status = (
                 basic.SafePowerOffCommand.Feedback.STATUS_POWERED_OFF if off
                 else basic.SafePowerOffCommand.Feedback.STATUS_IN_PROGRESS)
+        elif command.kind == "joint":
+            active = robot.joint_mode.command_id == command.id
+            fb.joint_feedback.status = (basic.JointCommand.Feedback.STATUS_ACTIVE if active
+                                        else basic.JointCommand.Feedback.STATUS_UNKNOWN)
         elif command.kind == "battery_change_pose":
             fb.battery_change_pose_feedback.status = (
                 basic.BatteryChangePoseCommand.Feedback.STATUS_COMPLETED if command.done

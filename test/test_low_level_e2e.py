@@ -1,0 +1,161 @@
+"""Joint-level Spot end to end: ROS client -> driver (low_level capability) -> the joint-control
+API's two gRPC streams -> simulated robot -> 333 Hz topics back to ROS."""
+
+import time
+
+import numpy as np
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from nav_msgs.msg import Odometry
+from ros_harness import DriverProcess, RosClient, SimProcess
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Float64
+from std_srvs.srv import SetBool
+from tf2_msgs.msg import TFMessage
+
+from conftest import PASSWORD, USERNAME
+from spot_msgs.msg import FootStateArray, JointCommand
+
+LEGS = [f"{leg}_{joint}" for leg in ("front_left", "front_right", "rear_left", "rear_right")
+        for joint in ("hip_x", "hip_y", "knee")]
+K_Q_P = [624.0, 936.0, 286.0] * 4  # the SDK examples' gains (hx, hy, kn per leg)
+K_QD_P = [5.20, 5.20, 2.04] * 4
+SQUAT = np.array([0.15, 1.3, -2.25, -0.15, 1.3, -2.25, 0.15, 1.3, -2.25, -0.15, 1.3, -2.25])
+TOPICS = {"/low_level/joint_states": JointState, "/imu": Imu, "/low_level/odometry": Odometry,
+          "/low_level/contacts": FootStateArray, "/low_level/command_latency": Float64,
+          "/diagnostics": DiagnosticArray}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    logs = tmp_path_factory.mktemp("logs")
+    # The robot in its own process, as in production: this process's ROS client must not
+    # share the simulated robot's interpreter (its GIL) at 333 Hz.
+    sim = SimProcess(tmp_path_factory.mktemp("certs"), logs / "sim.log", USERNAME, PASSWORD)
+    try:
+        ros = RosClient("low_level_test_client")
+        for topic, msg_type in TOPICS.items():
+            ros.subscribe(topic, msg_type)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
+        driver = DriverProcess(sim, logs / "driver.log", USERNAME,
+                               PASSWORD, params={
+                                   "auto_claim": "true", "auto_power_on": "true",
+                                   "auto_stand": "true", "enable_low_level": "true",
+                                   "cameras": "[frontleft,frontright,left,right,back]"})
+        streams = DriverProcess(sim, logs / "low_level.log", USERNAME, PASSWORD,
+                                module="spot_driver.low_level")
+        try:
+            assert ros.wait_for(lambda: "stand: standing" in driver.output(), 30), \
+                driver.output()
+            assert ros.wait_for(lambda: ros.received("/low_level/joint_states"), 10), \
+                streams.output()
+            yield streams, ros
+        finally:
+            ros.close()
+            streams.stop()
+            driver.stop()
+        for process in (driver, streams):
+            log = process.log_path.read_text()
+            assert "Traceback" not in log, log[-3000:]
+    finally:
+        sim.stop()
+
+
+def _positions(ros) -> np.ndarray:
+    msg = ros.latest("/low_level/joint_states")
+    return np.array(msg.position)
+
+
+def _command(position, gains=True, names=LEGS, **fields) -> JointCommand:
+    msg = JointCommand(name=list(names), position=[float(p) for p in position])
+    if gains:
+        msg.k_q_p, msg.k_qd_p = K_Q_P[:len(names)], K_QD_P[:len(names)]
+    for key, value in fields.items():
+        setattr(msg, key, value)
+    return msg
+
+
+def test_every_stream_message_is_published_at_333_hz_with_robot_stamps(world):
+    _, ros = world
+    time.sleep(0.5)
+    since = time.monotonic()
+    time.sleep(3.0)
+    counts = {t: len([1 for at, _ in ros.messages[t] if at >= since]) / 3.0
+              for t in ("/low_level/joint_states", "/imu", "/low_level/odometry",
+                        "/low_level/contacts")}
+    assert all(rate > 290 for rate in counts.values()), counts  # 333 Hz, none merged
+    imus = ros.received("/imu")[-300:]
+    stamps = np.array([m.header.stamp.sec * 1e9 + m.header.stamp.nanosec for m in imus])
+    assert (np.diff(stamps) > 0).all()  # each packet its own sample time
+    assert abs(np.median(np.diff(stamps)) / 1e6 - 3.0) < 0.1
+    imu = imus[-1]
+    assert imu.header.frame_id == "body"
+    assert abs(imu.linear_acceleration.z - 9.81) < 0.05  # standing still: gravity only
+    joints = ros.latest("/low_level/joint_states")
+    assert list(joints.name) == LEGS and len(joints.effort) == 12
+    now = time.time_ns()
+    age = now - (joints.header.stamp.sec * 1_000_000_000 + joints.header.stamp.nanosec)
+    assert 0 <= age < 50e6, age  # acquisition time, through time sync, into local time
+    odometry = ros.latest("/low_level/odometry")
+    assert (odometry.header.frame_id, odometry.child_frame_id) == ("odom", "body")
+    assert [s.contact for s in ros.latest("/low_level/contacts").states] == [1, 1, 1, 1]
+    mounts = [t for m in ros.received("/tf_static") for t in m.transforms
+              if t.child_frame_id == "imu"]
+    assert mounts and mounts[0].header.frame_id == "body"
+
+
+def test_refused_joint_commands_are_never_sent(world):
+    driver, ros = world
+    pub = ros.node.create_publisher(JointCommand, "/low_level/joint_command", 10)
+    assert ros.wait_for(lambda: pub.get_subscription_count() > 0, 10)
+    before = _positions(ros)
+    start = before[:12].copy()
+    bad = {
+        "not finite": _command(np.where(np.arange(12) == 2, np.nan, start)),
+        "unknown name": _command(start[:1], names=["front_left_elbow"]),
+        "outside the limits": _command(np.where(np.arange(12) == 2, -3.5, start)),
+        "no gains": _command(start, gains=False),
+        "lengths": _command(start, velocity=[0.0] * 5),
+    }
+    for count, (case, msg) in enumerate(bad.items(), start=1):
+        pub.publish(msg)
+        assert ros.wait_for(lambda n=count: driver.output().count("joint command refused")
+                            >= n, 5), case
+        time.sleep(1.1)  # refusals are logged at most once a second
+    output = driver.output()
+    for reason in ("not finite", "unknown joint names", "outside its limits",
+                   "no gains sent yet", "values for 12 joints"):
+        assert reason in output, (reason, output[-2000:])
+    assert np.abs(_positions(ros) - before).max() < 1e-4  # nothing reached the robot
+    ros.node.destroy_publisher(pub)
+
+
+def test_a_squat_through_the_joint_command_topic(world):
+    _, ros = world
+    response = ros.call(SetBool, "/low_level/activate", SetBool.Request(data=True))
+    assert response.success, response.message
+    pub = ros.node.create_publisher(JointCommand, "/low_level/joint_command", 10)
+    assert ros.wait_for(lambda: pub.get_subscription_count() > 0, 10)
+    start = _positions(ros)[:12].copy()
+    load = list(ros.latest("/low_level/joint_states").effort)
+    latencies_before = len(ros.received("/low_level/command_latency"))
+    t0 = time.monotonic()
+    while (elapsed := time.monotonic() - t0) < 3.0:  # down in 1.5 s, up in 1.5 s, at 200 Hz
+        f = elapsed / 1.5 if elapsed < 1.5 else 2.0 - elapsed / 1.5
+        pub.publish(_command(start + (SQUAT - start) * f, load=load))
+        time.sleep(0.005)
+    knees = np.array([m.position[2::3] for m in ros.received("/low_level/joint_states")[-2000:]])
+    heights = [m.pose.pose.position.z for m in ros.received("/low_level/odometry")[-1000:]]
+    assert np.abs(knees.min(axis=0) - SQUAT[2]).max() < 0.15, knees.min(axis=0)
+    assert min(heights) < 0.36, min(heights)
+    latencies = [m.data for m in ros.received("/low_level/command_latency")[latencies_before:]]
+    assert len(latencies) > 200 and np.percentile(latencies, 50) < 0.02, latencies[:20]
+    # Commands stop: the watchdog ends the stream and the robot stands again by itself.
+    assert ros.wait_for(lambda: abs(ros.latest("/low_level/odometry").pose.pose.position.z
+                                    - 0.52) < 0.02, 5)
+    assert ros.wait_for(lambda: any(
+        s.name.endswith("low_level") and "watchdog stops" in [v.key for v in s.values]
+        and dict((v.key, v.value) for v in s.values)["watchdog stops"] != "0"
+        for m in ros.received("/diagnostics")[-5:] for s in m.status), 5)
+    ros.node.destroy_publisher(pub)
+
