@@ -16,6 +16,7 @@ memory: no link). Discovery: a new operator process until its first joint_states
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,10 @@ import test_across_the_robot as across  # noqa: E402
 from spot_driver.network.operator import environment, payload_environment  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results" / "operator_link.json"
+# A robot renders its cameras on its own computers, not on the payload's CPU: on a 2-core
+# machine the simulated robot gets core 1 and the payload's processes and the probes core 0.
+ROBOT_CPU, PAYLOAD_CPU = 1, 0
+PIN = os.cpu_count() >= 2
 CAPS = (None, 100, 30, 10)  # Mbit/s robot -> operator; None: the veth's own speed
 SECONDS = 20
 CALLS = 40
@@ -82,6 +87,8 @@ def main() -> dict:
         try:
             while "streaming camera" not in launch.output():
                 time.sleep(0.2)
+            if PIN:
+                pin(robot.payload_ns)
             setup = across.probe(topology, topology.operator_ns, operator, "--namespace",
                                  "/spot1", "--checks", "trigger,stand", "--calls", "1",
                                  timeout=120)
@@ -90,8 +97,10 @@ def main() -> dict:
                 topology.cap(robot, cap)
                 name = "uncapped" if cap is None else f"{cap}mbit"
                 print(f"== {name}", flush=True)
-                out = across.probe(topology, topology.operator_ns, operator, *args, timeout=300)
-                floor = across.probe(topology, robot.payload_ns, local, *args, timeout=300)
+                out = across.probe(topology, topology.operator_ns, operator, *args, timeout=300,
+                                   prefix=TASKSET)
+                floor = across.probe(topology, robot.payload_ns, local, *args, timeout=300,
+                                     prefix=TASKSET)
                 runs[name] = {"cap_mbit": cap, "operator": summary(out, "/spot1"),
                               "floor_on_payload": summary(floor, "/spot1")}
                 print(json.dumps(runs[name]["operator"]), flush=True)
@@ -103,6 +112,8 @@ def main() -> dict:
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cores": os.cpu_count(), "cpu": _cpu_model(),
                     "python": platform.python_version()},
+        "pinned": ({"simulated_robot_cpu": ROBOT_CPU, "payload_and_probes_cpu": PAYLOAD_CPU}
+                   if PIN else None),
         "seconds_per_run": SECONDS, "calls": CALLS, "cmd_vel_steps": STEPS * 2,
         "image_bandwidth_mbit": 8,
         "goals": {"joint_states_hz_min": 49, "cmd_vel_ms_p99_at_10mbit": 100,
@@ -111,6 +122,28 @@ def main() -> dict:
     }
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     return result
+
+
+TASKSET = ("taskset", "-c", str(PAYLOAD_CPU)) if PIN else ()
+
+
+def pin(namespace: str) -> None:
+    """Every thread of the simulated robot on ROBOT_CPU, of the payload's other processes
+    (driver, discovery server, launch) on PAYLOAD_CPU."""
+    pids = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True,
+                          text=True, check=True).stdout.split()
+    for pid in pids:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            tasks = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            continue
+        cpu = ROBOT_CPU if b"spot_sim" in cmdline and b"-m" in cmdline else PAYLOAD_CPU
+        for task in tasks:
+            try:
+                os.sched_setaffinity(task, {cpu})
+            except OSError:
+                pass
 
 
 def _cpu_model() -> str:

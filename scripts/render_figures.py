@@ -195,7 +195,7 @@ def operator_link() -> str:
               "Trigger p99 (op / payload)", "e-stop service max", "cmd_vel step p99",
               "images/s: 5 compressed + 1 raw (op / payload)", "frames held back",
               "discovery"]
-    machine = d.get("machine", {})
+    machine, pinned = d.get("machine", {}), d.get("pinned")
     return table(header, rows) + (
         f"\nGoals (issue 29): joint_states >= {goals['joint_states_hz_min']} Hz at every cap; "
         f"cmd_vel step p99 < {goals['cmd_vel_ms_p99_at_10mbit']} ms at 10 Mbit/s; Trigger p99 "
@@ -203,8 +203,11 @@ def operator_link() -> str:
         f"discovery < {goals['discovery_s_max']} s. Each probe ran {d['seconds_per_run']} s "
         f"with {d['calls']} calls; images through `image_bandwidth` = "
         f"{d['image_bandwidth_mbit']} Mbit/s. Machine: {machine.get('cores')} cores, "
-        f"{machine.get('cpu', '?')}; everything (simulated robot, driver, operator) on it.\n"
-        + measured(d))
+        f"{machine.get('cpu', '?')}; everything (simulated robot, driver, operator) on it"
+        + (f", the simulated robot pinned to core {pinned['simulated_robot_cpu']} and the "
+           f"payload's processes and both probes to core {pinned['payload_and_probes_cpu']} "
+           f"(a robot renders its cameras on its own computers)" if pinned else "")
+        + ".\n" + measured(d))
 
 
 def payload_ports() -> str:

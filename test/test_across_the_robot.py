@@ -56,9 +56,10 @@ def start_payload(robot, tmp: Path, *args: str) -> LaunchProcess:
         wrapper=netns.Topology.command(robot.payload_ns, []))
 
 
-def probe(topology, host: str, env: dict, *args: str, timeout: float = 150.0) -> dict:
-    """operator_probe.py on ``host``; its JSON answer."""
-    result = subprocess.run(topology.command(host, [sys.executable, PROBE, *args]),
+def probe(topology, host: str, env: dict, *args: str, timeout: float = 150.0,
+          prefix: tuple[str, ...] = ()) -> dict:
+    """operator_probe.py on ``host`` (``prefix``: e.g. taskset); its JSON answer."""
+    result = subprocess.run(topology.command(host, [*prefix, sys.executable, PROBE, *args]),
                             capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO)
     lines = result.stdout.strip().splitlines()
     assert result.returncode == 0 and lines, result.stdout[-2000:] + result.stderr[-3000:]
