@@ -218,7 +218,17 @@ def representative_calls() -> dict:
             .InverseKinematicsRequest.ToolPoseTask())),
         "gripper-camera-param": lambda r: c(r, GripperCameraParamClient.default_service_name)
         .get_camera_params(gripper_camera_param_pb2.GripperCameraGetParamRequest()),
+        "robot-state-streaming": _first_streamed_state,
+        "robot-command-streaming": lambda r: c(r, "robot-command-streaming")
+        .send_joint_control_commands(iter(())),  # no command: answered INACTIVE
     }
+
+
+def _first_streamed_state(robot):
+    stream = robot.ensure_client("robot-state-streaming").get_robot_state_stream()
+    first = next(stream)
+    stream.cancel()
+    assert len(first.joint_states.position) == 19  # the arm robot
 
 
 # ---------------------------------------------------------------------------------- robot state
