@@ -71,7 +71,7 @@ def test_moves_listed_with_their_specifications(world):
     sway = {p.name: p for p in moves["sway"].parameters}
     assert (sway["horizontal"].minimum, sway["horizontal"].maximum) == (-0.15, 0.15)
     assert moves["sit"].exit_state == "TRANSITION_STATE_SIT"
-    assert moves["turn"].controls == ["legs"]
+    assert moves["turn_2step"].controls == ["legs"]
 
 
 def test_out_of_range_sequence_refused_before_upload(world):
@@ -103,11 +103,11 @@ def test_upload_sequences_and_an_animation(world):
     listed = ros.call(ListChoreographySequences, "/choreography/list_sequences")
     assert {"long_routine", "short_sway", "encore"} <= set(listed.names)
     animation = ros.call(UploadAnimation, "/choreography/upload_animation",
-                         UploadAnimation.Request(path=str(DATA / "nod.cha")))
-    assert animation.success and animation.name == "nod", animation.message
+                         UploadAnimation.Request(path=str(DATA / "head_bob.cha")))
+    assert animation.success and animation.name == "head_bob", animation.message
     moves = ros.call(ListChoreographyMoves, "/choreography/list_moves").moves
-    assert "nod" in {m.name for m in moves}
-    assert len(sim.choreography.sequences["long_routine"].moves) == 24
+    assert "head_bob" in {m.name for m in moves}
+    assert len(sim.choreography.sequences["long_routine"].moves) == 25
 
 
 def test_dance_to_the_end_with_feedback_while_the_body_moves(world):
@@ -121,9 +121,9 @@ def test_dance_to_the_end_with_feedback_while_the_body_moves(world):
     statuses = [f.status for f in feedback]
     assert statuses[0] == "STATUS_WAITING_FOR_START_TIME" and "STATUS_DANCING" in statuses
     danced = {move for f in feedback for move in f.executing_moves}
-    assert len(danced) >= 12 and {"sway", "turn", "jump", "sit", "stand"} <= danced
+    assert len(danced) >= 12 and {"sway", "turn_2step", "jump", "sit", "stand_up"} <= danced
     times = [f.time_to_end for f in feedback if f.status == "STATUS_DANCING"]
-    assert times[0] > times[-1] and times[0] == pytest.approx(68 * 60 / 480, abs=0.6)
+    assert times[0] > times[-1] and times[0] == pytest.approx(116 * 60 / 480, abs=0.6)
     poses = [(t.transform.translation.z, t.transform.rotation.z)
              for msg in ros.received("/tf")[tf_before:] for t in msg.transforms
              if t.child_frame_id == "body"]

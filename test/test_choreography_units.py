@@ -23,12 +23,15 @@ def specs():
     response.moves.add(name="sway", move_length_slices=2, is_extendable=True,
                        min_move_length_slices=1, max_move_length_slices=16, controls_body=True)
     response.moves.add(name="rotate_body", move_length_slices=4, controls_body=True)
+    response.moves.add(name="sit", move_length_slices=8, is_extendable=True,
+                       min_move_length_slices=1, max_move_length_slices=1024, min_time=3.0,
+                       controls_legs=True, controls_body=True)
     return parse_moves(response)
 
 
 def test_parse_moves_reads_bounds_and_tracks():
     moves = specs()
-    assert set(moves) == {"sway", "rotate_body"}
+    assert set(moves) == {"sway", "rotate_body", "sit"}
     assert moves["sway"].parameters["horizontal"].maximum == 0.15
     assert "broken" not in moves["sway"].parameters
     assert moves["sway"].controls == ["body"]
@@ -55,9 +58,19 @@ def test_check_sequence_names_move_parameter_value_and_range():
     assert length_slices(read_sequence(str(DATA / "short_sway.csq")), moves) == 8
 
 
+def test_check_sequence_knows_moves_that_need_time():
+    moves = specs()
+    quick = seq_pb2.ChoreographySequence(name="quick", slices_per_minute=480)
+    quick.moves.add(type="sit", requested_slices=23)
+    assert check_sequence(quick, moves) == [
+        "move 0 (sit, slice 0): sit needs at least 3 s, 24 slices at 480 slices per minute"]
+    quick.moves[0].requested_slices = 24
+    assert check_sequence(quick, moves) == []
+
+
 def test_read_sequence_formats_and_errors(tmp_path):
     text = read_sequence(str(DATA / "long_routine.csq"))
-    assert text.name == "long_routine" and len(text.moves) == 24
+    assert text.name == "long_routine" and len(text.moves) == 25
     binary = tmp_path / "dance.bin"
     binary.write_bytes(text.SerializeToString())
     assert read_sequence(str(binary), name="renamed").name == "renamed"
@@ -76,8 +89,8 @@ def test_read_sequence_formats_and_errors(tmp_path):
 
 
 def test_read_animation(tmp_path):
-    animation = read_animation(str(DATA / "nod.cha"))
-    assert animation.name == "nod" and len(animation.animation_keyframes) == 5
+    animation = read_animation(str(DATA / "head_bob.cha"))
+    assert animation.name == "head_bob" and len(animation.animation_keyframes) == 5
     (tmp_path / "bad.cha").write_text("controls body\n\nno parameters\n\nwobble\n1\n")
     with pytest.raises(CommandError, match="cannot read animation"):
         read_animation(str(tmp_path / "bad.cha"))

@@ -36,17 +36,45 @@ def client(robot) -> ChoreographyClient:
     return robot.ensure_client(ChoreographyClient.default_service_name)
 
 
+# Every move of Boston Dynamics' move reference (spot-sdk docs/concepts/choreography/
+# move_reference.md), by section.
+REFERENCE_MOVES = {
+    "body": ["rotate_body", "rotate_body_sharp", "body_hold", "body_const", "sway",
+             "random_rotate", "twerk", "butt_circle", "fidget_stand"],
+    "step": ["step", "goto", "trot", "pace", "turn_2step", "pace_2step", "crawl",
+             "custom_gait"],
+    "dynamic": ["running_man", "bourree", "hop", "jog", "skip", "front_up", "jump"],
+    "transition": ["sit", "stand_up", "sit_to_sprawl", "random_stretch", "stand_to_kneel",
+                   "kneel_to_stand", "kneel_to_stand_fast", "self_right", "leg_pose"],
+    "kneel": ["kneel_leg_move", "kneel_leg_move2", "kneel_clap", "kneel_circles"],
+    "arm": ["nod", "stow", "unstow", "shoulder_left", "shoulder_right", "arm_move",
+            "arm_move_no_gripper", "arm_move_relative", "workspace_arm_move", "figure8_move",
+            "gripper", "frame_snapshot", "chicken_head"],
+    "lights": ["set_color", "fade_color", "independent_color", "ripple_color"],
+    "audio_visual": ["set_audio_visual_color", "set_all_color", "buzzer_note"],
+}
+
+
 def test_move_catalog_with_parameter_specs(sim, robot):
     moves = client(robot).list_all_moves()
-    names = {m.name for m in moves.moves}
-    assert {"sway", "rotate_body", "butt_circle", "body_hold", "turn", "step", "pace_2step",
-            "running_man", "bourree", "jump", "twerk", "chicken_head", "figure8", "sit",
-            "stand", "goto", "crawl", "hop"} <= names
-    sway = next(m for m in moves.moves if m.name == "sway")
+    listed = {m.name: m for m in moves.moves}
+    missing = {n for names in REFERENCE_MOVES.values() for n in names} - set(listed)
+    assert not missing
+    sway = listed["sway"]
     assert sway.controls_body and not sway.controls_legs and sway.is_extendable
     assert "sway horizontal default=0.08 min=-0.15 max=0.15" in moves.move_param_config
-    sit = next(m for m in moves.moves if m.name == "sit")
-    assert sit.exit_state == seq_pb2.MoveInfo.TRANSITION_STATE_SIT
+    assert "sway pronounced default=0.5 min=0 max=1" in moves.move_param_config
+    assert "set_color left_color.red default=255 min=0 max=255" in moves.move_param_config
+    assert listed["sit"].exit_state == seq_pb2.MoveInfo.TRANSITION_STATE_SIT
+    assert listed["sit"].min_time == 3.0  # "requires at least 3 seconds"
+    assert listed["turn_2step"].move_length_slices == 8 and not listed["turn_2step"].is_extendable
+    assert listed["stand_to_kneel"].exit_state == seq_pb2.MoveInfo.TRANSITION_STATE_KNEEL
+    assert list(listed["kneel_clap"].entrance_states) == [
+        seq_pb2.MoveInfo.TRANSITION_STATE_KNEEL]
+    assert listed["figure8_move"].controls_arm and listed["gripper"].controls_gripper
+    assert listed["buzzer_note"].controls_audio_visual_buzzer
+    for name in REFERENCE_MOVES["arm"]:
+        assert listed[name].display.category == seq_pb2.ChoreographerDisplayInfo.CATEGORY_ARM
 
 
 def test_uploads_are_validated(sim, robot):
@@ -77,7 +105,7 @@ def test_uploads_are_validated(sim, robot):
         assert "both control body during slices 1-4" in warnings
     wrong_state = seq_pb2.ChoreographySequence(name="kneel", slices_per_minute=480)
     wrong_state.moves.add(type="sit", start_slice=0)
-    wrong_state.moves.add(type="turn", start_slice=4)
+    wrong_state.moves.add(type="turn_2step", start_slice=24)
     with pytest.raises(InvalidRequestError) as refused:
         chor.upload_choreography(wrong_state)
     assert "the robot is in TRANSITION_STATE_SIT" in refused.value.response.warnings[0]
@@ -85,12 +113,13 @@ def test_uploads_are_validated(sim, robot):
 
 def test_animation_upload(sim, robot):
     chor = client(robot)
-    animation = convert_animation_file_to_proto(str(DATA / "nod.cha")).proto
-    chor.upload_animated_move(animation, "nod")
-    nod = next(m for m in chor.list_all_moves().moves if m.name == "nod")
-    assert nod.move_length_slices == 16  # 2 s at 120 bpm, 4 slices a beat
+    animation = convert_animation_file_to_proto(str(DATA / "head_bob.cha")).proto
+    chor.upload_animated_move(animation, "head_bob")
+    bob = next(m for m in chor.list_all_moves().moves if m.name == "head_bob")
+    assert bob.move_length_slices == 16  # 2 s at 120 bpm, 4 slices a beat
     seq = seq_pb2.ChoreographySequence(name="nodding", slices_per_minute=480)
-    seq.moves.add(type="nod", start_slice=0, requested_slices=16).animate_params.speed.value = 1
+    bobbing = seq.moves.add(type="head_bob", start_slice=0, requested_slices=16)
+    bobbing.animate_params.speed.value = 1
     assert not chor.upload_choreography(seq).warnings
     single = seq_pb2.Animation(name="blip", controls_body=True)
     single.animation_keyframes.add(time=0.0)
@@ -145,7 +174,7 @@ def test_execute_with_status_then_interrupt(sim, robot):
         assert wait_for(lambda: chor.get_choreography_status()[0].current_slice > 6, 3.0)
         turned_from = odom_tform_body(robot).rot.to_yaw()
         assert wait_for(lambda: abs(odom_tform_body(robot).rot.to_yaw() - turned_from) > 0.2,
-                        3.0)  # the turn (slices 4-8) turns the robot
+                        3.0)  # the turn (slices 4-12) turns the robot
         commander(robot).robot_command(RobotCommandBuilder.stop_command())
         assert wait_for(lambda: chor.get_choreography_status()[0].status
                         == Status.STATUS_INTERRUPTED, 1.0)

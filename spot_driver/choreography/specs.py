@@ -10,7 +10,8 @@ from bosdyn.api.spot import choreography_sequence_pb2
 
 MoveInfo = choreography_sequence_pb2.MoveInfo
 _LINE = re.compile(r"^(\S+)\s+(\S+)\s+default=(\S+)\s+min=(\S+)\s+max=(\S+)\s*$")
-TRACKS = ("body", "legs", "arm", "gripper", "lights")
+TRACKS = ("body", "legs", "arm", "gripper", "lights", "audio_visual_lights",
+          "audio_visual_buzzer")
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,12 @@ def check_sequence(sequence: choreography_sequence_pb2.ChoreographySequence,
             if not low <= move.requested_slices <= high:
                 problems.append(f"{where}: requested_slices {move.requested_slices} is outside "
                                 f"the allowed range [{low}, {high}]")
+        length = move.requested_slices or info.move_length_slices
+        if info.min_time > 0 and math.isfinite(spm) and spm > 0 \
+                and length * 60.0 / spm < info.min_time - 1e-9:
+            problems.append(f"{where}: {move.type} needs at least {info.min_time:g} s, "
+                            f"{math.ceil(info.min_time * spm / 60.0 - 1e-9)} slices at "
+                            f"{spm:g} slices per minute")
         which = move.WhichOneof("params")
         if which is None:
             continue

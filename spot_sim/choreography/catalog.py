@@ -15,11 +15,10 @@ from bosdyn.api.spot import choreography_sequence_pb2
 
 MoveInfo = choreography_sequence_pb2.MoveInfo
 State = MoveInfo.TransitionState
-TRACKS = ("body", "legs", "arm", "gripper", "lights")
+TRACKS = ("body", "legs", "arm", "gripper", "lights", "audio_visual_lights",
+          "audio_visual_buzzer")
 _CATALOG = Path(__file__).with_name("moves.yaml")
-_CATEGORIES = {"body": "CATEGORY_BODY", "step": "CATEGORY_STEP",
-               "dynamic": "CATEGORY_DYNAMIC", "transition": "CATEGORY_TRANSITION",
-               "lights": "CATEGORY_LIGHTS", "animation": "CATEGORY_ANIMATION"}
+COLOR_RANGE = (0.0, 255.0)  # the move reference: "All colors are specified as RGB on a 0-255 scale"
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,7 @@ class MoveSpec:
     max_slices: int = 0
     entrance: tuple[int, ...] = (State.TRANSITION_STATE_STAND,)
     exit: int = State.TRANSITION_STATE_STAND
+    min_seconds: float = 0.0  # a duration the move needs whatever the tempo
     controls: tuple[str, ...] = ("body",)
     category: str = "body"
     parameters: dict[str, ParamSpec] = field(default_factory=dict)
@@ -55,19 +55,24 @@ class MoveSpec:
             return self.slices
         return min(max(requested, self.min_slices), self.max_slices)
 
+    def min_slices_at(self, slices_per_minute: float) -> int:
+        """The fewest slices the move may last at a tempo (its ``min_seconds`` included)."""
+        least = self.min_slices if self.extendable else self.slices
+        return max(least, math.ceil(self.min_seconds * slices_per_minute / 60.0 - 1e-9))
+
     def to_proto(self) -> MoveInfo:
         info = MoveInfo(name=self.name, move_length_slices=self.slices,
                         is_extendable=self.extendable,
                         min_move_length_slices=self.min_slices or self.slices,
                         max_move_length_slices=self.max_slices or self.slices,
-                        exit_state=self.exit)
+                        min_time=self.min_seconds, exit_state=self.exit)
         info.entrance_states.extend(self.entrance)
         for track in self.controls:
             setattr(info, f"controls_{track}", True)
-        category = _CATEGORIES.get(self.category)
         enum = info.display.DESCRIPTOR.fields_by_name["category"].enum_type
-        if category in enum.values_by_name:
-            info.display.category = enum.values_by_name[category].number
+        category = enum.values_by_name.get(f"CATEGORY_{self.category.upper()}")
+        if category is not None:
+            info.display.category = category.number
         info.display.description = f"{self.name} ({self.category})"
         return info
 
@@ -76,19 +81,29 @@ def _state(name: str) -> int:
     return State.Value(f"TRANSITION_STATE_{name}")
 
 
+def _parameters(entry: dict) -> dict[str, ParamSpec]:
+    out = {p: ParamSpec(p, *bounds) for p, bounds in (entry.get("parameters") or {}).items()}
+    for color, default in (entry.get("colors") or {}).items():
+        for channel in ("red", "green", "blue"):
+            path = f"{color}.{channel}"
+            out[path] = ParamSpec(path, float(default), *COLOR_RANGE)
+    return out
+
+
 def load_catalog(path: Path = _CATALOG) -> dict[str, MoveSpec]:
+    """The moves of ``moves.yaml`` (its header says what each entry holds)."""
     out = {}
     for name, entry in yaml.safe_load(path.read_text()).items():
+        length = entry["length"]
+        nominal, least, most = length if isinstance(length, list) else (length, 0, 0)
         out[name] = MoveSpec(
-            name=name, params_field=entry.get("params", ""), slices=entry["slices"],
-            extendable=entry.get("extendable", False), min_slices=entry.get("min_slices", 0),
-            max_slices=entry.get("max_slices", 0),
+            name=name, params_field=entry.get("params", ""), slices=nominal,
+            extendable=isinstance(length, list), min_slices=least, max_slices=most,
             entrance=tuple(_state(s) for s in entry.get("entrance", ["STAND"])),
             exit=_state(entry.get("exit", "STAND")),
-            controls=tuple(entry.get("controls", ["body"])),
-            category=entry.get("category", "body"),
-            parameters={p: ParamSpec(p, *bounds)
-                        for p, bounds in (entry.get("parameters") or {}).items()})
+            min_seconds=float(entry.get("min_seconds", 0.0)),
+            controls=tuple(entry["controls"]),
+            category=entry["category"], parameters=_parameters(entry))
     return out
 
 

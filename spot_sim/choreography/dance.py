@@ -1,16 +1,16 @@
-"""A dance in progress: the sequence's moves played in time, as kinematic body and leg motion
-the robot's state reflects.
+"""A dance in progress: the sequence's moves played in time, as kinematic body, leg and arm
+motion the robot's state reflects.
 
 The dance is the robot's mobility command (kind ``choreography``), so any newer command
 interrupts it and motor power loss ends it. Each physics step finds the slice
-(``starting_slice + elapsed * slices_per_minute / 60``), the moves active at it, and sets the
-body's offset from its standing pose (translation and roll/pitch/yaw: sways, circles, bobs,
-holds) and walks the footprint for stepping moves (turn, pace, running man, bourree, hop,
-jump, crawl, goto), spreading each move's displacement over its slices.
+(``starting_slice + elapsed * slices_per_minute / 60``) and the moves active at it. When a move
+starts it is set up: sitting and standing, frame snapshots, where a stepping move takes the
+footprint (relative, or absolute in the dance frame: the robot's pose when the dance began),
+the arm's trajectory. Every step then sets the body's offset from its standing pose (the leg
+state's posture, kneeling or sprawled, plus the body moves), the leg joint offsets, and walks
+the footprint through each stepping move's displacement over its slices.
 """
 
-import bisect
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,35 +18,16 @@ from bosdyn.api.spot import choreography_sequence_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim import mobility
-from spot_sim.choreography.catalog import MoveSpec
-from spot_sim.choreography.validation import read_param
+from spot_sim.choreography.arm_moves import start_arm_move
+from spot_sim.choreography.body import ZERO, Offset, blend, body_offset, state_posture
+from spot_sim.choreography.legs import ground_motion, leg_offsets
+from spot_sim.choreography.placed import Placed
 from spot_sim.mobility import Se2
 
 Status = choreography_sequence_pb2.ChoreographyStatusResponse
-SLICES_PER_BEAT = 4
-
-
-@dataclass
-class Placed:
-    """One move of the running sequence: where it sits in slices and its parameters."""
-
-    move: choreography_sequence_pb2.MoveParams
-    spec: MoveSpec
-    start: int
-    end: int
-    slices_per_minute: float
-
-    @property
-    def seconds(self) -> float:
-        return (self.end - self.start) * 60.0 / self.slices_per_minute
-
-    def value(self, path: str, default: float | None = None) -> float:
-        params = getattr(self.move, self.spec.params_field) if self.spec.params_field else None
-        found = read_param(params, path) if params is not None else None
-        if found is not None:
-            return found
-        spec = self.spec.parameters.get(path)
-        return spec.default if spec is not None else (default or 0.0)
+State = choreography_sequence_pb2.MoveInfo.TransitionState
+_STANDS_UP = ("stand_up", "self_right", "kneel_to_stand", "kneel_to_stand_fast")
+__all__ = ["Dance", "Placed", "step_dance"]
 
 
 @dataclass
@@ -61,6 +42,21 @@ class Dance:
     current_slice: float = 0.0
     active: list[Placed] = field(default_factory=list)
     started: set[int] = field(default_factory=set)
+    frames: dict[int, Se2] = field(default_factory=dict)  # frame_snapshot frames, in odom
+    motions: dict[int, Se2] = field(default_factory=dict)  # each stepping move's displacement
+    body: Offset = ZERO  # the body moves' offset at the last step (body_const holds it)
+    held: Offset = ZERO
+    transitions: list[tuple[int, int, Offset, Offset]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        state = self.sequence.entrance_state or State.TRANSITION_STATE_STAND
+        self.initial_posture = posture = state_posture(state)
+        for placed in sorted((p for p in self.placed if "legs" in p.spec.controls),
+                             key=lambda p: p.start):
+            after = state_posture(placed.spec.exit, placed)
+            if after != posture:
+                self.transitions.append((placed.start, placed.end, posture, after))
+            posture = after
 
     @property
     def total_slices(self) -> int:
@@ -75,113 +71,15 @@ class Dance:
         minutes = (now_ns - self.start_ns) / 60e9
         return self.starting_slice + minutes * self.sequence.slices_per_minute
 
-
-def _wave(phase: float) -> float:
-    return math.sin(2.0 * math.pi * phase)
-
-
-def body_offset(placed: Placed, slice_now: float, slice_seconds: float
-                ) -> tuple[float, float, float, float, float, float]:
-    """(x, y, z, roll, pitch, yaw) of the body from its standing pose for one active move."""
-    name, v = placed.spec.name, placed.value
-    length = max(placed.end - placed.start, 1)
-    into = slice_now - placed.start
-    p = min(max(into / length, 0.0), 1.0)
-    beats = into / SLICES_PER_BEAT
-    envelope = math.sin(math.pi * p)
-    if name == "body_hold":
-        entry, exit_ = max(v("entry_slices"), 1e-6), max(v("exit_slices"), 1e-6)
-        ramp = min(1.0, into / entry, (length - into) / exit_)
-        return (ramp * v("translation.x"), ramp * v("translation.y"),
-                ramp * v("translation.z"), ramp * v("rotation.roll"),
-                ramp * v("rotation.pitch"), ramp * v("rotation.yaw"))
-    if name == "rotate_body":
-        return (0.0, 0.0, 0.0, envelope * v("rotation.roll"), envelope * v("rotation.pitch"),
-                envelope * v("rotation.yaw"))
-    if name == "sway":
-        return (0.0, v("horizontal") * _wave(p), v("vertical") * _wave(2 * p),
-                v("roll") * _wave(p), 0.0, 0.0)
-    if name == "butt_circle":
-        circles = v("number_of_circles") or length / SLICES_PER_BEAT / v("beats_per_circle")
-        angle = v("starting_angle") + 2.0 * math.pi * circles * p
-        return (0.0, 0.0, 0.0, 2.0 * v("radius") * math.sin(angle),
-                2.0 * v("radius") * math.cos(angle), 0.0)
-    if name == "chicken_head":
-        bob = _wave(beats / max(v("beats_per_cycle"), 1.0))
-        return (v("bob_magnitude.x") * bob, v("bob_magnitude.y") * bob,
-                v("bob_magnitude.z") * bob, 0.0, 0.0, 0.0)
-    if name == "twerk":
-        return (0.0, 0.0, -v("height") * abs(math.sin(math.pi * beats)), 0.0, 0.0, 0.0)
-    if name == "figure8":
-        angle = 2.0 * math.pi * beats / v("beats_per_cycle")
-        return (0.0, v("width") / 2 * math.sin(angle), v("height") / 2 * math.sin(2 * angle),
-                0.0, 0.0, 0.0)
-    if name == "random_rotate":
-        t = into * slice_seconds
-        return (0.0, 0.0, 0.0,
-                v("amplitude.roll") * math.sin(2 * math.pi * v("speed.roll") * t),
-                v("amplitude.pitch") * math.sin(2 * math.pi * v("speed.pitch") * t + 1.0),
-                v("amplitude.yaw") * math.sin(2 * math.pi * v("speed.yaw") * t + 2.0))
-    if name == "fidget_stand":
-        t = into * slice_seconds
-        middle = (v("breath_min_z") + v("breath_max_z")) / 2
-        half = (v("breath_max_z") - v("breath_min_z")) / 2
-        return (0.0, 0.0, middle + half * math.sin(2 * math.pi * t / v("breath_max_period")),
-                0.0, 0.5 * (v("min_gaze_pitch") + v("max_gaze_pitch")) * envelope, 0.0)
-    if name == "front_up":
-        return (0.0, 0.0, 0.05 * envelope, 0.0, -0.35 * envelope, 0.0)
-    if name in ("jump", "hop"):
-        return (0.0, 0.0, 0.12 * abs(math.sin(math.pi * beats)), 0.0, 0.0, 0.0)
-    if placed.spec.keyframes:
-        return keyframe_pose(placed.spec.keyframes, p * placed.spec.keyframes[-1][0])
-    return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-
-
-def keyframe_pose(keyframes, t: float) -> tuple[float, ...]:
-    """An animation's body pose at time ``t``, linear between keyframes."""
-    times = [k[0] for k in keyframes]
-    index = bisect.bisect_right(times, t)
-    if index == 0:
-        return keyframes[0][1:]
-    if index >= len(keyframes):
-        return keyframes[-1][1:]
-    before, after = keyframes[index - 1], keyframes[index]
-    f = (t - before[0]) / (after[0] - before[0])
-    return tuple(a + f * (b - a) for a, b in zip(before[1:], after[1:], strict=True))
-
-
-def ground_motion(placed: Placed) -> Se2:
-    """The footprint's whole displacement over one stepping move (body frame at its start)."""
-    name, v = placed.spec.name, placed.value
-    seconds = placed.seconds
-    if name == "turn":
-        return Se2(v("motion.x"), v("motion.y"), v("yaw"))
-    if name == "pace_2step":
-        return Se2(v("motion.x"), v("motion.y"), v("yaw"))
-    if name == "jump":
-        return Se2(v("translation.x"), v("translation.y"), v("yaw"))
-    if name == "goto":
-        return Se2(v("relative_position.x"), v("relative_position.y"), v("relative_yaw"))
-    if name in ("running_man", "bourree", "hop", "crawl"):
-        yaw_rate = v("yaw_rate") if name in ("bourree", "hop") else 0.0
-        return Se2(v("velocity.x") * seconds, v("velocity.y") * seconds, yaw_rate * seconds)
-    return Se2()
-
-
-# Trot-like stepping: diagonal pairs (FL+HR, FR+HL) swing half a beat apart.
-_LEG_PHASE = np.repeat(np.array([0.0, 0.5, 0.5, 0.0]), 3)
-_SWING_SHAPE = np.tile(np.array([0.0, -0.6, 1.2]), 4)  # hip x, hip y, knee (rad per 0.1 m)
-
-
-def leg_swing(placed: Placed, slice_now: float) -> np.ndarray:
-    """Joint offsets (12) of a stepping move: each foot lifts in turn, swing_height high."""
-    if "legs" not in placed.spec.controls or placed.spec.category not in ("step", "dynamic"):
-        return np.zeros(12)
-    height = placed.value("swing_height", 0.1) if "swing_height" in placed.spec.parameters \
-        else 0.1
-    beats = (slice_now - placed.start) / SLICES_PER_BEAT
-    lift = np.maximum(np.sin(2.0 * np.pi * (beats + _LEG_PHASE)), 0.0)
-    return _SWING_SHAPE * lift * (height / 0.1)
+    def posture_at(self, slice_now: float) -> Offset:
+        """The leg state's body posture: kneeling, sprawled, or blending between them."""
+        posture = self.initial_posture
+        for start, end, before, after in self.transitions:
+            if slice_now >= end:
+                posture = after
+            elif slice_now >= start:
+                posture = blend(before, after, (slice_now - start) / max(end - start, 1))
+        return posture
 
 
 def offset_pose(parts: list[tuple[float, ...]]) -> SE3Pose:
@@ -191,14 +89,39 @@ def offset_pose(parts: list[tuple[float, ...]]) -> SE3Pose:
     return SE3Pose(x, y, z, rotation)
 
 
+def _start_move(robot, dance: Dance, index: int, placed: Placed, now_ns: int) -> None:
+    name = placed.spec.name
+    dance.started.add(index)
+    if name == "sit":
+        robot.start_posture(False, now_ns, placed.seconds)
+    elif name in _STANDS_UP and not robot.standing:
+        robot.start_posture(True, now_ns, placed.seconds)
+    elif name == "frame_snapshot":
+        dance.frames[int(placed.value("frame_id"))] = robot.odom_body
+    elif name == "body_const":
+        dance.held = dance.body
+    motion = ground_motion(placed, robot.odom_body, dance.frames[0])
+    if motion != Se2():
+        dance.motions[index] = motion
+    if robot.arm is not None and {"arm", "gripper"} & set(placed.spec.controls):
+        start_arm_move(placed, robot.arm, dance.motion.id, now_ns, robot.body_height)
+
+
+def _rest(robot) -> None:
+    robot.body_offset = SE3Pose(0, 0, 0, Quat())
+    robot.leg_swing = np.zeros(12)
+
+
 def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
     """Advance ``dance`` to ``now_ns`` on ``robot`` (under the robot's lock)."""
     if dance.motion is not None and robot.mobility_command is not dance.motion:
         dance.status = (Status.STATUS_INTERRUPTED if robot.powered
                         else Status.STATUS_POWERED_OFF)
         dance.active = []
-        robot.body_offset = SE3Pose(0, 0, 0, Quat())
-        robot.leg_swing = np.zeros(12)
+        _rest(robot)
+        task = robot.arm.task if robot.arm is not None else None
+        if task is not None and task.kind == "choreography" and not task.done:
+            task.overridden = task.done = True
         return
     if robot.active_fault():
         dance.status = Status.STATUS_FALLEN
@@ -208,31 +131,32 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
         dance.status = Status.STATUS_WAITING_FOR_START_TIME
         return
     dance.status, dance.current_slice = Status.STATUS_DANCING, current
+    dance.frames.setdefault(0, robot.odom_body)  # the dance frame: where it began
     if current >= dance.total_slices:
         dance.status, dance.active = Status.STATUS_COMPLETED_SEQUENCE, []
-        robot.body_offset = SE3Pose(0, 0, 0, Quat())
-        robot.leg_swing = np.zeros(12)
+        _rest(robot)
         robot.finish_command(dance.motion)
         return
     slice_seconds = 60.0 / dance.sequence.slices_per_minute
     dance.active = [p for p in dance.placed if p.start <= current < p.end]
-    parts, swing = [], np.zeros(12)
+    body, swing = [], np.zeros(12)
     for index, placed in enumerate(dance.placed):
         if not placed.start <= current < placed.end:
             continue
         if index not in dance.started:
-            dance.started.add(index)
-            if placed.spec.name == "sit":
-                robot.start_posture(False, now_ns, (placed.end - placed.start) * slice_seconds)
-            elif placed.spec.name == "stand":
-                robot.start_posture(True, now_ns, (placed.end - placed.start) * slice_seconds)
-        parts.append(body_offset(placed, current, slice_seconds))
-        swing += leg_swing(placed, current)
-        total = ground_motion(placed)
-        if total != Se2():
+            _start_move(robot, dance, index, placed, now_ns)
+        if placed.spec.name == "body_const":
+            body.append(dance.held)
+        elif "body" in placed.spec.controls or placed.spec.category == "dynamic":
+            body.append(body_offset(placed, current, slice_seconds))
+        if "legs" in placed.spec.controls:
+            swing += leg_offsets(placed, current, robot.posture.joints)
+        total = dance.motions.get(index)
+        if total is not None:
             fraction = dt / placed.seconds
             robot.odom_body = mobility.compose(
                 robot.odom_body, Se2(total.x * fraction, total.y * fraction,
                                      total.yaw * fraction))
-    robot.body_offset = offset_pose(parts)
+    dance.body = tuple(sum(values) for values in zip(*body, strict=True)) if body else ZERO
+    robot.body_offset = offset_pose([dance.posture_at(current), dance.body])
     robot.leg_swing = swing

@@ -4,9 +4,11 @@ Correctable problems are warnings: a parameter outside its bounds (clamped), a l
 cannot have (set to the nearest it can), a non-extendable move given another length. With
 ``non_strict_parsing`` the corrected sequence is kept and the warnings returned; without it
 any warning rejects the upload. Uncorrectable problems always reject it: no name, a tempo out
-of range, an unknown move, parameters of another move, a negative start, two moves on the same
-track (legs, body, arm, gripper, lights) at once, a move whose entrance state the previous
-leg move does not leave the robot in.
+of range, an unknown move, parameters of another move, a negative start, an arm or gripper move
+on a robot without an arm, two moves on the same track (legs, body, arm, gripper, lights,
+audio-visual lights and buzzer) at once, a move whose entrance state the previous leg move
+does not leave the robot in. A move shorter than the time it needs at the sequence's tempo
+(``sit`` needs 3 s) is lengthened, with a warning.
 """
 
 import math
@@ -63,7 +65,7 @@ def write_param(params, path: str, value: float) -> None:
 
 
 def check_sequence(sequence: choreography_sequence_pb2.ChoreographySequence,
-                   moves: dict[str, MoveSpec]) -> Checked:
+                   moves: dict[str, MoveSpec], has_arm: bool = True) -> Checked:
     out = Checked(choreography_sequence_pb2.ChoreographySequence())
     out.sequence.CopyFrom(sequence)
     if not sequence.name:
@@ -87,12 +89,21 @@ def check_sequence(sequence: choreography_sequence_pb2.ChoreographySequence,
         if move.start_slice < 0:
             out.errors.append(f"{label}: start_slice {move.start_slice} is negative")
             continue
+        if not has_arm and {"arm", "gripper"} & set(spec.controls):
+            out.errors.append(f"{label}: {move.type} moves the arm and this robot has none")
+            continue
         length = spec.length(move.requested_slices)
         if move.requested_slices and move.requested_slices != length:
             out.warnings.append(
                 f"{label}: requested_slices {move.requested_slices} is not a length "
                 f"{move.type} can have ({_lengths(spec)}); using {length}")
             move.requested_slices = length
+        needed = spec.min_slices_at(spm) if math.isfinite(spm) and spm > 0 else 0
+        if length < needed:
+            out.warnings.append(
+                f"{label}: {move.type} needs at least {spec.min_seconds:g} s, {needed} slices "
+                f"at {spm:g} slices per minute; using {needed}")
+            length = move.requested_slices = needed
         if which is not None:
             params = getattr(move, which)
             for param in spec.parameters.values():

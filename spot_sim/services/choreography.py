@@ -70,7 +70,8 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
     def UploadChoreography(self, request, response, context):
         if not self._licensed(response):
             return
-        checked = check_sequence(request.choreography_sequence, self.moves)
+        checked = check_sequence(request.choreography_sequence, self.moves,
+                                 has_arm=self.robot.config.has_arm)
         response.warnings.extend(checked.errors + checked.warnings)
         if checked.errors or (checked.warnings and not request.non_strict_parsing):
             set_error(response, CommonError.CODE_INVALID_REQUEST,
