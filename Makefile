@@ -1,11 +1,15 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
-.PHONY: run test setup lint bench clean
+.PHONY: run test test-field setup lint bench clean
 
 run: setup
 	@scripts/run.sh $(ARGS)
 
 test: setup
 	@scripts/run_tests.sh
+
+# Every end-to-end file against the simulator's field profile (Wi-Fi latency, failures, noise).
+test-field: setup
+	@SPOT_SIM_PROFILE=field scripts/run_tests.sh $(wildcard test/test_*e2e*.py) test/test_sim_field.py
 
 setup:
 	@scripts/setup.sh

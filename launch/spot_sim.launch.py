@@ -1,6 +1,7 @@
 """The simulated Spot and the driver connected to it, in one launch (what `make run` starts).
 
     ros2 launch spot_driver spot_sim.launch.py [arm:=true] [robot_name:=spot1] [port:=0]
+        [sim_profile:=field]
 
 The robot listens on 127.0.0.1 (a free port unless `port` is given) with its CA in
 `certs_dir`; the driver gets that port and CA. The robot's password is SPOT_SIM_PASSWORD when
@@ -53,7 +54,8 @@ def _robot_and_driver(context):
     password = os.environ.get("SPOT_SIM_PASSWORD") or secrets.token_urlsafe(18)
     robot_env = {"SPOT_SIM_USERNAME": username, "SPOT_SIM_PASSWORD": password,
                  "PYTHONUNBUFFERED": "1"}
-    sim_args = [sys.executable, "-m", "spot_sim", "--port", str(port), "--certs-dir", certs]
+    sim_args = [sys.executable, "-m", "spot_sim", "--port", str(port), "--certs-dir", certs,
+                "--profile", arg("sim_profile")]
     if arg("arm").lower() == "true":
         sim_args.append("--arm")
     robot = ExecuteProcess(cmd=sim_args, name="spot_sim", output="screen",
@@ -96,6 +98,8 @@ def generate_launch_description() -> LaunchDescription:
                               description="where the simulated robot keeps its CA"),
         DeclareLaunchArgument("arm", default_value="false",
                               description="give the simulated robot an arm"),
+        DeclareLaunchArgument("sim_profile", default_value="default",
+                              description="default (deterministic) or field (a robot on Wi-Fi)"),
         *[DeclareLaunchArgument(name, default_value=value,
                                 description="passed to spot_driver.launch.py")
           for name, value in driver_defaults.items()],

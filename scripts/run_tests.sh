@@ -9,7 +9,20 @@ export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 200) + 1 ))}"
 # shellcheck disable=SC1091
 source scripts/env.sh
 echo "[test] ROS_DOMAIN_ID=$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$ROS_AUTOMATIC_DISCOVERY_RANGE"
-cmd=(python -m pytest "$@")
+# Without arguments: the whole suite, then the field-profile pass (test/field_pass.txt: every
+# capability once against a robot on Wi-Fi). With arguments: pytest with them, e.g.
+# SPOT_SIM_PROFILE=field scripts/run_tests.sh test/test_arm_e2e.py (what `make test-field` does).
+if [ $# -eq 0 ]; then
+  field=()
+  while read -r line; do
+    case "$line" in ''|'#'*) ;; *) field+=("$line") ;; esac
+  done < test/field_pass.txt
+  script='python -m pytest && echo "[test] field-profile pass" &&
+    SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(( ROS_DOMAIN_ID % 200 + 1 )) python -m pytest "$@"'
+  cmd=(bash -c "$script" bash "${field[@]}")
+else
+  cmd=(python -m pytest "$@")
+fi
 if [ "${SPOT_NO_UNSHARE:-0}" != 1 ] && unshare -n true 2>/dev/null; then
   echo "[test] running in a private network namespace (unshare -n)"
   exec unshare -n bash -c 'ip link set lo up && exec "$@"' bash "${cmd[@]}"

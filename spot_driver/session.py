@@ -14,6 +14,7 @@ from bosdyn.client.lease import Lease, LeaseClient, LeaseKeepAlive
 
 from spot_driver.credentials import Credentials
 from spot_driver.lease_order import LeaseOrderedClient, uses_lease_wallet
+from spot_driver.transient import RetryingClient
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class Session:
             client = self.robot.ensure_client(service_name or client_type.default_service_name)
             if uses_lease_wallet(client):
                 client = LeaseOrderedClient(client, self._order_lock, self._wallet_lease)
+            client = RetryingClient(client)
             self._clients[key] = client
         return client
 

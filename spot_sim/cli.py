@@ -11,6 +11,7 @@ from bosdyn.api.point_cloud_pb2 import PointCloud
 
 from spot_sim.admin import AdminServer
 from spot_sim.config import SimConfig
+from spot_sim.field import PROFILES, knob_flags, parse_range
 from spot_sim.server import SimulatedSpot
 
 LIDAR_ENCODINGS = {"32F": PointCloud.ENCODING_XYZ_32F, "4SC": PointCloud.ENCODING_XYZ_4SC,
@@ -44,12 +45,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--admin-port", type=int, default=None,
                         help="serve the fault-injection HTTP channel on 127.0.0.1:PORT "
                              "(0: any free port; default: off)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="default",
+                        help="default: deterministic; field: a robot on Wi-Fi (latency, "
+                             "stalls, failures, clock drift, sensor age and noise, real braking)")
+    knobs = parser.add_argument_group("field profile knobs (override the profile's)")
+    for flag, (kind, text) in knob_flags().items():
+        knobs.add_argument(f"--{flag}", type=parse_range if kind is tuple else kind,
+                           default=None, metavar="LOW,HIGH" if kind is tuple else None,
+                           help=text)
     parser.add_argument("--log-level", default="WARNING")
     return parser.parse_args(argv)
 
 
+def field_profile(args: argparse.Namespace):
+    """The ``--profile`` with any knob flags applied."""
+    knobs = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_"))
+             for flag in knob_flags()}
+    return PROFILES[args.profile].with_knobs(**knobs)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    try:
+        profile = field_profile(args)
+    except ValueError as exc:
+        print(f"spot-sim: {exc}", file=sys.stderr)
+        return 2
     sys.setswitchinterval(0.001)  # the 333 Hz stream's thread waits at most ~1 ms for the GIL
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -59,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                        estop_required=not args.no_estop_required,
                        color_cameras=args.color_cameras, has_lidar=not args.no_lidar,
                        start_docked_id=args.docked,
-                       withheld_features=tuple(args.withhold_feature))
+                       withheld_features=tuple(args.withhold_feature), field=profile)
     sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port)
     sim.sensors.lidar_encoding = LIDAR_ENCODINGS[args.lidar_encoding]
     port = sim.start()

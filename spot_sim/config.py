@@ -1,6 +1,9 @@
 """Settings of one simulated robot."""
 
 from dataclasses import dataclass
+from dataclasses import field as default_field
+
+from spot_sim.field import FieldProfile
 
 
 @dataclass
@@ -37,3 +40,12 @@ class SimConfig:
     max_vel_yaw: float = 1.5  # rad/s
     vision_drift_per_m: float = 0.01  # translation drift of odom relative to vision, per metre
     vision_yaw_drift_per_m: float = 0.002  # rad per metre
+    field: FieldProfile = default_field(default_factory=FieldProfile)  # latency, noise, drift, ...
+
+    @property
+    def linear_decel(self) -> float:
+        return self.field.max_linear_decel or self.max_linear_decel
+
+    @property
+    def angular_decel(self) -> float:
+        return self.field.max_angular_decel or self.max_angular_decel

@@ -1,7 +1,8 @@
 """Fault injection for tests: RPC latency and failures, link loss, reboot, lease theft and more.
 
 ``RpcFaults`` is a gRPC server interceptor (latency with jitter on every RPC, chosen RPCs
-failing with chosen status codes). ``FaultControl`` gathers every fault the issue tracker asks
+failing with chosen status codes; under a field profile also its asymmetric latency, stalls
+and random failures). ``FaultControl`` gathers every fault the issue tracker asks
 the simulated robot to play; tests call it directly and ``spot_sim.admin`` serves it over HTTP
 on 127.0.0.1.
 """
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 
 import grpc
 from bosdyn.api import lease_pb2
+
+from spot_sim.field import Draw, FieldProfile
 
 _HANDLER_FACTORIES = (
     ("unary_unary", grpc.unary_unary_rpc_method_handler),
@@ -43,16 +46,30 @@ class _Failure:
     remaining: int  # calls left to fail; negative: until cleared
 
 
+_RANDOM_FAILURES = ((grpc.StatusCode.UNAVAILABLE, "field profile: the link dropped the call"),
+                    (grpc.StatusCode.DEADLINE_EXCEEDED, "field profile: the call timed out"))
+
+
 class RpcFaults(grpc.ServerInterceptor):
     """Delays every RPC by ``latency`` +- ``jitter`` seconds (half before the handler, half
-    after, so time-sync estimates stay unbiased) and fails chosen methods."""
+    after, so time-sync estimates stay unbiased) and fails chosen methods. A field profile adds
+    its own request and response latency (drawn separately: asymmetric, so time-sync
+    estimates are off by half the difference, as on a real link), stalls in one direction,
+    and unary calls failing at random before they reach the handler."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, profile: FieldProfile | None = None, seed: int = 0) -> None:
         self._lock = threading.Lock()
         self._random = random.Random(seed)
+        self.profile = profile or FieldProfile()
+        self._draw = Draw(self.profile, "rpc")
         self.latency = 0.0
         self.jitter = 0.0
         self._failures: dict[str, _Failure] = {}
+
+    def set_profile(self, profile: FieldProfile) -> None:
+        """Play ``profile``'s latency, stalls and failures from now on."""
+        with self._lock:
+            self.profile, self._draw = profile, Draw(profile, "rpc")
 
     def set_latency(self, latency: float, jitter: float = 0.0) -> None:
         if latency < 0 or jitter < 0 or jitter > latency:
@@ -78,6 +95,26 @@ class RpcFaults(grpc.ServerInterceptor):
                 return 0.0
             return max(0.0, self.latency + self._random.uniform(-self.jitter, self.jitter))
 
+    def _field_delays(self) -> tuple[float, float]:
+        """(before, after) the handler from the profile, a stall added to one of them."""
+        with self._lock:
+            p, draw = self.profile, self._draw
+        before, after = draw.uniform(p.request_latency), draw.uniform(p.response_latency)
+        if draw.chance(p.spike_probability):
+            if draw.chance(0.5):
+                before += draw.uniform(p.spike_latency)
+            else:
+                after += draw.uniform(p.spike_latency)
+        return before, after
+
+    def _random_failure(self) -> _Failure | None:
+        with self._lock:
+            p, draw = self.profile, self._draw
+        if not draw.chance(p.rpc_failure_probability):
+            return None
+        code, message = _RANDOM_FAILURES[int(draw.chance(0.5))]
+        return _Failure(code, message, 1)
+
     def _failure_for(self, method: str) -> _Failure | None:
         with self._lock:
             failure = self._failures.get(method) or self._failures.get(method.rsplit("/", 1)[-1])
@@ -90,19 +127,23 @@ class RpcFaults(grpc.ServerInterceptor):
     def intercept_service(self, continuation, handler_call_details):
         method = handler_call_details.method
 
+        handler = continuation(handler_call_details)
+        unary = handler is not None and handler.unary_unary is not None
+
         def around(behaviour, request, context):
             delay = self._delay()
-            if delay:
-                time.sleep(delay / 2)
-            failure = self._failure_for(method)
+            before, after = self._field_delays()
+            if delay / 2 + before:
+                time.sleep(delay / 2 + before)
+            failure = self._failure_for(method) or (self._random_failure() if unary else None)
             if failure is not None:
                 context.abort(failure.code, failure.message)
             response = behaviour(request, context)
-            if delay:
-                time.sleep(delay / 2)
+            if delay / 2 + after:
+                time.sleep(delay / 2 + after)
             return response
 
-        return wrap_handler(continuation(handler_call_details), around)
+        return wrap_handler(handler, around)
 
 
 class FaultControl:

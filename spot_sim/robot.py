@@ -24,6 +24,7 @@ from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.docking import Docking
 from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE, EstopManager
+from spot_sim.field import Draw
 from spot_sim.frame_tree import body_pose, build_snapshot
 from spot_sim.joint_control import JointMode, Setpoint
 from spot_sim.lease_manager import LeaseManager
@@ -97,6 +98,7 @@ class SimRobot:
         self.license = License(config.serial_number, config.withheld_features)
         self.service_faults = ServiceFaults(clock)
         self.leases = LeaseManager(config.has_arm, config.lease_stale_sec)
+        self.field = Draw(config.field, "robot")  # the field profile's noise and ages
         self.estop = EstopManager(config.estop_required)
         self._ids = itertools.count(1)
         self._stop_event = threading.Event()
@@ -479,7 +481,7 @@ class SimRobot:
         before = self.body_velocity
         self.body_velocity = mobility.track_velocity(
             self.body_velocity, target, dt, config.max_linear_accel, config.max_angular_accel,
-            config.max_linear_decel, config.max_angular_decel)
+            config.linear_decel, config.angular_decel)
         if dt > 0:
             self.body_acceleration = ((self.body_velocity.x - before.x) / dt,
                                       (self.body_velocity.y - before.y) / dt)

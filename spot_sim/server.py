@@ -70,7 +70,7 @@ class SimulatedSpot:
                  port: int = 0, max_workers: int = 24) -> None:
         self.config = config or SimConfig()
         self.certs: CertPaths = ensure_certificates(certs_dir)
-        self.clock = RobotClock(self.config.clock_offset_sec)
+        self.clock = RobotClock(self.config.clock_offset_sec, self.config.field.clock_drift_ppm)
         self.robot = SimRobot(self.config, self.clock)
         self.tokens = TokenIssuer(secrets.token_bytes(32))
         self._requested_port = port
@@ -78,7 +78,7 @@ class SimulatedSpot:
         self._server: grpc.Server | None = None
         self._server_lock = threading.Lock()
         self.port = 0
-        self.rpc_faults = RpcFaults()
+        self.rpc_faults = RpcFaults(self.config.field)
         self.commands = CommandLog((self.config.max_vel_x, self.config.max_vel_y,
                                     self.config.max_vel_yaw))
         self.faults = FaultControl(self)
@@ -132,7 +132,7 @@ class SimulatedSpot:
             (log_status.spec(), log_status.LogStatusServicer(self.clock)),
             (ray_cast.spec(), ray_cast.RayCastServicer(self.robot, self.sensors.scene)),
             (camera_settings.ir_spec(), camera_settings.IREnableDisableServicer(self.clock)),
-            (spot_check.spec(), spot_check.SpotCheckServicer(self.robot)),
+            (spot_check.spec(), spot_check.SpotCheckServicer(self.robot, self.config.field)),
             (streaming_specs[0], joint_streaming.RobotStateStreamingServicer(self.robot)),
             (streaming_specs[1], joint_streaming.RobotCommandStreamingServicer(self.robot)),
             *[(spec, pc_servicer) for spec in point_cloud.specs(self.config.has_lidar)],

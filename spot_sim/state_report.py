@@ -13,15 +13,22 @@ _NOMINAL_VOLTAGE = 58.8  # V, full charge
 _EMPTY_VOLTAGE = 50.0
 
 
+def _acquired(robot: SimRobot, now: int):
+    """A stamp for one part of the state: now, or (field profile) a few ms before."""
+    age = robot.field.uniform(robot.config.field.state_age)
+    return robot.clock.timestamp(now - round(age * 1e9))
+
+
 def robot_state(robot: SimRobot) -> RS.RobotState:
-    """A consistent snapshot of everything the robot reports, stamped in robot time."""
+    """A consistent snapshot of everything the robot reports, stamped in robot time (under a
+    field profile each part a little earlier than the response, with sensor noise)."""
     with robot.lock:
         now = robot.clock.now_nsec()
         stamp = robot.clock.timestamp(now)
         state = RS.RobotState()
-        _kinematic_state(robot, state.kinematic_state, stamp)
-        _power_state(robot, state.power_state, stamp)
-        _battery(robot, state.battery_states.add(), stamp)
+        _kinematic_state(robot, state.kinematic_state, _acquired(robot, now))
+        _power_state(robot, state.power_state, _acquired(robot, now))
+        _battery(robot, state.battery_states.add(), _acquired(robot, now))
         _estop_states(robot, state, stamp)
         if robot.arm is not None:
             _manipulator_state(robot, state.manipulator_state)
@@ -46,15 +53,20 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
 def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
     kin.acquisition_timestamp.CopyFrom(stamp)
     q, qd = robot.joint_positions()
+    field, draw = robot.config.field, robot.field
     names = kinematics.LEG_JOINTS + (kinematics.ARM_JOINTS if robot.arm is not None else ())
     for name, position, velocity, load in zip(names, q, qd, robot.joint_loads(), strict=True):
         joint = kin.joint_states.add(name=name)
-        joint.position.value = float(position)
-        joint.velocity.value = float(velocity)
+        joint.position.value = float(position) + draw.gauss(field.joint_noise)
+        joint.velocity.value = float(velocity) + draw.gauss(field.joint_velocity_noise)
         joint.load.value = float(load)
     kin.transforms_snapshot.CopyFrom(robot_state_view(robot.transforms_snapshot()))
-    body_velocity(robot.body_velocity, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
-    body_velocity(robot.body_velocity, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
+    noise = field.body_velocity_noise
+    measured = mobility.Se2(robot.body_velocity.x + draw.gauss(noise),
+                            robot.body_velocity.y + draw.gauss(noise),
+                            robot.body_velocity.yaw + draw.gauss(noise))
+    body_velocity(measured, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
+    body_velocity(measured, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
 
 
 ITEM_WEIGHT_N = 0.5 * 9.81  # what a grasped item pulls on the hand

@@ -2,6 +2,7 @@
 
 import contextlib
 import itertools
+import os
 
 import bosdyn.client
 import pytest
@@ -11,6 +12,7 @@ from bosdyn.client.robot_state import RobotStateStreamingClient
 from bosdyn.mission.client import MissionClient
 
 from spot_sim import SimConfig, SimulatedSpot
+from spot_sim.field import PROFILES
 
 USERNAME = "tester"
 PASSWORD = "correct horse battery staple"
@@ -24,6 +26,9 @@ def certs_dir(tmp_path_factory):
 
 @contextlib.contextmanager
 def running_sim(certs_dir, **overrides):
+    """A simulated robot; ``SPOT_SIM_PROFILE=field`` (``make test-field``) plays the field
+    profile unless the test chose its own."""
+    overrides.setdefault("field", PROFILES[os.environ.get("SPOT_SIM_PROFILE", "default")])
     config = SimConfig(username=USERNAME, password=PASSWORD, **overrides)
     with SimulatedSpot(config, certs_dir=certs_dir) as sim:
         yield sim
@@ -56,3 +61,13 @@ def robot(sim):
     robot = connect(sim)
     yield robot
     robot.time_sync.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_leftover_processes():
+    """After each module: stop the drivers and simulators it started and left running, and
+    close its ROS clients (a world fixture whose setup failed)."""
+    yield
+    from ros_harness import stop_leftovers
+
+    stop_leftovers()

@@ -20,6 +20,28 @@ REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "spot_driver.yaml"
 
 
+_STARTED: list = []  # every DriverProcess, SimProcess and RosClient this process started
+
+
+def stop_leftovers() -> int:
+    """Stop every driver and simulator process still running and close every ROS client (a
+    fixture whose setup failed never reaches its own cleanup: its driver would answer the next
+    module's calls on the same ROS domain, its client's thread would abort the interpreter at
+    exit). Returns how many were stopped."""
+    stopped = 0
+    while _STARTED:
+        started = _STARTED.pop()
+        if isinstance(started, RosClient):
+            stopped += not started.closed
+            started.close()
+            continue
+        process = started.process
+        if process is not None and process.poll() is None:
+            started.stop() if isinstance(started, DriverProcess) else started.kill()
+            stopped += 1
+    return stopped
+
+
 class DriverProcess:
     """``python -m spot_driver`` connected to ``sim``, its output captured in a file."""
 
@@ -44,6 +66,7 @@ class DriverProcess:
         self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
                                         env=env, cwd=REPO)
         self.started = time.monotonic()
+        _STARTED.append(self)
 
     def output(self) -> str:
         self._log.flush()
@@ -57,7 +80,8 @@ class DriverProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self._log.close()
+        if not self._log.closed:
+            self._log.close()
         return self.process.returncode
 
 
@@ -68,6 +92,8 @@ class RosClient:
         if not rclpy.ok():
             rclpy.init()
         self.node = rclpy.create_node(name)
+        self.closed = False
+        _STARTED.append(self)
         self._executor = SingleThreadedExecutor()
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._executor.spin, daemon=True)
@@ -124,6 +150,9 @@ class RosClient:
         return future.result()
 
     def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
         self._executor.shutdown()
         self.node.destroy_node()
 
@@ -163,6 +192,7 @@ class SimProcess:
                          PYTHONUNBUFFERED="1")
         self.process: subprocess.Popen | None = None
         self.start()
+        _STARTED.append(self)
 
     def start(self) -> None:
         """Start the robot (on the port of the previous start, if any) and wait until it
@@ -170,7 +200,8 @@ class SimProcess:
         log = open(self._log_path, "a")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "spot_sim", "--port", str(self.port),
-             "--certs-dir", str(self.certs_dir), *self._args],
+             "--certs-dir", str(self.certs_dir),
+             "--profile", os.environ.get("SPOT_SIM_PROFILE", "default"), *self._args],
             stdout=subprocess.PIPE, stderr=log, env=self._env, cwd=REPO, text=True)
         log.close()
         line = self.process.stdout.readline()

@@ -90,7 +90,7 @@ def test_joint_move_reaches_the_target(world):
     assert result.success, result.message
     assert result.status == "STATUS_COMPLETE"
     assert feedback and feedback[0].feedback.status
-    assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=1e-3), timeout=1.0)
+    assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=0.01), timeout=1.0)
 
 
 def test_a_new_arm_goal_preempts_the_running_one(world):
@@ -112,7 +112,7 @@ def test_a_new_arm_goal_preempts_the_running_one(world):
     assert not preempted.success and "preempted" in preempted.message
     result = ros.wait_future(second.get_result_async(), timeout=20).result
     assert result.success, result.message
-    assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=1e-3), timeout=1.0)
+    assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=0.01), timeout=1.0)
 
 
 def test_cartesian_goal_puts_the_hand_there_in_odom(world):

@@ -196,13 +196,17 @@ def test_claim_power_stand_walk_and_stop_when_commands_stop(world):
         publisher.publish(twist)
         time.sleep(0.05)
     last_sent_wall = time.time()
-    # Wait for the robot to come to rest on its own, then check when it did.
-    assert ros.wait_for(lambda: odom(ros).twist.twist.linear.x == 0.0, timeout=2.0)
+    # Wait for the robot to come to rest on its own (a measured velocity is never exactly 0:
+    # at rest is within the sensor noise), then check when it did: its command expires after
+    # CMD_DURATION, then it brakes at the robot's deceleration.
+    at_rest = 0.05  # m/s
+    assert ros.wait_for(lambda: abs(odom(ros).twist.twist.linear.x) < at_rest, timeout=3.0)
     stopped = [m for m in ros.received("/odometry")
-               if m.twist.twist.linear.x == 0.0 and
+               if abs(m.twist.twist.linear.x) < at_rest and
                m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 > last_sent_wall - 0.05]
-    first_zero = stopped[0].header.stamp.sec + stopped[0].header.stamp.nanosec * 1e-9
-    assert first_zero - last_sent_wall < CMD_DURATION + 0.1
+    first_rest = stopped[0].header.stamp.sec + stopped[0].header.stamp.nanosec * 1e-9
+    braking = twist.linear.x / sim.config.linear_decel
+    assert first_rest - last_sent_wall < CMD_DURATION + braking + 0.1
     end = odom(ros).pose.pose.position
     assert end.x - start.x == pytest.approx(1.0, rel=0.15)
     assert abs(end.y - start.y) < 0.05
@@ -233,10 +237,10 @@ def test_bad_cmd_vel_is_rejected_or_clamped(world):
         publisher.publish(huge)
         time.sleep(0.05)
         peak = max(peak, odom(ros).twist.twist.linear.x)
-    assert 0.5 < peak <= 1.0 + 1e-6  # clamped to max_linear_velocity_x
+    assert 0.5 < peak <= 1.0 + 0.05  # clamped to max_linear_velocity_x (measured: + noise)
     assert "clamped" in driver.output()
     ros.node.destroy_publisher(publisher)
-    assert ros.wait_for(lambda: odom(ros).twist.twist.linear.x == 0.0, timeout=2.0)
+    assert ros.wait_for(lambda: abs(odom(ros).twist.twist.linear.x) < 0.05, timeout=3.0)
 
 
 def test_trajectory_reaches_a_goal_one_metre_ahead(world):

@@ -8,6 +8,7 @@ command at all, and every command the robot did receive is valid (``CommandLog.p
 
 import json
 import math
+import os
 import time
 from collections import Counter
 
@@ -43,7 +44,8 @@ from spot_msgs.srv import (
     SetVelocityLimit,
 )
 
-FIGURES = REPO / ".work" / "figures"
+FIGURES = REPO / ".work" / ("figures-field" if os.environ.get("SPOT_SIM_PROFILE") == "field"
+                            else "figures")
 CAMERAS = ("frontleft", "frontright", "left", "right", "back", "hand")
 SERVICE_CASES = 100
 ACTION_CASES = 50

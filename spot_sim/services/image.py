@@ -1,8 +1,10 @@
-"""image: the body (and gripper) cameras, rendered from the robot's current pose."""
+"""image: the body (and gripper) cameras, rendered from the robot's current pose (under a
+field profile stamped ``capture_delay`` earlier: exposure, readout and encoding)."""
 
 from bosdyn.api import image_pb2, image_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
 
+from spot_sim.field import Draw
 from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
@@ -13,6 +15,7 @@ from spot_sim.services import ServiceSpec
 class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
     def __init__(self, robot: SimRobot, sensors: Sensors) -> None:
         self.robot, self.clock, self.sensors = robot, robot.clock, sensors
+        self._draw = Draw(robot.config.field, "image")
 
     @unary(image_pb2.ListImageSourcesResponse)
     def ListImageSources(self, request, response, context):
@@ -21,7 +24,6 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
     @unary(image_pb2.GetImageResponse)
     def GetImage(self, request, response, context):
         snapshot = self.robot.transforms_snapshot()
-        stamp = self.clock.timestamp()
         for image_request in request.image_requests:
             out = response.image_responses.add()
             out.source.name = image_request.image_source_name
@@ -37,7 +39,9 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
                 continue
             out.source.CopyFrom(source.to_proto())
             out.shot.image.CopyFrom(image)
-            out.shot.acquisition_time.CopyFrom(stamp)
+            age = self._draw.uniform(self.robot.config.field.capture_delay)
+            out.shot.acquisition_time.CopyFrom(
+                self.clock.timestamp(self.clock.now_nsec() - round(age * 1e9)))
             out.shot.frame_name_image_sensor = source.frame
             out.shot.transforms_snapshot.CopyFrom(sensor_view(snapshot, source.frame))
             out.status = image_pb2.ImageResponse.STATUS_OK

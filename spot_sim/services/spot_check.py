@@ -1,7 +1,8 @@
 """spot-check: a plausible Spot Check run. Started with the lease while the robot sits, it
 powers the motors on itself, steps through the check's stages with progress, reports every
-body camera and load cell as OK and ends FINISHED; abort stops it (USER_ABORTED). Started
-while standing it fails with ERROR_INIT_NOT_SITTING, while e-stopped with
+body camera and load cell as OK and ends FINISHED (under a field profile a run can find a
+camera out of calibration and a load cell out of range, as worn robots do); abort stops it
+(USER_ABORTED). Started while standing it fails with ERROR_INIT_NOT_SITTING, while e-stopped with
 ERROR_POWER_ON_FAILURE (in the feedback, as the robot reports them). Camera calibration (needs
 motor power) runs the same way."""
 
@@ -10,6 +11,7 @@ import threading
 from bosdyn.api.spot import spot_check_pb2 as pb
 from bosdyn.api.spot import spot_check_service_pb2_grpc
 
+from spot_sim.field import Draw, FieldProfile
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
 from spot_sim.services import ServiceSpec
@@ -26,8 +28,11 @@ CALIBRATION_SEC = 2.0
 
 
 class SpotCheckServicer(spot_check_service_pb2_grpc.SpotCheckServiceServicer):
-    def __init__(self, robot: SimRobot) -> None:
+    def __init__(self, robot: SimRobot, profile: FieldProfile | None = None) -> None:
         self.robot, self.clock = robot, robot.clock
+        self._profile = profile or FieldProfile()
+        self._draw = Draw(self._profile, "spot_check")
+        self._finding: tuple[str, str] | None = None  # (camera, load cell) the run flags
         self._lock = threading.Lock()
         self._started_ns: int | None = None
         self._aborted = False
@@ -67,6 +72,9 @@ class SpotCheckServicer(spot_check_service_pb2_grpc.SpotCheckServiceServicer):
             if command == request.COMMAND_START:
                 self._started_ns, self._aborted, self._error = \
                     self.clock.now_nsec(), False, error
+                self._finding = None
+                if self._draw.chance(self._profile.spot_check_failure_probability):
+                    self._finding = (self._draw.choice(CAMERAS), self._draw.choice(LOAD_CELLS))
             elif command == request.COMMAND_ABORT:
                 self._aborted = True
 
@@ -89,10 +97,15 @@ class SpotCheckServicer(spot_check_service_pb2_grpc.SpotCheckServiceServicer):
         response.progress = min(1.0, elapsed / (STAGE_SEC * len(STAGES)))
         if stage >= len(STAGES):
             response.state = Feedback.STATE_FINISHED
+            camera_bad, cell_bad = self._finding or ("", "")
             for camera in CAMERAS:
-                response.camera_results[camera].status = pb.DepthPlaneSpotCheckResult.STATUS_OK
+                response.camera_results[camera].status = (
+                    pb.DepthPlaneSpotCheckResult.STATUS_ERROR if camera == camera_bad
+                    else pb.DepthPlaneSpotCheckResult.STATUS_OK)
             for cell in LOAD_CELLS:
-                response.load_cell_results[cell].error = pb.LoadCellSpotCheckResult.ERROR_NONE
+                response.load_cell_results[cell].error = (
+                    pb.LoadCellSpotCheckResult.ERROR_ZERO_OUT_OF_RANGE if cell == cell_bad
+                    else pb.LoadCellSpotCheckResult.ERROR_NONE)
             response.last_cal_timestamp.CopyFrom(self.clock.timestamp())
         else:
             response.state = STAGES[stage]
