@@ -7,8 +7,10 @@ sent again is harmless; so is a command here: the driver's commands are idempote
 robot (stand, power, a goal or a trajectory sent again replaces the first, a new lease is
 attached to each attempt). A deadline that expired after a long wait is not retried (the
 caller already waited its timeout), nor are a response too large or a service that failed
-while running (sending those again changes nothing). Asynchronous calls are not retried: the
-streams that use them send their next request anyway.
+while running (sending those again changes nothing). An asynchronous call is sent again only
+when its caller waits for it with ``result()`` (as the SDK's power and command helpers poll
+their feedback); a stream that reads its futures in done-callbacks sends its next request
+anyway.
 """
 
 import time
@@ -49,8 +51,29 @@ def call_with_retries(method: Callable, *args, sleep: Callable[[float], None] = 
     raise AssertionError("unreachable")
 
 
+class RetryingFuture:
+    """An SDK future whose ``result()`` sends the call again (blocking, with retries) after a
+    transient failure; everything else is the original future's."""
+
+    def __init__(self, future, again: Callable[[], object]) -> None:
+        self._future = future
+        self._again = again
+
+    def result(self, timeout: float | None = None):
+        started = time.monotonic()
+        try:
+            return self._future.result(timeout=timeout)
+        except RetryableRpcError as exc:
+            if not is_transient(exc, time.monotonic() - started):
+                raise
+            return call_with_retries(self._again)
+
+    def __getattr__(self, name: str):
+        return getattr(self._future, name)
+
+
 class RetryingClient:
-    """An SDK client (or a wrapper of one) whose blocking calls ride out transient errors."""
+    """An SDK client (or a wrapper of one) whose calls ride out transient errors."""
 
     def __init__(self, client: object) -> None:
         self._client = client
@@ -58,11 +81,19 @@ class RetryingClient:
     def __getattr__(self, name: str):
         """Called once per attribute name; wrappers are kept on the instance."""
         attribute = getattr(self._client, name)
-        if not callable(attribute) or name.startswith("_") or name.endswith("_async"):
+        if not callable(attribute) or name.startswith("_"):
             return attribute
+        if name.endswith("_async"):
+            blocking = getattr(self._client, name[:-len("_async")], None)
+            if blocking is None:
+                return attribute
 
-        def call(*args, **kwargs):
-            return call_with_retries(attribute, *args, **kwargs)
+            def call(*args, **kwargs):
+                return RetryingFuture(attribute(*args, **kwargs),
+                                      lambda: blocking(*args, **kwargs))
+        else:
+            def call(*args, **kwargs):
+                return call_with_retries(attribute, *args, **kwargs)
 
         setattr(self, name, call)
         return call

@@ -273,8 +273,8 @@ def test_latency_200ms_jitter_50ms_keeps_the_session_and_reports_it(world):
         rtt = float(value(diagnostic(ros, "connection"), "heartbeat_rtt_ms"))
         assert 140 <= rtt <= 500, rtt  # 200 +- 50 ms per RPC, on a loaded 2-core machine
         state = diagnostic(ros, "stream robot_state")
-        # Two state requests in flight: about 2 / round trip (~10 Hz), well below 50 Hz.
-        assert state.level[0] == WARN and 1.0 < float(value(state, "achieved_hz")) < 20.0
+        # Four state requests in flight: about 4 / round trip (~20 Hz), well below 50 Hz.
+        assert state.level[0] == WARN and 1.0 < float(value(state, "achieved_hz")) < 35.0
         asked = time.monotonic()
         assert trigger(ros, "stop").success
         assert time.monotonic() - asked < 2.0

@@ -48,21 +48,47 @@ def test_what_is_not_transient_is_not_sent_again():
     assert len(calls) == 1
 
 
-def test_the_client_wrapper_retries_blocking_calls_only():
+class _Future:
+    """What an SDK future offers: a result (or its error) and done-callbacks."""
+
+    def __init__(self, value=None, error: Exception | None = None) -> None:
+        self.value, self.error, self.callbacks = value, error, []
+
+    def result(self, timeout=None):
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def add_done_callback(self, callback) -> None:
+        self.callbacks.append(callback)
+        callback(self)
+
+
+def test_the_client_wrapper_retries_calls_and_waited_futures():
     class Client:
+        name = "robot-state"
+
         def __init__(self):
-            self.sync, self.async_calls = failing(1, UnableToConnectToRobotError(None, "x"))
-            self.name = "robot-state"
+            self.sync, self.sent = failing(1, UnableToConnectToRobotError(None, "x"))
 
         def get_state(self, value):
             return self.sync(value)
 
         def get_state_async(self, value):
-            return self.sync(value)
+            try:
+                return _Future(self.sync(value))
+            except UnableToConnectToRobotError as exc:
+                return _Future(error=exc)
 
     wrapped = RetryingClient(Client())
     assert wrapped.name == "robot-state"
     assert wrapped.get_state(2) == 4  # failed once, sent again
-    inner = Client()
-    with pytest.raises(UnableToConnectToRobotError):
-        RetryingClient(inner).get_state_async(2)  # a stream's next request retries it
+    client = Client()
+    future = RetryingClient(client).get_state_async(2)
+    assert future.result() == 4 and client.sent == [2, 2]  # waited for: sent again
+    client = Client()
+    seen = []
+    RetryingClient(client).get_state_async(2).add_done_callback(seen.append)
+    with pytest.raises(UnableToConnectToRobotError):  # a stream's callback sees the failure
+        seen[0].result()
+    assert client.sent == [2]

@@ -1,7 +1,7 @@
 """Publishes what the robot reports: joint states, TF, odometry and status topics.
 
 Robot state is requested by a paced scheduler thread of its own (not an executor timer), with
-up to two requests in flight, so the state rate holds while the executor and the perception
+up to four requests in flight, so the state rate holds while the executor and the perception
 threads are busy.
 """
 
