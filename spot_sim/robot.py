@@ -337,7 +337,7 @@ class SimRobot:
         if kind == "joint":
             self.target_velocity = Se2()
             self.joint_mode.arm(command.id, now_ns)
-        if kind in ("stand", "velocity", "trajectory", "stance", "choreography"):
+        if kind in ("stand", "velocity", "trajectory", "stance"):
             self._start_posture(True, now_ns)
         elif kind in ("sit", "safe_power_off", "battery_change_pose"):
             self.target_velocity = Se2()

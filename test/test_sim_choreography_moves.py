@@ -3,6 +3,8 @@ SDK's upload example dance, arm and gripper moves on an arm robot, kneeling, tra
 need time, absolute turns in the dance frame, light moves and their reported status."""
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from bosdyn.client.robot_command import blocking_stand
 from google.protobuf import text_format
 from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
-from conftest import connect, running_sim
+from conftest import PASSWORD, USERNAME, connect, running_sim
 
 Status = seq_pb2.ChoreographyStatusResponse
 SDK_DANCE = "python/examples/upload_choreographed_sequence/default_dance.csq"
@@ -217,3 +219,37 @@ def test_arm_moves_move_the_simulated_arm(arm_robot):
         assert end["arm0.f1x"] == pytest.approx(0.0, abs=0.05)  # the gripper move closed it
         assert all(end[n] == pytest.approx(stowed[n], abs=0.05) for n in stowed
                    if n != "arm0.f1x")  # stowed again
+
+
+def test_a_dance_started_sitting_stands_up_first(sim, robot):
+    """As the SDK's upload example expects: power on, execute, and the robot gets itself into
+    the first move's position."""
+    seq = seq_pb2.ChoreographySequence(name="from_sitting", slices_per_minute=480)
+    seq.moves.add(type="sway", requested_slices=8)
+    chor = client(robot)
+    chor.upload_choreography(seq)
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        sitting = odom_tform_body(robot).z
+        chor.execute_choreography("from_sitting", time.time() + 1.5, 0)
+        assert wait_for(lambda: chor.get_choreography_status()[0].status
+                        == Status.STATUS_COMPLETED_SEQUENCE, 6.0)
+        assert odom_tform_body(robot).z > sitting + 0.2  # standing
+
+
+@pytest.mark.skipif(not os.environ.get("SPOT_SDK_DIR"), reason="set SPOT_SDK_DIR to a "
+                    "spot-sdk checkout to run its upload example unmodified")
+def test_the_sdk_upload_example_runs_unmodified(tmp_path):
+    example = Path(os.environ["SPOT_SDK_DIR"]) / SDK_DANCE
+    with running_sim(tmp_path / "certs", estop_required=False) as spot:
+        env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME,
+               "BOSDYN_CLIENT_PASSWORD": PASSWORD}
+        result = subprocess.run(
+            [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(spot.port), "--ca",
+             str(spot.ca_cert), str(example.with_name("upload_choreographed_sequence.py")),
+             "127.0.0.1"], capture_output=True, text=True, timeout=90, env=env)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "Sequence uploaded" in result.stdout
+        dance = spot.choreography.dance
+        assert dance is not None and dance.status == Status.STATUS_COMPLETED_SEQUENCE
+        assert not spot.robot.powered  # the program powers the robot off at the end

@@ -24,6 +24,7 @@ from spot_sim.services import ServiceSpec
 
 Execute = seq_pb2.ExecuteChoreographyResponse
 Status = seq_pb2.ChoreographyStatusResponse
+MoveState = seq_pb2.MoveInfo.TransitionState
 STATUS_VALIDITY_NS = 1_000_000_000
 
 
@@ -138,6 +139,12 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
             self.dance = Dance(self._executions, sequence, placed, start_ns,
                                request.choreography_starting_slice)
             self.dance.motion = robot.new_command("choreography")
+            # As the robot does, it gets into the sequence's starting position by itself.
+            stand = (sequence.entrance_state or MoveState.TRANSITION_STATE_STAND) \
+                != MoveState.TRANSITION_STATE_SIT
+            if robot.posture.standing != stand:
+                robot.start_posture(stand, self.clock.now_nsec(),
+                                    robot.config.posture_change_sec)
         response.status = Execute.STATUS_OK
         response.execution_id = self._executions
 
