@@ -17,8 +17,10 @@ if [ $# -eq 0 ]; then
   while read -r line; do
     case "$line" in ''|'#'*) ;; *) field+=("$line") ;; esac
   done < test/field_pass.txt
-  script='python -m pytest && echo "[test] field-profile pass" &&
-    SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(( ROS_DOMAIN_ID % 200 + 1 )) python -m pytest "$@"'
+  script='python -m pytest; main=$?
+    echo "[test] field-profile pass"
+    SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(( ROS_DOMAIN_ID % 200 + 1 )) python -m pytest "$@"
+    field=$?; exit $(( main != 0 || field != 0 ))'
   cmd=(bash -c "$script" bash "${field[@]}")
 else
   cmd=(python -m pytest "$@")

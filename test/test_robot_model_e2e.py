@@ -194,7 +194,8 @@ def test_driver_alone_publishes_one_tree_with_the_cameras_calibrated_mounts(worl
     state's frames and the sensors' mounts from the image and point-cloud responses; those
     compose to the simulated robot's true camera poses."""
     sim, _driver, ros = world
-    assert ros.wait_for(lambda: {"frontleft_fisheye", "sensor"} <= set(tf_edges(ros)), 10)
+    assert ros.wait_for(lambda: {"frontleft_fisheye", "sensor", "body"} <= set(tf_edges(ros)),
+                        10)
     parents = tf_edges(ros)
     assert_one_tree(parents, {})
     assert parents["hand"] == "body" and parents["link_wr1"] == "body"  # as a real Spot says
@@ -237,9 +238,10 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
                     if child.startswith("two/")}
 
         try:
+            # the cameras' mounts (latched) and the first odom -> body (on /tf at 50 Hz)
             assert ros.wait_for(lambda: ros.latest("/two/robot_description") is not None
-                                and {"two/frontleft_fisheye", "two/hand_color_image_sensor"}
-                                <= set(ours()), 20), driver.output()
+                                and {"two/frontleft_fisheye", "two/hand_color_image_sensor",
+                                     "two/body"} <= set(ours()), 20), driver.output()
             parents = ours()
             model = rsp_edges(ros.latest("/two/robot_description").data)
             assert_one_tree(parents, model, root="two/odom")
