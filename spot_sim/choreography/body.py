@@ -10,7 +10,7 @@ import math
 
 from bosdyn.api.spot import choreography_params_pb2, choreography_sequence_pb2
 
-from spot_sim.choreography.placed import SLICES_PER_BEAT, Placed
+from spot_sim.choreography.placed import SLICES_PER_BEAT, Placed, ease
 
 Offset = tuple[float, float, float, float, float, float]
 ZERO: Offset = (0.0,) * 6
@@ -107,6 +107,5 @@ def state_posture(state: int, placed: Placed | None = None) -> Offset:
 
 
 def blend(a: Offset, b: Offset, f: float) -> Offset:
-    f = min(max(f, 0.0), 1.0)
-    eased = 0.5 - 0.5 * math.cos(math.pi * f)
+    eased = ease(f)
     return tuple(x + eased * (y - x) for x, y in zip(a, b, strict=True))

@@ -10,7 +10,7 @@ import math
 import numpy as np
 from bosdyn.api.spot import choreography_params_pb2
 
-from spot_sim.choreography.placed import SLICES_PER_BEAT, Placed
+from spot_sim.choreography.placed import SLICES_PER_BEAT, Placed, ease
 from spot_sim.mobility import Se2, compose, inverse, wrap_angle
 
 _LEG_INDEX = {choreography_params_pb2.LEG_FRONT_LEFT: 0,
@@ -71,8 +71,7 @@ def ground_motion(placed: Placed, pose: Se2, frame: Se2) -> Se2:
 
 def _hold(target: np.ndarray, placed: Placed, slice_now: float) -> np.ndarray:
     """Move to ``target`` over the first half of the move, then hold it."""
-    f = min(placed.progress(slice_now) * 2.0, 1.0)
-    return target * (0.5 - 0.5 * math.cos(math.pi * f))
+    return target * ease(placed.progress(slice_now) * 2.0)
 
 
 def leg_offsets(placed: Placed, slice_now: float, posture: np.ndarray) -> np.ndarray:

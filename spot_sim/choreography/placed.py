@@ -1,5 +1,6 @@
 """One move of a running sequence: where it sits in slices and how to read its parameters."""
 
+import math
 from dataclasses import dataclass
 
 from bosdyn.api.spot import choreography_sequence_pb2
@@ -8,6 +9,12 @@ from spot_sim.choreography.catalog import MoveSpec
 from spot_sim.choreography.validation import read_param
 
 SLICES_PER_BEAT = 4
+
+
+def ease(f: float) -> float:
+    """0 -> 1 over ``f`` in [0, 1], starting and ending at rest (a cosine ramp)."""
+    f = min(max(f, 0.0), 1.0)
+    return 0.5 - 0.5 * math.cos(math.pi * f)
 
 
 @dataclass
