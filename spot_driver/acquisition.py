@@ -11,13 +11,15 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 _LOG = logging.getLogger(__name__)
 IDLE_RECHECK_S = 0.25  # how often a stream nobody consumes is asked again
+ADDED_LATENCY_SAMPLES = 1000  # the driver's added latency is reported over the last this many
 
 
 @dataclass
@@ -30,6 +32,16 @@ class StreamStats:
     dropped: int = 0  # messages not published: a reader had not acknowledged the previous one
     errors: int = 0
     last_error: str = ""
+    # the driver's own added latency of the latest responses: response received -> handled
+    # (decoded and published), in ns, waiting for a worker included
+    added_ns: deque = field(default_factory=lambda: deque(maxlen=ADDED_LATENCY_SAMPLES))
+
+    def added_ms(self, quantile: float) -> float | None:
+        """The ``quantile`` (0-1) of the recent added latencies in ms; None before any."""
+        values = sorted(tuple(self.added_ns))  # a snapshot: one C call under the GIL
+        if not values:
+            return None
+        return values[min(len(values) - 1, int(quantile * len(values)))] / 1e6
 
 
 def check_rate(name: str, rate_hz: float, max_hz: float = 100.0) -> None:
@@ -161,7 +173,7 @@ class Scheduler:
 
     def _submit(self, stream: Stream, future: Any) -> None:
         try:
-            self._pool.submit(self._process, stream, future)
+            self._pool.submit(self._process, stream, future, time.monotonic_ns())
         except RuntimeError:  # pool shut down while a request was outstanding
             self._finished(stream)
 
@@ -169,7 +181,7 @@ class Scheduler:
         with self._lock:
             stream.in_flight -= 1
 
-    def _process(self, stream: Stream, future: Any) -> None:
+    def _process(self, stream: Stream, future: Any, received_ns: int) -> None:
         try:
             response = future.result()
         except Exception as exc:
@@ -181,6 +193,8 @@ class Scheduler:
             stream.handle(response)
         except Exception as exc:
             self._fail(stream, exc)
+            return
+        stream.stats.added_ns.append(time.monotonic_ns() - received_ns)
 
     def _fail(self, stream: Stream, exc: BaseException) -> None:
         message = self._describe(exc)

@@ -7,6 +7,8 @@ from bosdyn.api import robot_state_pb2
 
 from spot_driver.errors import CommandError
 
+READY_SETTLE_S = 1.0  # how long newer states are awaited before refusing on an older one
+
 
 class RobotStateCache:
     """Holds the newest RobotState; readers wait for a newer one when they need it."""
@@ -39,13 +41,29 @@ class RobotStateCache:
             self._condition.wait_for(lambda: self._count > start, timeout)
             return self._state if self._count > start else None
 
-    def require_ready(self) -> None:
-        """Refuse (CommandError) when the newest state shows the robot e-stopped or its motors
-        off; with no state yet the robot's own checks decide."""
+    def require_ready(self, settle_s: float = READY_SETTLE_S) -> None:
+        """Refuse (CommandError) when the robot is e-stopped or its motors are off; with no
+        state yet the robot's own checks decide. A state that says so may predate a power-on
+        or e-stop release that just succeeded (over Wi-Fi a state is tens of ms old on
+        arrival): newer states are awaited up to ``settle_s`` before refusing."""
         state = self.latest()
         if state is None:
             return
-        if any(e.state == robot_state_pb2.EStopState.STATE_ESTOPPED for e in state.estop_states):
-            raise CommandError("robot is e-stopped; release the e-stop first")
-        if state.power_state.motor_power_state != robot_state_pb2.PowerState.STATE_ON:
-            raise CommandError("robot is not powered on; call 'power_on' first")
+        problem = not_ready(state)
+        deadline = time.monotonic() + settle_s
+        while problem and (remaining := deadline - time.monotonic()) > 0:
+            newer = self.wait_newer(remaining)
+            if newer is None:
+                break
+            problem = not_ready(newer)
+        if problem:
+            raise CommandError(problem)
+
+
+def not_ready(state: robot_state_pb2.RobotState) -> str:
+    """Why ``state`` shows a robot that cannot take a command, or "" when it can."""
+    if any(e.state == robot_state_pb2.EStopState.STATE_ESTOPPED for e in state.estop_states):
+        return "robot is e-stopped; release the e-stop first"
+    if state.power_state.motor_power_state != robot_state_pb2.PowerState.STATE_ON:
+        return "robot is not powered on; call 'power_on' first"
+    return ""

@@ -104,13 +104,16 @@ def test_undock_walk_away_and_dock_again(world):
         Undock.Goal(), feedback_callback=lambda msg: feedback.append(msg.feedback)))
     assert handle.accepted
     # Goal policy REJECT: no other docking goal while one runs; nothing reaches the robot.
-    assert ros.wait_for(lambda: feedback, timeout=10)  # the undock command is under way
+    result_future = handle.get_result_async()
+    # the undock command is under way (an early end says why it is not)
+    assert ros.wait_for(lambda: feedback or result_future.done(), timeout=10)
+    assert feedback, result_future.result().result.message
     before = sim.commands.count()
     second = ros.wait_future(ros.action_client(Dock, "/dock").send_goal_async(
         Dock.Goal(dock_id=520)))
     assert not second.accepted
     assert sim.commands.count() == before
-    result = ros.wait_future(handle.get_result_async(), timeout=60).result
+    result = ros.wait_future(result_future, timeout=60).result
     assert result.success, result.message
     assert result.status == "STATUS_AT_PREP_POSE"
     assert next(f.status for f in feedback) == "STATUS_IN_PROGRESS"

@@ -225,3 +225,78 @@ def test_trajectory_validation_and_interpolation():
         at.arm_trajectory(ARM_URDF, [0.0, 1.0], [[0, -1, 1, 0, 0, 0]] * 2, [[0] * 6, []])
     with pytest.raises(at.TrajectoryError, match="negative"):
         at.arm_trajectory(ARM_URDF, [-1.0], [[0, -1, 1, 0, 0, 0]], [[]])
+
+
+def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
+    """Response received -> handled, waiting for a worker included; failed handling is not a
+    latency; diagnostics carry p50 and p99."""
+    import concurrent.futures
+    import time
+
+    from spot_driver.acquisition import Scheduler, Stream
+    from spot_driver.diagnostics import status as diagnostics
+
+    class Slow(Stream):
+        name = "slow"
+
+        def __init__(self) -> None:
+            super().__init__(rate_hz=50.0, report=lambda message: None)
+            self.calls = 0
+
+        def request(self):
+            future = concurrent.futures.Future()
+            future.set_result(None)
+            return future
+
+        def handle(self, response) -> None:
+            self.calls += 1
+            if self.calls % 2:
+                raise ValueError("every other response is bad")
+            time.sleep(0.004)
+
+    stream = Slow()
+    assert stream.stats.added_ms(0.99) is None
+    scheduler = Scheduler([stream], workers=1)
+    scheduler.start()
+    try:
+        deadline = time.monotonic() + 10
+        while len(stream.stats.added_ns) < 10 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        scheduler.stop()
+    handled = len(stream.stats.added_ns)
+    assert handled >= 10 and stream.stats.errors >= handled - 1
+    assert 4.0 <= stream.stats.added_ms(0.5) <= stream.stats.added_ms(0.99) < 1000.0
+    status = diagnostics.stream("spot_driver: ", "hw", "slow", 50.0, 25.0,
+                                added_ms=(stream.stats.added_ms(0.5),
+                                          stream.stats.added_ms(0.99)))
+    values = {v.key: v.value for v in status.values}
+    assert float(values["added_latency_ms_p99"]) >= float(values["added_latency_ms_p50"]) >= 4
+
+
+def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
+    """A state from before a power-on that just succeeded does not refuse a command: newer
+    states are awaited for a moment first."""
+    import threading
+    import time
+
+    from spot_driver.state_cache import RobotStateCache
+
+    def state(on: bool) -> robot_state_pb2.RobotState:
+        out = robot_state_pb2.RobotState()
+        out.power_state.motor_power_state = (robot_state_pb2.PowerState.STATE_ON if on
+                                             else robot_state_pb2.PowerState.STATE_OFF)
+        return out
+
+    cache = RobotStateCache()
+    cache.require_ready()  # no state yet: the robot decides
+    cache.update(state(False))
+    timer = threading.Timer(0.1, lambda: cache.update(state(True)))
+    timer.start()
+    cache.require_ready(settle_s=2.0)  # the newer state shows the motors on
+    timer.join()
+    cache.update(state(False))
+    start = time.monotonic()
+    with pytest.raises(CommandError, match="not powered on"):
+        cache.require_ready(settle_s=0.3)
+    assert 0.25 < time.monotonic() - start < 2.0

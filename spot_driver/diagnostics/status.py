@@ -124,9 +124,14 @@ def stale(prefix: str, hw: str, what: str, age: float) -> DiagnosticStatus:
 
 def stream(prefix: str, hw: str, name: str, requested_hz: float, achieved_hz: float,
            active: bool = True, errors: int = 0, last_error: str = "",
-           dropped: int = 0) -> DiagnosticStatus:
+           dropped: int = 0, added_ms: tuple[float, float] | None = None) -> DiagnosticStatus:
+    """One stream's health; ``added_ms``: the driver's own added latency (response received
+    -> published) p50 and p99 over its latest responses."""
     values = dict(requested_hz=f"{requested_hz:.2f}", achieved_hz=f"{achieved_hz:.2f}",
                   errors=errors, dropped_for_slow_readers=dropped)
+    if added_ms is not None:
+        values["added_latency_ms_p50"] = f"{added_ms[0]:.2f}"
+        values["added_latency_ms_p99"] = f"{added_ms[1]:.2f}"
     if last_error:
         values["last_error"] = last_error
     full = f"{prefix}stream {name}"
