@@ -7,7 +7,6 @@ header stamp, and reads every process's CPU time with psutil over the same windo
 """
 
 import collections
-import json
 import os
 import re
 import signal
@@ -29,7 +28,6 @@ from rosidl_runtime_py.utilities import get_message
 from spot_driver import qos
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS_DIR = REPO / "benchmarks" / "results"
 USER, PASSWORD = "bench", "bench-password"
 CAMERAS = ("frontleft", "frontright", "left", "right", "back")
 STATE_TOPICS = {  # relative topic -> type; all at robot_state_rate
@@ -168,6 +166,31 @@ class Subscriber:
         rclpy.shutdown()
 
 
+class StreamLatencies:
+    """The driver's own added latency per stream (response received -> published), p50 and
+    p99 as its ``/diagnostics`` report them; the newest report of each stream is kept."""
+
+    def __init__(self, node, namespace: str = "") -> None:
+        from diagnostic_msgs.msg import DiagnosticArray
+        self.latest: dict[str, tuple[float, float]] = {}
+        node.create_subscription(DiagnosticArray, f"{namespace}/diagnostics", self._take, 10)
+
+    def _take(self, msg) -> None:
+        for status in msg.status:
+            values = {v.key: v.value for v in status.values}
+            if "added_latency_ms_p99" in values:
+                name = status.name.split("stream ", 1)[-1]
+                self.latest[name] = (float(values["added_latency_ms_p50"]),
+                                     float(values["added_latency_ms_p99"]))
+
+    def summary(self, prefixes: tuple[str, ...] = ("camera", "point cloud")) -> dict:
+        """Per stream whose name starts with one of ``prefixes``: [p50, p99] ms, and the
+        worst p99 among them."""
+        chosen = {k: list(v) for k, v in sorted(self.latest.items()) if k.startswith(prefixes)}
+        return {"per_stream_ms_p50_p99": chosen,
+                "worst_ms_p99": max((v[1] for v in chosen.values()), default=None)}
+
+
 def cpu_seconds(pid: int) -> float:
     times = psutil.Process(pid).cpu_times()
     return times.user + times.system
@@ -242,7 +265,7 @@ PROFILE_GROUPS = (  # (group, substrings of "file:function" frames); first match
     ("point cloud conversion", ("conversions/point_cloud.py",)),
     ("state conversion", ("state/state_cdr.py", "state/status_cdr.py", "state/pipeline.py",
                           "conversions/cdr.py")),
-    ("dds publish", ("publisher.py:publish",)),
+    ("dds publish", ("publisher.py:Publisher.publish",)),
     ("dds take / executor", ("executors.py", "rclpy/")),
     ("grpc receive", ("grpc/", "_channel.py")),
     ("protobuf", ("protobuf", "_pb2")),
@@ -297,10 +320,3 @@ def _group(frames: list[str]) -> str:
             if any(n in key for n in needles):
                 return group
     return "other"
-
-
-def write(name: str, results: dict) -> Path:
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    path = RESULTS_DIR / f"{name}.json"
-    path.write_text(json.dumps(results, indent=2) + "\n")
-    return path

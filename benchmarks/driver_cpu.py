@@ -12,12 +12,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import _results
 import psutil
 
 from spot_sim import SimConfig, SimulatedSpot
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "benchmarks" / "results" / "driver_cpu.json"
 WARMUP_S, WINDOW_S = 4.0, 10.0
 # Extra driver arguments, e.g. BENCH_EXTRA_ARGS='-p cameras:=[""] -p lidar_source:=""'.
 EXTRA_ARGS = os.environ.get("BENCH_EXTRA_ARGS", "").split()
@@ -48,7 +48,7 @@ def main() -> dict:
     cpu = (after.user - before.user + after.system - before.system) / elapsed
     results = {"robot_state_rate_hz": 50.0, "window_s": WINDOW_S,
                "driver_cpu_percent_of_one_core": round(100 * cpu, 1)}
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    _results.write("driver_cpu", results)
     return results
 
 

@@ -10,12 +10,12 @@ The simulated Spot runs in this process on 127.0.0.1; the client is the unmodifi
 Writes benchmarks/results/graph_nav_upload.json.
 """
 
-import json
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+import _results
 import bosdyn.client
 from bosdyn.api import point_cloud_pb2
 from bosdyn.api.autowalk import walks_pb2
@@ -33,7 +33,6 @@ from spot_sim import SimConfig, SimulatedSpot
 from spot_sim.kinematics import LIDAR_IN_BODY
 from spot_sim.sensors import Sensors
 
-RESULTS = Path(__file__).resolve().parent / "results" / "graph_nav_upload.json"
 WAYPOINTS = 100
 REPEATS = 3
 QUERIES = 200
@@ -163,8 +162,7 @@ def main() -> dict:
         result["localization_over_robot_state"] = (result["localization_state_ms_median"]
                                                    / result["robot_state_ms_median"])
         robot.time_sync.stop()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    _results.write("graph_nav_upload", result)
     return result
 
 

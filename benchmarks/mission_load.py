@@ -6,12 +6,11 @@ The simulated Spot runs in this process on 127.0.0.1; the client is the unmodifi
 Writes benchmarks/results/mission_load.json.
 """
 
-import json
 import statistics
 import tempfile
 import time
-from pathlib import Path
 
+import _results
 import bosdyn.client
 from bosdyn.api.mission import nodes_pb2
 from bosdyn.client.lease import LeaseClient
@@ -19,7 +18,6 @@ from bosdyn.mission.client import MissionClient
 
 from spot_sim import SimConfig, SimulatedSpot
 
-RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "mission_load.json"
 SIZES_MB = (1, 4, 16)
 REPEATS = 5
 
@@ -71,8 +69,7 @@ def main() -> dict:
             })
         robot.time_sync.stop()
     result = {"benchmark": "mission_load", "repeats": REPEATS, "rows": rows}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    _results.write("mission_load", result)
     return result
 
 

@@ -15,7 +15,6 @@ memory: no link). Discovery: a new operator process until its first joint_states
 
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -26,12 +25,12 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "test"))
 
+import _results  # noqa: E402
 import netns  # noqa: E402
 import test_across_the_robot as across  # noqa: E402
 
 from spot_driver.network.operator import environment, payload_environment  # noqa: E402
 
-RESULTS = REPO / "benchmarks" / "results" / "operator_link.json"
 # A robot renders its cameras on its own computers, not on the payload's CPU: on a 2-core
 # machine the simulated robot gets core 1 and the payload's processes and the probes core 0.
 ROBOT_CPU, PAYLOAD_CPU = 1, 0
@@ -109,9 +108,6 @@ def main() -> dict:
             launch.stop()
     result = {
         "benchmark": "operator_link",
-        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"cores": os.cpu_count(), "cpu": _cpu_model(),
-                    "python": platform.python_version()},
         "pinned": ({"simulated_robot_cpu": ROBOT_CPU, "payload_and_probes_cpu": PAYLOAD_CPU}
                    if PIN else None),
         "seconds_per_run": SECONDS, "calls": CALLS, "cmd_vel_steps": STEPS * 2,
@@ -120,7 +116,7 @@ def main() -> dict:
                   "trigger_ms_p99": 50, "estop_ms_max": 100, "discovery_s_max": 3},
         "runs": runs,
     }
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    _results.write("operator_link", result)
     return result
 
 
@@ -144,13 +140,6 @@ def pin(namespace: str) -> None:
                 os.sched_setaffinity(task, {cpu})
             except OSError:
                 pass
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 
 The full set: joint_states, /tf, odometry (pose + twist), status/feet, estop, wifi, battery
 (spot_msgs and one sensor_msgs/BatteryState per battery), power, system and behavior faults,
-manipulation and end-effector force. It is timed on a sequence of consecutive states of a
-simulated Spot with an arm, 4 batteries and one active fault of each kind, so no cache can
-hold a whole answer.
+manipulation and end-effector force. It is timed on live-like states: consecutive states of a
+simulated Spot with an arm, 4 batteries and one active fault of each kind, with the field
+profile's joint and velocity noise and staggered part stamps, so every joint value and every
+timestamp changes from one state to the next. Each round draws fresh states and no timed call
+sees a state twice, so no cache can hit on a value a live robot would not repeat.
 
 The cycle is the driver's: ``state.pipeline.StatePipeline.messages`` (protobuf read, one
 ``struct`` pack per message). The wire templates that read states from their bytes were
@@ -22,15 +24,11 @@ Writes benchmarks/results/state_cycle.json.
     make bench            # or: python benchmarks/state_cycle.py
 """
 
-import json
 import operator
-import platform
 import statistics
-import sys
-import time
 import timeit
-from pathlib import Path
 
+import _results
 import numpy as np
 import rclpy
 from geometry_msgs.msg import Vector3Stamped
@@ -60,23 +58,38 @@ from spot_msgs.msg import (
 )
 from spot_sim import SimConfig
 from spot_sim.clock import RobotClock
+from spot_sim.field import PROFILES
 from spot_sim.robot import SimRobot
 from spot_sim.state_report import robot_state
 
-RESULTS = Path(__file__).resolve().parent / "results" / "state_cycle.json"
 SKEW = 12_345_000_000
-STATES = 50
+STATES = 1000  # fresh per round; every state-reading timer makes fewer calls than this
+ROUNDS = 5
 GOAL_RATIO_TO_PARSE = 10.0
 
 
-def realistic_states(count: int = STATES) -> list:
-    """Consecutive RobotStates as the robot sends them at 50 Hz: 12 leg + 7 arm joints,
+class LiveRobot:
+    """A simulated Spot with an arm whose states change as a live robot's do: the field
+    profile's joint and body-velocity noise and part stamps a few ms apart."""
+
+    def __init__(self) -> None:
+        self.clock = RobotClock(12.345)
+        field = PROFILES["field"]
+        noise = PROFILES["default"].with_knobs(
+            joint_noise=field.joint_noise, joint_velocity_noise=field.joint_velocity_noise,
+            body_velocity_noise=field.body_velocity_noise, state_age=field.state_age)
+        self.robot = SimRobot(SimConfig(has_arm=True, field=noise), self.clock)
+
+    def states(self, count: int = STATES) -> list:
+        return realistic_states(self.robot, self.clock, count)
+
+
+def realistic_states(robot: SimRobot, clock: RobotClock, count: int) -> list:
+    """The next ``count`` RobotStates as the robot sends them at 50 Hz: 12 leg + 7 arm joints,
     26 frames, 4 batteries, one system and one behavior fault (its onset the state's time)."""
-    clock = RobotClock(12.345)
-    robot = SimRobot(SimConfig(has_arm=True), clock)
     out = []
     for _ in range(count):
-        clock.jump(0.02)  # 50 Hz apart: a second of states, as the driver streams them
+        clock.jump(0.02)  # 50 Hz apart, as the driver streams them
         robot.step()
         state = robot_state(robot)
         for i in range(1, 4):
@@ -99,14 +112,18 @@ def per_call_us(fn, repeat: int) -> float:
 
 
 class Cycler:
-    """Calls ``fn`` on the next state each time (so the states keep changing)."""
+    """Calls ``fn`` on the next input each time (so the states keep changing); ``feed`` gives
+    it a round's fresh inputs."""
 
-    def __init__(self, fn, states: list) -> None:
-        self._fn, self._states, self._i = fn, states, 0
+    def __init__(self, fn) -> None:
+        self._fn, self._inputs, self._i = fn, [], 0
+
+    def feed(self, inputs: list) -> None:
+        self._inputs, self._i = inputs, 0
 
     def __call__(self):
-        self._i = (self._i + 1) % len(self._states)
-        return self._fn(self._states[self._i])
+        self._i = (self._i + 1) % len(self._inputs)
+        return self._fn(self._inputs[self._i])
 
 
 def fast_path(pipeline: StatePipeline):
@@ -199,13 +216,12 @@ def publishers(node, batteries: int) -> list:
 
 
 def main() -> dict:
-    states = realistic_states()
-    wire = [s.SerializeToString() for s in states]
-    buffers = [np.frombuffer(d, dtype=np.uint8) for d in wire]
+    live = LiveRobot()
+    states = live.states()
     state_type = type(states[0])
     state_serializer, status_serializer = StateSerializer("odom"), StatusSerializer()
     fast = fast_path(StatePipeline("odom"))
-    for state in states:  # the fast path decodes to what the message path serializes
+    for state in states[:50]:  # the fast path decodes to what the message path serializes
         assert [len(b) for b in fast(state)[:3]] == [len(b) for b in message_path(state)[:3]]
     cycle_bytes = fast(states[0])
 
@@ -218,23 +234,32 @@ def main() -> dict:
         for pub, data in zip(pubs, cycle_bytes, strict=True):
             pub.publish(data)
 
-    kin0, state0 = states[0].kinematic_state, states[0]
+    kin0 = states[0].kinematic_state
     state_serializer.serialize(kin0, (1, 2))  # its tree layout names the read floor's edges
+    # (inputs: "wire" bytes, "buffers" (their numpy copies), "states"; calls per timing)
     timers = {
-        "memcpy_us": (Cycler(lambda b: b.copy(), buffers), 20000),
-        "protobuf_parse_us": (Cycler(state_type.FromString, wire), 5000),
-        "full_set_cdr_us": (Cycler(fast, states), 1000),
+        "memcpy_us": (Cycler(lambda b: b.copy()), "buffers", 20000),
+        "protobuf_parse_us": (Cycler(state_type.FromString), "wire", 5000),
+        "full_set_cdr_us": (Cycler(fast), "states", 300),
         "read_floor_us": (Cycler(read_floor([key for key, _ in
-                                             state_serializer.tree_layout.plan]), states), 1000),
-        "full_set_message_path_us": (Cycler(message_path, states), 100),
-        "publish_cycle_bytes_us": (publish_cycle, 500),
-        "part_kinematics_us": (lambda: state_serializer.serialize(kin0, (1, 2)), 2000),
-        "part_statuses_us": (lambda: status_serializer.serialize(state0, (1, 2), SKEW), 1000),
+                                             state_serializer.tree_layout.plan])), "states", 300),
+        "full_set_message_path_us": (Cycler(message_path), "states", 100),
+        "publish_cycle_bytes_us": (publish_cycle, None, 500),
+        "part_kinematics_us": (Cycler(lambda s: state_serializer.serialize(
+            s.kinematic_state, (1, 2))), "states", 300),
+        "part_statuses_us": (Cycler(lambda s: status_serializer.serialize(s, (1, 2), SKEW)),
+                             "states", 300),
     }
     rounds: dict[str, list[float]] = {key: [] for key in timers}
-    for _ in range(5):  # alternate, so machine-speed drift hits every figure alike
-        for key, (fn, repeat) in timers.items():
+    for _ in range(ROUNDS):  # alternate, so machine-speed drift hits every figure alike
+        wire = [s.SerializeToString() for s in states]
+        inputs = {"states": states, "wire": wire,
+                  "buffers": [np.frombuffer(d, dtype=np.uint8) for d in wire]}
+        for key, (fn, source, repeat) in timers.items():
+            if source is not None:
+                fn.feed(inputs[source])
             rounds[key].append(per_call_us(fn, repeat))
+        states = live.states()  # the next round's, fresh
     node.destroy_node()
     rclpy.shutdown()
 
@@ -244,6 +269,7 @@ def main() -> dict:
 
     results = {key: round(statistics.median(values), 2) for key, values in rounds.items()}
     results.update({
+        "states_per_round": STATES, "rounds": ROUNDS,
         "robot_state_bytes": len(wire[0]),
         "frames_in_tree": len(kin0.transforms_snapshot.child_to_parent_edge_map),
         "joints": len(kin0.joint_states),
@@ -256,12 +282,8 @@ def main() -> dict:
                                                 "protobuf_parse_us"),
         "publish_to_parse": ratio("publish_cycle_bytes_us", "protobuf_parse_us"),
         "goal_full_set_cdr_to_parse_max": GOAL_RATIO_TO_PARSE,
-        "python": sys.version.split()[0],
-        "machine": platform.machine(),
-        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     })
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    _results.write("state_cycle", results)
     return results
 
 

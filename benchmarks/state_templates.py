@@ -15,7 +15,6 @@ Writes benchmarks/results/state_templates.json.
 
 import io
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -25,12 +24,12 @@ import time
 from pathlib import Path
 
 import _e2e
+import _results
 
 BASELINE = "158fe3c"  # the last commit with the state templates (same shape otherwise)
 ROUNDS, WARMUP_S, WINDOW_S = 3, 8.0, 15.0
 CAMERA_HZ, STATE_HZ = 15.0, 50.0
 GOAL_MAX_COST_PERCENT = 5.0
-RESULTS = _e2e.RESULTS_DIR / "state_templates.json"
 
 
 def baseline_tree(revision: str, into: Path) -> Path:
@@ -88,10 +87,8 @@ def main(revision: str = BASELINE) -> dict:
         "removal_cost_percent_of_driver_cpu": round(cost, 1),
         "goal_max_removal_cost_percent": GOAL_MAX_COST_PERCENT,
         "templates_kept": cost > GOAL_MAX_COST_PERCENT,
-        "python": sys.version.split()[0], "machine": platform.machine(),
-        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    _results.write("state_templates", results)
     return results
 
 

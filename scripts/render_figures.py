@@ -36,8 +36,10 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def measured(data: dict) -> str:
-    when = data.get("measured_at", "")
-    return f"\nMeasured {when[:10]}.\n" if when else ""
+    """Where and when a table's figures were measured (every benchmark JSON records it)."""
+    machine = data["machine"]
+    return (f"\nMeasured {data['measured_at'][:10]} on {machine['cores']} cores "
+            f"({machine['cpu']}), Python {machine['python']}.\n")
 
 
 def graph_nav_upload() -> str:
@@ -88,10 +90,17 @@ def perception_e2e() -> str:
          f"p99 ≤ 15 ms; transport alone p50 {num(floor['image_transport_age_ms_p50'])}, "
          f"p99 {num(floor['image_transport_age_ms_p99'])} ms"],
         ["state age p99", f"{num(d['state_age_ms_p99'])} ms", ""],
+        ["the driver's added latency (response received → published), worst stream p99",
+         f"{num(d['driver_added_latency']['worst_ms_p99'], 2)} ms",
+         f"≤ {num(d['goals']['driver_added_latency_ms_p99_max'], 0)} ms"],
         ["CPU, % of one core: driver / simulated robot / subscriber",
          f"{num(cpu['driver'])} / {num(cpu['sim'])} / {num(cpu['subscriber'])}", ""],
-        ["**driver ÷ bare subscriber**", f"**{num(d['driver_to_subscriber_cpu'], 2)}**",
-         "≤ 1.5"],
+        ["**driver ÷ bare subscriber fed by the replay** "
+         f"({num(floor['cpu_percent_of_one_core']['subscriber'])} %)",
+         f"**{num(d['driver_to_subscriber_cpu'], 2)}**",
+         f"≤ {num(d['goals']['driver_to_subscriber_cpu_max'], 1)}"],
+        ["driver ÷ the same subscriber fed by the driver",
+         num(d["driver_to_driver_fed_subscriber_cpu"], 2), ""],
         [f"driver ÷ bare publisher of the same bytes "
          f"({num(floor['cpu_percent_of_one_core']['bare_publisher'])} %)",
          num(d["driver_to_bare_publisher_cpu"]), ""],
@@ -100,7 +109,8 @@ def perception_e2e() -> str:
 
 
 def perception_micro() -> str:
-    d = load("perception_micro")["results"]
+    data = load("perception_micro")
+    d = data["results"]
     labels = {
         "protobuf_bytes_field_read_640x480": "protobuf `image.data` read (limit)",
         "protobuf_parse_get_image_response_640x480":
@@ -121,29 +131,113 @@ def perception_micro() -> str:
     }
     rows = [[label, f"{d[key]['input_bytes'] / 1e3:,.0f} KB", num(d[key]["us_per_call"]),
              num(d[key]["x_memcpy"], 2)] for key, label in labels.items() if key in d]
-    return table(["conversion", "input", "µs", "x memcpy"], rows)
+    return table(["conversion", "input", "µs", "x memcpy"], rows) + (
+        f"\nThe floor: {data['floor']}, {data['rounds']} rounds.\n" + measured(data))
 
 
 def driver_scaling() -> str:
     d = load("driver_scaling")
+    goals = d["goals"]
     rows = []
-    for name, label, key in (("cameras", "cameras", "cameras"),
-                             ("state_rate", "state Hz", "state_hz"),
-                             ("robots", "robots", "robots")):
-        points = d[name]["points"]
-        rows.append([f"{label} " + " / ".join(f"{p[key]:g}" for p in points),
-                     " / ".join(num(p["driver_cpu_percent"]) for p in points),
-                     " / ".join(num(p["subscriber_cpu_percent"]) for p in points),
-                     " / ".join(f"{num(p['min_delivered_percent'])} %" for p in points),
-                     num(d[name]["knee"], 2)])
+    for name, label, key, unit, bar in (
+            ("cameras", "cameras", "cameras", "% per MB/s", "knee"),
+            ("state_rate", "state Hz", "state_hz", "% per Hz", "knee"),
+            ("robots", "robots", "robots", "% per robot", "per_robot")):
+        series = d[name]
+        points = series["points"]
+        costs = series[{"cameras": "driver_cpu_percent_per_megabyte_per_s",
+                        "state_rate": "driver_cpu_percent_per_hz",
+                        "robots": "driver_cpu_percent_per_added_robot"}[name]]
+        if bar == "knee":
+            value = series["knee"]
+            verdict = (f"knee {num(value, 2)} (≤ {num(goals['knee_max'], 1)})"
+                       if value is not None else "knee: too few unsaturated steps")
+        else:
+            verdict = (f"per robot at 2 ÷ at 1: {num(series['per_robot_cpu_2_over_1'], 2)} "
+                       f"(≤ {num(goals['per_robot_cpu_2_over_1_max'], 2)})")
+        rows.append([
+            f"{label} " + " / ".join(f"{p[key]:g}" + ("*" if p[
+                "machine_cpu_percent_of_all_cores"] > goals["saturated_above_percent"] else "")
+                for p in points),
+            " / ".join(num(p["driver_cpu_percent"]) for p in points),
+            " / ".join(num(p["subscriber_cpu_percent"]) for p in points),
+            " / ".join(f"{num(p['min_delivered_percent'])} %" for p in points),
+            " / ".join(num(c, 3) for c in costs) + f" {unit}", verdict])
     return table(["series", "driver CPU, % of one core", "subscriber", "delivered (worst)",
-                  "largest ÷ smallest step"], rows) + measured(d)
+                  "driver cost per step", "bar"], rows) + (
+        f"\n\\* saturated: the simulated robots, drivers and subscriber used over "
+        f"{num(goals['saturated_above_percent'], 0)} % of all cores, so the point is reported "
+        f"but left out of the knee. Knee: the largest ratio of a later step's cost per unit to "
+        f"an earlier step's (1 is linear, below 1 cheaper as load grows).\n" + measured(d))
+
+
+def _profile_rows(label: str, cpu: float, threads: dict, profile: dict | None) -> list:
+    rows = [[label, f"{num(cpu)} % of one core", "by thread: " + ", ".join(
+        f"{name} {num(value)} %" for name, value in threads.items())]]
+    if profile:
+        rows.append(["… Python time by part (py-spy, thread holding the GIL)", "",
+                     ", ".join(f"{name} {num(value, 0)} %"
+                               for name, value in profile["groups_percent"].items())])
+        rows.append(["… top functions", "", ", ".join(
+            f"`{name or '(native)'}` {num(value, 0)} %"
+            for name, value in list(profile["top_functions_percent"].items())[:6])])
+    return rows
+
+
+def where_time_goes() -> str:
+    """Where the driver's CPU goes: per thread and per part, at full perception load and at
+    200 Hz state."""
+    e2e, scaling = load("perception_e2e"), load("driver_scaling")
+    state = scaling["state_rate"]["points"][-1]
+    threads = dict(e2e["cpu_percent_of_one_core"]["driver_threads"])
+    rows = _profile_rows("full perception load (`perception_e2e.py`)",
+                         e2e["cpu_percent_of_one_core"]["driver"], threads,
+                         e2e.get("driver_profile"))
+    rows += _profile_rows(f"state at {num(state['state_hz'], 0)} Hz, no cameras "
+                          f"(`driver_scaling.py`; "
+                          f"{num(scaling['state_rate']['driver_us_per_state_cycle'], 0)} µs of "
+                          f"CPU per state cycle, the series' slope)",
+                          state["driver_cpu_percent"], state["driver_cpu_percent_by_thread"],
+                          state.get("driver_profile"))
+    return table(["load", "driver CPU", "where"], rows) + (
+        "\nThread kinds are kernel names: `python` every Python thread, `event_engine` gRPC's "
+        "C core, `dds` Fast DDS; CPU of threads that ended within the window (gRPC starts a "
+        "channel thread per call when none is running) counts in the process but not by "
+        "thread.\n" + measured(e2e))
+
+
+def driver_cpu() -> str:
+    """The driver's CPU in its default configuration (no subscribers)."""
+    d = load("driver_cpu")
+    return (f"Driver process (`benchmarks/driver_cpu.py`): with the default configuration (all "
+            f"nodes, idle camera publishers, state and every status at "
+            f"{num(d['robot_state_rate_hz'], 0)} Hz) the driver used "
+            f"**{num(d['driver_cpu_percent_of_one_core'])} % of one core** over "
+            f"{num(d['window_s'], 0)} s.\n" + measured(d))
+
+
+def driver_memory() -> str:
+    """The driver's memory under full perception load over time."""
+    d = load("driver_memory")
+    rows = [
+        [f"RSS after {num(d['settle_s'], 0)} s / at {num(d['duration_s'] / 60, 0)} min / peak",
+         f"{num(d['rss_mb_after_settle'])} / {num(d['rss_mb_at_end'])} / "
+         f"{num(d['rss_mb_peak'])} MB", ""],
+        ["USS (memory only the driver holds) at the end", f"{num(d['uss_mb_at_end'])} MB", ""],
+        ["growth per hour, RSS / USS (least squares after start-up)",
+         f"{num(d['rss_growth_mb_per_hour'])} / {num(d['uss_growth_mb_per_hour'])} MB/h",
+         f"≤ {num(d['goals']['growth_mb_per_hour_max'], 0)} MB/h"],
+        ["delivered, worst topic", f"{num(d['min_delivered_percent'])} %",
+         f"≥ {num(d['goals']['delivered_percent_min'])} %"],
+    ]
+    return table(["figure", "measured", "bar"], rows) + measured(d)
 
 
 def goals() -> str:
     """The goals with their figures, from the benchmarks' JSON."""
     cycle, e2e, scaling = load("state_cycle"), load("perception_e2e"), load("driver_scaling")
-    templates = load("state_templates")
+    templates, low = load("state_templates"), load("low_level")
+    low_added = low["runs"]["five_cameras_and_lidar"]["perception_added_latency"]
     robots = scaling["robots"]["driver_cpu_percent_per_robot"]
     rows = [
         ["state cycle, RobotState → CDR of 16 messages (`state_cycle.py`)",
@@ -155,7 +249,8 @@ def goals() -> str:
          f"{num(templates['removal_cost_percent_of_driver_cpu'])} % cost", "",
          f"keep above {num(templates['goal_max_removal_cost_percent'], 0)} %"],
         ["driver CPU at full perception load (`perception_e2e.py`)",
-         f"bare subscriber {num(e2e['cpu_percent_of_one_core']['subscriber'])} %",
+         f"bare subscriber fed by the replay "
+         f"{num(e2e['bare_publisher_floor']['cpu_percent_of_one_core']['subscriber'])} %",
          f"{num(e2e['cpu_percent_of_one_core']['driver'])} %",
          f"{num(e2e['driver_to_subscriber_cpu'], 2)}x", "≤ 1.5x"],
         ["delivered, worst sensor / state topic", "",
@@ -164,9 +259,13 @@ def goals() -> str:
         ["image age p99", f"transport p99 "
          f"{num(e2e['bare_publisher_floor']['image_transport_age_ms_p99'])} ms",
          f"{num(e2e['image_age_ms_p99'])} ms", "", "≤ 15 ms"],
+        ["driver's added latency p99 at full load with the 333 Hz path on (`low_level.py`)",
+         "", f"{num(low_added['worst_ms_p99'], 2)} ms",
+         "", f"≤ {num(low['goals']['perception_added_ms_p99_max'], 0)} ms"],
         ["driver CPU per robot, 1 / 2 / 4 robots (`driver_scaling.py`)", "",
-         " / ".join(num(v) for v in robots) + " %", f"{num(max(robots) / min(robots), 2)}",
-         "constant"],
+         " / ".join(num(v) for v in robots) + " %",
+         f"{num(scaling['robots']['per_robot_cpu_2_over_1'], 2)} (2 ÷ 1)",
+         f"≤ {num(scaling['goals']['per_robot_cpu_2_over_1_max'], 2)}"],
     ]
     return table(["figure", "floor, same run", "measured", "ratio", "goal"], rows)
 
@@ -195,15 +294,15 @@ def operator_link() -> str:
               "Trigger p99 (op / payload)", "e-stop service max", "cmd_vel step p99",
               "images/s: 5 compressed + 1 raw (op / payload)", "frames held back",
               "discovery"]
-    machine, pinned = d.get("machine", {}), d.get("pinned")
+    pinned = d.get("pinned")
     return table(header, rows) + (
         f"\nGoals (issue 29): joint_states >= {goals['joint_states_hz_min']} Hz at every cap; "
         f"cmd_vel step p99 < {goals['cmd_vel_ms_p99_at_10mbit']} ms at 10 Mbit/s; Trigger p99 "
         f"< {goals['trigger_ms_p99']} ms; e-stop service < {goals['estop_ms_max']} ms; "
         f"discovery < {goals['discovery_s_max']} s. Each probe ran {d['seconds_per_run']} s "
         f"with {d['calls']} calls; images through `image_bandwidth` = "
-        f"{d['image_bandwidth_mbit']} Mbit/s. Machine: {machine.get('cores')} cores, "
-        f"{machine.get('cpu', '?')}; everything (simulated robot, driver, operator) on it"
+        f"{d['image_bandwidth_mbit']} Mbit/s. Everything (simulated robot, driver, operator) "
+        f"on one machine"
         + (f", the simulated robot pinned to core {pinned['simulated_robot_cpu']} and the "
            f"payload's processes and both probes to core {pinned['payload_and_probes_cpu']} "
            f"(a robot renders its cameras on its own computers)" if pinned else "")
@@ -247,15 +346,20 @@ def low_level() -> str:
             f"{num(run['round_trip_ms_p50'], 1)} / {num(run['round_trip_ms_p99'], 1)} ms "
             f"(bare {num(floor['round_trip_ms_p50'], 1)} / {num(floor['round_trip_ms_p99'], 1)})",
             f"{num(run['low_level_cpu_percent'])} % (bare {num(floor['cpu_percent_of_one_core'])})",
+            (f"{num(added['worst_ms_p99'], 2)} ms" if (added := run["perception_added_latency"])
+             else "no sensors"),
         ])
     header = ["load", "joint_states / imu rate", "largest gap", "stream → published p50 / p99",
-              "command key round trip p50 / p99", "CPU of the low-level process"]
+              "command key round trip p50 / p99", "CPU of the low-level process",
+              "perception added latency, worst p99"]
     return table(header, rows) + (
         f"\nGoals (issue 26), with all five cameras and the lidar: ≥ {goals['rate_hz_min']} Hz, "
         f"no gap > {goals['gap_ms_max']} ms, stream → published p50 < "
         f"{goals['publish_ms_p50_max']} ms and p99 < {goals['publish_ms_p99_max']} ms, round "
         f"trip p99 < {goals['round_trip_ms_p99_max']} ms, CPU < {goals['cpu_percent_max']} % "
-        f"of a core. {num(d['window_s'], 0)} s windows on {d['machine']['cores']} cores; "
+        f"of a core; with the 333 Hz path on, the perception streams' own added latency "
+        f"(response received → published) p99 ≤ {num(goals['perception_added_ms_p99_max'], 0)} "
+        f"ms (issue 31). {num(d['window_s'], 0)} s windows; "
         f"commands at {num(d['command_hz'], 0)} Hz; the simulated robot, driver, low-level "
         f"process and subscriber all on this machine.\n" + measured(d))
 
@@ -287,7 +391,9 @@ RENDER: dict[str, Callable[[], str]] = {
     "low_level": low_level,
     "graph_nav_upload": graph_nav_upload, "mission_load": mission_load,
     "perception_e2e": perception_e2e, "perception_micro": perception_micro,
-    "driver_scaling": driver_scaling, "state_cycle": state_cycle, "goals": goals,
+    "driver_scaling": driver_scaling, "driver_memory": driver_memory,
+    "driver_cpu": driver_cpu, "where_time_goes": where_time_goes,
+    "state_cycle": state_cycle, "goals": goals,
     "payload_ports": payload_ports, "operator_link": operator_link,
 }
 

@@ -35,3 +35,15 @@ def test_a_changed_result_changes_the_table(monkeypatch):
     text = (REPO / "README.md").read_text()
     monkeypatch.setattr(render, "load", load)
     assert render.render(text) != text
+
+
+def test_every_benchmark_result_says_where_and_when_it_was_measured():
+    import json
+    results = sorted((REPO / "benchmarks" / "results").glob("*.json"))
+    benchmarks = {p.stem for p in (REPO / "benchmarks").glob("[!_]*.py")}
+    assert benchmarks <= {p.stem for p in results}, "a benchmark without committed results"
+    for path in results:
+        data = json.loads(path.read_text())
+        machine = data.get("machine", {})
+        assert machine.get("cores") and machine.get("cpu"), f"{path.name}: no machine"
+        assert data.get("measured_at", "").startswith("20"), f"{path.name}: no date"
