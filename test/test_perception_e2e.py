@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import simplejpeg
 from bosdyn.api import point_cloud_pb2
+from diagnostic_msgs.msg import DiagnosticArray
 from ros_harness import DriverProcess, RosClient, odom_tform
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image, PointCloud2
 from tf2_msgs.msg import TFMessage
@@ -163,6 +164,27 @@ def test_a_corrupt_or_slow_camera_does_not_stall_the_others(world):
         sim.sensors.delays.clear()
     assert ros.wait_for(lambda: _rate(ros, "/camera/left/image", 1.0) >= 12.0, timeout=10)
     assert driver.process.poll() is None
+
+
+def test_diagnostics_report_the_drivers_added_latency_per_stream(world):
+    """Response received -> published, measured by the driver for each stream it runs."""
+    _sim, _driver, ros = world
+    ros.subscribe("/diagnostics", DiagnosticArray)
+
+    def added(stream: str):
+        for msg in reversed(ros.received("/diagnostics")):
+            for status in msg.status:
+                if status.name.endswith(f"stream {stream}"):
+                    values = {v.key: v.value for v in status.values}
+                    if "added_latency_ms_p99" in values:
+                        return (float(values["added_latency_ms_p50"]),
+                                float(values["added_latency_ms_p99"]))
+        return None
+
+    for stream in ("camera frontleft", "point cloud velodyne-point-cloud"):
+        assert ros.wait_for(lambda stream=stream: added(stream) is not None, timeout=10), stream
+        p50, p99 = added(stream)
+        assert 0.0 < p50 <= p99 < 1000.0, (stream, p50, p99)
 
 
 def test_gripper_camera_in_colour_on_a_robot_with_an_arm(tmp_path):
