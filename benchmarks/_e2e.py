@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import QoSProfile
 from rosidl_runtime_py.utilities import get_message
@@ -171,7 +172,6 @@ class StreamLatencies:
     p99 as its ``/diagnostics`` report them; the newest report of each stream is kept."""
 
     def __init__(self, node, namespace: str = "") -> None:
-        from diagnostic_msgs.msg import DiagnosticArray
         self.latest: dict[str, tuple[float, float]] = {}
         node.create_subscription(DiagnosticArray, f"{namespace}/diagnostics", self._take, 10)
 

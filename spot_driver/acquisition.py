@@ -36,12 +36,13 @@ class StreamStats:
     # (decoded and published), in ns, waiting for a worker included
     added_ns: deque = field(default_factory=lambda: deque(maxlen=ADDED_LATENCY_SAMPLES))
 
-    def added_ms(self, quantile: float) -> float | None:
-        """The ``quantile`` (0-1) of the recent added latencies in ms; None before any."""
+    def added_ms(self, *quantiles: float) -> tuple[float, ...] | None:
+        """The ``quantiles`` (0-1) of the recent added latencies in ms; None before any."""
         values = sorted(tuple(self.added_ns))  # a snapshot: one C call under the GIL
         if not values:
             return None
-        return values[min(len(values) - 1, int(quantile * len(values)))] / 1e6
+        return tuple(values[min(len(values) - 1, int(q * len(values)))] / 1e6
+                     for q in quantiles)
 
 
 def check_rate(name: str, rate_hz: float, max_hz: float = 100.0) -> None:

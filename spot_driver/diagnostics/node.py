@@ -59,10 +59,9 @@ class DiagnosticsNode(Node):
         for stream in self._streams():
             stats = stream.stats
             meter = self._meters.setdefault(stream.name, diagnostics.RateMeter())
-            p50, p99 = stats.added_ms(0.5), stats.added_ms(0.99)
             out.append(diagnostics.stream(
                 p, hw, stream.name, stream.rate, meter.rate(stats.delivered, now),
                 stream.enabled and stream.wanted(), stats.errors, stats.last_error,
-                stats.dropped, None if p50 is None else (p50, p99)))
+                stats.dropped, stats.added_ms(0.5, 0.99)))
         out.extend(extra(p, hw) for extra in self.extras)
         return out
