@@ -244,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     probe = Probe(args.namespace, args.images, args.raw_images, tuple(args.also))
     out: dict = {"discovery_s": probe.discovery(args.discovery_timeout)}
     checks = args.checks.split(",")
+    if out["discovery_s"] is None:  # what the operator did see: no peer, or no match?
+        out["seen"] = {"nodes": probe.node.get_node_names_and_namespaces(),
+                       "topics": sorted(n for n, _ in probe.node.get_topic_names_and_types())}
     if out["discovery_s"] is not None:
         if "graph" in checks:
             out["graph"] = probe.graph()
