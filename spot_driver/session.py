@@ -12,6 +12,7 @@ from bosdyn.api import time_sync_pb2
 from bosdyn.client.estop import EstopKeepAlive
 from bosdyn.client.lease import Lease, LeaseClient, LeaseKeepAlive
 
+from spot_driver import token_channel
 from spot_driver.credentials import Credentials
 from spot_driver.lease_order import LeaseOrderedClient, uses_lease_wallet
 from spot_driver.transient import RetryingClient
@@ -46,7 +47,7 @@ class Session:
                     f"CA certificate {str(path)!r} not found (parameter 'certificate')")
             sdk.load_robot_cert(str(path))
         self._time_sync: tuple[object, tuple[bool, int, int]] | None = None
-        robot = sdk.create_robot(config.hostname)
+        robot = token_channel.create_robot(sdk, config.hostname)
         if config.port:
             robot.update_secure_channel_port(config.port)
         self.robot = robot

@@ -85,12 +85,20 @@ def test_every_topic_arrives_within_5_s_with_a_valid_tree(world):
     sim, driver, ros = world
     topics = ["/joint_states", "/odometry", "/tf", "/tf_static", "/status/mobility_params",
               *STATUS_TOPICS]
-    assert ros.wait_for(lambda: all(ros.received(t) for t in topics),
+    cameras = {"frontleft_fisheye", "back_fisheye"}  # mounts from the first image responses
+
+    def static_frames() -> set[str]:
+        return {t.child_frame_id for m in ros.received("/tf_static") for t in m.transforms}
+
+    assert ros.wait_for(lambda: all(ros.received(t) for t in topics)
+                        and cameras <= static_frames(),
                         timeout=5.0 - (time.monotonic() - driver.started) + 5.0)
     firsts = {t: round(ros.messages[t][0][0] - driver.started, 2) for t in topics}
     print("first message after driver start (s):", firsts)
     elapsed = max(firsts.values())
     assert elapsed < 5.0, f"all topics took {elapsed:.2f} s after driver start: {firsts}"
+    mounted = time.monotonic() - driver.started
+    assert mounted < 5.0, f"the cameras' mounts took {mounted:.2f} s after driver start"
 
     joints = ros.latest("/joint_states")
     assert joints.name[:3] == ["front_left_hip_x", "front_left_hip_y", "front_left_knee"]

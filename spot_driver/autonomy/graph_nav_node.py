@@ -4,7 +4,7 @@ localization, and the map drawn for RViz (graph markers and snapshot points, lat
 import time
 
 from geometry_msgs.msg import PoseWithCovarianceStamped
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import PointCloud2
 from std_srvs.srv import Trigger
@@ -21,6 +21,7 @@ from spot_driver.diagnostics import status as diagnostics
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.nodes.triggers import trigger_callback
 from spot_msgs.action import NavigateRoute, NavigateTo
 from spot_msgs.srv import CreateWaypoint, MapDirectory, SetLocalization
@@ -29,7 +30,7 @@ POLL_S = 0.1
 MAP_CHECK_S = 5.0  # how often the map is checked for changes made by anyone
 
 
-class GraphNavNode(Node):
+class GraphNavNode(PeriodicWork, Node):
     """``graph_nav/*`` actions and services; ``map -> odom`` and ``graph_nav/localization``
     at ``localization_rate``; ``graph_nav/graph`` and ``graph_nav/cloud`` latched."""
 
@@ -74,10 +75,8 @@ class GraphNavNode(Node):
             self.create_service(srv_type, name, callback, qos_profile=qos.SERVICES,
                                 callback_group=group)
         if rate > 0:
-            self.create_timer(1.0 / rate, self._publish_localization,
-                              callback_group=MutuallyExclusiveCallbackGroup())
-        self.create_timer(MAP_CHECK_S, self.refresh_map,
-                          callback_group=MutuallyExclusiveCallbackGroup())
+            self.every(1.0 / rate, self._publish_localization)
+        self.every(MAP_CHECK_S, self.refresh_map)
         context.health.append(self.localization_status)
 
     # ------------------------------------------------------------------ streams

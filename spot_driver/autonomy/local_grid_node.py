@@ -4,7 +4,6 @@ decoded as spot_msgs/LocalGrid, all in ``odom`` at ``local_grid_rate``. Only gri
 subscriber are requested from the robot."""
 
 from nav_msgs.msg import OccupancyGrid
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
 from spot_driver import qos
@@ -14,12 +13,13 @@ from spot_driver.capability import DriverContext
 from spot_driver.conversions.time import robot_stamp_to_msg
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.periodic import PeriodicWork
 from spot_msgs.msg import LocalGrid
 
 GRID_TYPES = ["terrain", "terrain_valid", "intensity", "no_step", "obstacle_distance"]
 
 
-class LocalGridNode(Node):
+class LocalGridNode(PeriodicWork, Node):
     """``local_grids/<type>`` for each of ``local_grid_types``."""
 
     def __init__(self, context: DriverContext) -> None:
@@ -38,8 +38,7 @@ class LocalGridNode(Node):
                 f"local_grids/{name}", qos.STATE)
             for name in self.types}
         if rate > 0 and self.types:
-            self.create_timer(1.0 / rate, self.publish,
-                              callback_group=MutuallyExclusiveCallbackGroup())
+            self.every(1.0 / rate, self.publish)
 
     def publish(self) -> None:
         """Fetch and publish the grids someone subscribes to (none: no request at all)."""

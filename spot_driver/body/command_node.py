@@ -10,7 +10,7 @@ from collections.abc import Callable
 from bosdyn.api import basic_command_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from geometry_msgs.msg import Pose
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import Header
 from std_srvs.srv import Trigger
@@ -24,6 +24,7 @@ from spot_driver.capability import DriverContext
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare, on_change
+from spot_driver.nodes.periodic import PeriodicWork
 from spot_msgs.action import Trajectory
 from spot_msgs.msg import CommandFeedback, MobilityParams
 from spot_msgs.srv import Claim, SetLocomotion, SetStairsMode, SetStandHeight, SetVelocityLimit
@@ -35,7 +36,7 @@ _TRAJ = basic_command_pb2.SE2TrajectoryCommand.Feedback
 _PROCESSING = basic_command_pb2.RobotCommandFeedbackStatus.STATUS_PROCESSING
 
 
-class CommandNode(Node):
+class CommandNode(PeriodicWork, Node):
     """Lease, power and posture services, mobility settings and the trajectory action."""
 
     def __init__(self, context: DriverContext) -> None:
@@ -87,8 +88,7 @@ class CommandNode(Node):
                                                    qos.LATCHED)
         self._feedback_pub = self.create_publisher(CommandFeedback, "status/command_feedback",
                                                    qos.STATE)
-        self.create_timer(0.2, self._publish_command_feedback,
-                          callback_group=MutuallyExclusiveCallbackGroup())
+        self.every(0.2, self._publish_command_feedback)
         self._publish_mobility()
 
         # A new trajectory goal replaces the running one (the robot follows the newest).

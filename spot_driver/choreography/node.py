@@ -3,7 +3,7 @@
 
 import time
 
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
@@ -14,6 +14,7 @@ from spot_driver.choreography.dancer import Choreographer, ChoreographyRefusedEr
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.nodes.triggers import trigger_callback
 from spot_msgs.action import ExecuteChoreography
 from spot_msgs.msg import ChoreographyStatus
@@ -25,7 +26,7 @@ from spot_msgs.srv import (
 )
 
 
-class ChoreographyNode(Node):
+class ChoreographyNode(PeriodicWork, Node):
     def __init__(self, context: DriverContext) -> None:
         super().__init__("spot_choreography", namespace=context.namespace)
         self.dancer = Choreographer(context.connection, context.cache)
@@ -46,8 +47,7 @@ class ChoreographyNode(Node):
                              GoalSlot("choreography", GoalPolicy.REJECT), group,
                              feedback_for=convert.feedback)
         if rate > 0:
-            self.create_timer(1.0 / rate, self._publish_status,
-                              callback_group=MutuallyExclusiveCallbackGroup())
+            self.every(1.0 / rate, self._publish_status)
 
     def _publish_status(self) -> None:
         try:

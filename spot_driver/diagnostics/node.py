@@ -4,7 +4,6 @@ import time
 from collections.abc import Callable
 
 from diagnostic_msgs.msg import DiagnosticArray
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import Header
 
@@ -12,11 +11,12 @@ from spot_driver import qos
 from spot_driver.capability import DriverContext
 from spot_driver.diagnostics import status as diagnostics
 from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.periodic import PeriodicWork
 
 STATE_STALE_AFTER = 2.0  # seconds without robot state before robot statuses go STALE
 
 
-class DiagnosticsNode(Node):
+class DiagnosticsNode(PeriodicWork, Node):
     """Connection, time sync, lease, e-stop, power, battery, faults and per-stream rates."""
 
     def __init__(self, context: DriverContext) -> None:
@@ -34,8 +34,7 @@ class DiagnosticsNode(Node):
         self._prefix = f"{ns}/spot_driver: " if ns else "spot_driver: "
         self._hw = connection.config.hostname
         self._pub = self.create_publisher(DiagnosticArray, "/diagnostics", qos.STATE)
-        self.create_timer(1.0 / rate, self._publish,
-                          callback_group=MutuallyExclusiveCallbackGroup())
+        self.every(1.0 / rate, self._publish)
 
     def _publish(self) -> None:
         self._pub.publish(DiagnosticArray(

@@ -3,7 +3,7 @@
 import threading
 
 from bosdyn.api.docking import docking_pb2
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
@@ -14,11 +14,12 @@ from spot_driver.docking.commander import DockingCommander, DockingTask, Feedbac
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.periodic import PeriodicWork
 from spot_msgs.action import Dock, Undock
 from spot_msgs.msg import DockState, WorldObjectArray
 
 
-class DockingNode(Node):
+class DockingNode(PeriodicWork, Node):
     """``dock`` / ``undock`` actions, latched ``status/docking``, ``world_objects`` and the
     ``dock_<id>`` / ``fiducial_<id>`` frames on /tf (children of ``tf_root``)."""
 
@@ -44,11 +45,9 @@ class DockingNode(Node):
                          serve(self, Undock, "undock", self._undock_task, slot, group,
                                result_for=self._result)]
         if state_rate > 0:
-            self.create_timer(1.0 / state_rate, self._publish_state,
-                              callback_group=MutuallyExclusiveCallbackGroup())
+            self.every(1.0 / state_rate, self._publish_state)
         if objects_rate > 0:
-            self.create_timer(1.0 / objects_rate, self._publish_world_objects,
-                              callback_group=MutuallyExclusiveCallbackGroup())
+            self.every(1.0 / objects_rate, self._publish_world_objects)
 
     def _result(self, result, ending):
         self._publish_state()  # the docking state right after a run, not up to 1 s later

@@ -2,7 +2,7 @@
 
 import threading
 
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
@@ -20,13 +20,14 @@ from spot_driver.missions.session import (
 )
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
+from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.nodes.triggers import trigger_callback
 from spot_msgs.action import Mission
 from spot_msgs.msg import MissionStatus
 from spot_msgs.srv import AnswerQuestion
 
 
-class MissionNode(Node):
+class MissionNode(PeriodicWork, Node):
     """Loads and plays missions; renews their pause time while the goal is active."""
 
     def __init__(self, context: DriverContext) -> None:
@@ -52,8 +53,7 @@ class MissionNode(Node):
         self.create_service(AnswerQuestion, "mission/answer_question", self._answer,
                             qos_profile=qos.SERVICES, callback_group=group)
         if status_rate > 0:
-            self.create_timer(1.0 / status_rate, self._publish_status,
-                              callback_group=MutuallyExclusiveCallbackGroup())
+            self.every(1.0 / status_rate, self._publish_status)
 
     # ------------------------------------------------------------------ status
     def _node_names(self, mission_id: int) -> dict[int, str]:

@@ -9,7 +9,6 @@ import time
 
 from geometry_msgs.msg import Vector3Stamped
 from nav_msgs.msg import Odometry
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import BatteryState as RosBatteryState
 from sensor_msgs.msg import JointState
@@ -22,6 +21,7 @@ from spot_driver.capability import DriverContext
 from spot_driver.conversions import frames
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
+from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.state import status
 from spot_driver.state.pipeline import StatePipeline, model_frames
 from spot_driver.state.stream import RobotStateStream
@@ -41,7 +41,7 @@ from spot_msgs.msg import (
 LEASE_POLL_S = 0.2
 
 
-class StateNode(Node):
+class StateNode(PeriodicWork, Node):
     """Polls robot state at ``robot_state_rate`` and publishes it, statuses at ``status_rate``
     (by default the same: every message of a state goes out through the CDR fast path)."""
 
@@ -92,8 +92,7 @@ class StateNode(Node):
         self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
 
         self._leases_sent: tuple[list, float] | None = None  # (resources, monotonic time)
-        self.create_timer(LEASE_POLL_S, self._poll_leases,
-                          callback_group=MutuallyExclusiveCallbackGroup())
+        self.every(LEASE_POLL_S, self._poll_leases)
         self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
         self._scheduler = Scheduler([self.stream], workers=1, describe=describe)
         self._scheduler.start()
@@ -129,10 +128,7 @@ class StateNode(Node):
     def stop_streaming(self) -> None:
         """Stop requesting and publishing robot state (before the node goes away)."""
         self._scheduler.stop()
-
-    def destroy_node(self) -> None:
-        self.stop_streaming()
-        super().destroy_node()
+        super().stop_streaming()
 
     def publish_state(self, state) -> None:
         """Every message of one robot state (statuses every Nth cycle)."""

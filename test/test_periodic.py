@@ -1,0 +1,58 @@
+"""``nodes.periodic.Periodic``: the driver's status polls on threads of their own."""
+
+import itertools
+import threading
+import time
+
+import pytest
+
+from spot_driver.nodes.periodic import Periodic
+
+
+def test_calls_at_its_period_and_stops():
+    calls = []
+    periodic = Periodic("tick", 0.02, lambda: calls.append(time.monotonic()), print).start()
+    time.sleep(0.5)
+    periodic.stop()
+    count = len(calls)
+    time.sleep(0.1)
+    assert len(calls) == count  # nothing after stop()
+    assert 12 <= count <= 26, count  # 25 ideally; a loaded machine may lose a few
+    assert all(b - a > 0.005 for a, b in itertools.pairwise(calls))
+
+
+def test_a_slow_call_is_not_made_up_by_a_burst():
+    calls = []
+
+    def slow() -> None:
+        calls.append(time.monotonic())
+        if len(calls) == 2:
+            time.sleep(0.3)  # ten periods late
+
+    periodic = Periodic("slow", 0.03, slow, print).start()
+    time.sleep(0.55)
+    periodic.stop()
+    after = [b - a for a, b in itertools.pairwise(calls[2:])]
+    assert after and min(after) > 0.015, after
+
+
+def test_an_exception_is_reported_and_the_ticking_goes_on():
+    reports, calls = [], []
+    done = threading.Event()
+
+    def failing() -> None:
+        calls.append(1)
+        if len(calls) >= 3:
+            done.set()
+        raise RuntimeError("robot said no")
+
+    periodic = Periodic("poll", 0.01, failing, reports.append).start()
+    assert done.wait(5.0)
+    periodic.stop()
+    assert reports[0] == "poll: RuntimeError: robot said no"
+
+
+@pytest.mark.parametrize("period", [0.0, -1.0, float("nan")])
+def test_a_period_that_is_not_positive_is_refused(period):
+    with pytest.raises(ValueError, match="period"):
+        Periodic("bad", period, lambda: None, print)
