@@ -1,19 +1,19 @@
-"""Pipelined, paced acquisition of robot data streams (cameras, point clouds).
+"""Pipelined, paced acquisition of robot data streams (robot state, cameras, point clouds).
 
-One scheduler thread issues each stream's asynchronous RPC at the stream's rate, with up to
-``max_in_flight`` requests outstanding per stream, so a stream's rate does not depend on its
-round-trip time. Responses are handed to a small worker pool for decoding and publishing, off
-both the gRPC threads and the ROS executor. A slow or failing stream only delays itself.
+Each stream runs on ``max_in_flight`` threads of its own (lanes) that take its ticks in turn,
+so up to that many requests are outstanding and a stream's rate does not depend on its round
+trip. A lane makes a blocking call and decodes and publishes the answer itself, off the ROS
+executor: no response is handed between threads, and gRPC starts no thread per call (its
+asynchronous calls start a thread whenever a channel's calls go from none to one, which at a
+few hundred calls a second was a visible share of the driver's CPU). A slow or failing stream
+only delays itself.
 """
 
-import heapq
 import logging
-import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ class StreamStats:
     errors: int = 0
     last_error: str = ""
     # the driver's own added latency of the latest responses: response received -> handled
-    # (decoded and published), in ns, waiting for a worker included
+    # (decoded and published), in ns
     added_ns: deque = field(default_factory=lambda: deque(maxlen=ADDED_LATENCY_SAMPLES))
 
     def added_ms(self, *quantiles: float) -> tuple[float, ...] | None:
@@ -77,12 +77,12 @@ class Stream:
         """Whether anyone consumes this stream now (otherwise the tick is not requested)."""
         return True
 
-    def request(self) -> Any:
-        """Start the RPC; returns a future with ``add_done_callback`` and ``result``."""
+    def fetch(self) -> Any:
+        """One response, waiting for it (blocking: gRPC releases the GIL meanwhile)."""
         raise NotImplementedError
 
     def handle(self, response: Any) -> None:
-        """Decode and publish one response (runs on a worker thread); raise on bad data."""
+        """Decode and publish one response (on the lane that fetched it); raise on bad data."""
         raise NotImplementedError
 
     def report_error(self, message: str) -> None:
@@ -94,108 +94,94 @@ class Stream:
 
 
 class Scheduler:
-    """Drives a set of streams until ``stop()``."""
+    """Drives a set of streams until ``stop()``, each on ``max_in_flight`` threads of its own
+    (lanes) that take the stream's ticks in turn: a lane waits for its tick, makes the call
+    and waits for the answer (gRPC releases the GIL meanwhile), then decodes and publishes it
+    itself. No thread is handed a response, and gRPC starts no thread for the calls."""
 
-    def __init__(self, streams: list[Stream], workers: int = 2,
-                 describe: Callable[[BaseException], str] = str) -> None:
-        self.streams = list(streams)
+    def __init__(self, streams: list[Stream], describe: Callable[[BaseException], str] = str
+                 ) -> None:
+        self.streams: list[Stream] = []
         self._describe = describe
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="acquire")
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._added: queue.SimpleQueue[Stream] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="acquire-scheduler", daemon=True)
+        self._threads: list[threading.Thread] = []
+        self._due: dict[int, float] = {}
+        self._started = False
+        self._pending = list(streams)
 
     def start(self) -> None:
-        self._thread.start()
+        self._started = True
+        streams, self._pending = self._pending, []
+        now = time.monotonic()
+        spacing = min((s.period for s in streams), default=0.0) / max(len(streams), 1)
+        # First ticks spread over the shortest period, so streams of equal rate take turns.
+        for i, stream in enumerate(streams):
+            self._launch(stream, now + i * spacing)
 
     def add(self, stream: Stream) -> None:
         """Start driving another stream (thread-safe)."""
-        self._added.put(stream)
+        if self._started:
+            self._launch(stream, time.monotonic())
+        else:
+            self._pending.append(stream)
+
+    def _launch(self, stream: Stream, first: float) -> None:
+        with self._lock:
+            self.streams.append(stream)
+            self._due[id(stream)] = first
+        for lane in range(stream.max_in_flight):
+            thread = threading.Thread(target=self._run, args=(stream,), daemon=True,
+                                      name=f"{stream.name}-{lane}")
+            self._threads.append(thread)
+            thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=2.0)
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        deadline = time.monotonic() + 2.0
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
-    def _run(self) -> None:
-        now = time.monotonic()
-        # Spread the first requests over the shortest period, so streams of equal rate take
-        # turns instead of queueing behind each other for the workers (image age).
-        count = len(self.streams)
-        spacing = min((s.period for s in self.streams), default=0.0) / max(count, 1)
-        due = [(now + i * spacing, i) for i in range(count)]
-        heapq.heapify(due)
-        while not self._stop.is_set():
-            while not self._added.empty():
-                self.streams.append(self._added.get())
-                heapq.heappush(due, (time.monotonic(), len(self.streams) - 1))
-            if not due:
-                self._stop.wait(IDLE_RECHECK_S)
-                continue
-            when, index = due[0]
-            delay = when - time.monotonic()
-            if delay > 0:
-                self._stop.wait(min(delay, IDLE_RECHECK_S))
-                continue
-            heapq.heappop(due)
-            stream = self.streams[index]
-            if self._tick(stream):
-                following = when + stream.period
-                if following < time.monotonic() - stream.period:  # fell behind: do not burst
-                    following = time.monotonic() + stream.period
-            else:  # nobody consumes it: look again a little later
-                following = time.monotonic() + max(stream.period, IDLE_RECHECK_S)
-            heapq.heappush(due, (following, index))
-
-    def _tick(self, stream: Stream) -> bool:
-        """Request one sample if the stream is wanted; False when it is not."""
-        try:
-            if not stream.enabled or not stream.wanted():
-                return False
-        except Exception as exc:  # a consumer check must not kill the scheduler
-            _LOG.debug("%s: wanted() failed: %s", stream.name, exc)
-            return False
+    def _next_tick(self, stream: Stream) -> float:
+        """The stream's next tick, taken by the calling lane."""
         with self._lock:
-            if stream.in_flight >= stream.max_in_flight:
-                stream.stats.skipped += 1
-                return True
-            stream.in_flight += 1
-        stream.stats.requested += 1
-        try:
-            future = stream.request()
-        except Exception as exc:
-            self._finished(stream)
-            self._fail(stream, exc)
-            return True
-        future.add_done_callback(lambda done: self._submit(stream, done))
-        return True
+            due, now = self._due[id(stream)], time.monotonic()
+            if due < now - stream.period:  # every lane was busy: do not burst
+                stream.stats.skipped += int((now - due) / stream.period)
+                due = now
+            self._due[id(stream)] = due + stream.period
+            return due
 
-    def _submit(self, stream: Stream, future: Any) -> None:
-        try:
-            self._pool.submit(self._process, stream, future, time.monotonic_ns())
-        except RuntimeError:  # pool shut down while a request was outstanding
-            self._finished(stream)
-
-    def _finished(self, stream: Stream) -> None:
-        with self._lock:
-            stream.in_flight -= 1
-
-    def _process(self, stream: Stream, future: Any, received_ns: int) -> None:
-        try:
-            response = future.result()
-        except Exception as exc:
-            self._finished(stream)
-            self._fail(stream, exc)
-            return
-        self._finished(stream)
-        try:
-            stream.handle(response)
-        except Exception as exc:
-            self._fail(stream, exc)
-            return
-        stream.stats.added_ns.append(time.monotonic_ns() - received_ns)
+    def _run(self, stream: Stream) -> None:
+        while not self._stop.wait(max(0.0, self._next_tick(stream) - time.monotonic())):
+            try:
+                wanted = stream.enabled and stream.wanted()
+            except Exception as exc:
+                _LOG.debug("%s: wanted() failed: %s", stream.name, exc)
+                wanted = False
+            if not wanted:
+                with self._lock:  # look again a little later
+                    self._due[id(stream)] = max(self._due[id(stream)],
+                                                time.monotonic() + IDLE_RECHECK_S)
+                continue
+            with self._lock:
+                stream.in_flight += 1
+            stream.stats.requested += 1
+            try:
+                response = stream.fetch()
+            except Exception as exc:
+                self._fail(stream, exc)
+                continue
+            finally:
+                with self._lock:
+                    stream.in_flight -= 1
+            received_ns = time.monotonic_ns()
+            try:
+                stream.handle(response)
+            except Exception as exc:
+                self._fail(stream, exc)
+                continue
+            stream.stats.added_ns.append(time.monotonic_ns() - received_ns)
 
     def _fail(self, stream: Stream, exc: BaseException) -> None:
         message = self._describe(exc)

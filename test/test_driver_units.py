@@ -228,9 +228,8 @@ def test_trajectory_validation_and_interpolation():
 
 
 def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
-    """Response received -> handled, waiting for a worker included; failed handling is not a
-    latency; diagnostics carry p50 and p99."""
-    import concurrent.futures
+    """Response received -> handled; failed handling is not a latency; diagnostics carry
+    p50 and p99."""
     import time
 
     from spot_driver.acquisition import Scheduler, Stream
@@ -243,10 +242,8 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
             super().__init__(rate_hz=50.0, report=lambda message: None)
             self.calls = 0
 
-        def request(self):
-            future = concurrent.futures.Future()
-            future.set_result(None)
-            return future
+        def fetch(self):
+            return None
 
         def handle(self, response) -> None:
             self.calls += 1
@@ -256,7 +253,7 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
 
     stream = Slow()
     assert stream.stats.added_ms(0.5, 0.99) is None
-    scheduler = Scheduler([stream], workers=1)
+    scheduler = Scheduler([stream])
     scheduler.start()
     try:
         deadline = time.monotonic() + 10
@@ -299,3 +296,55 @@ def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
     with pytest.raises(CommandError, match="not powered on"):
         cache.require_ready(settle_s=0.3)
     assert 0.25 < time.monotonic() - start < 2.0
+
+
+def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
+    """A fetch that takes longer than the period: two lanes keep the rate with at most two
+    requests out; a stream nobody wants is not fetched; a failing fetch is reported and the
+    stream goes on."""
+    import threading
+    import time
+
+    from spot_driver.acquisition import Scheduler, Stream
+
+    class Slow(Stream):
+        name = "slow"
+
+        def __init__(self, fail: bool = False, wanted: bool = True) -> None:
+            super().__init__(rate_hz=40.0, max_in_flight=2, report=self.reports.append)
+            self.fetched, self.most_out, self._out = 0, 0, 0
+            self._fail, self._wanted = fail, wanted
+            self._lock = threading.Lock()
+
+        reports: list = []
+
+        def wanted(self) -> bool:
+            return self._wanted
+
+        def fetch(self):
+            with self._lock:
+                self._out += 1
+                self.most_out = max(self.most_out, self._out)
+            time.sleep(0.035)  # longer than the 25 ms period
+            with self._lock:
+                self._out -= 1
+                self.fetched += 1
+            if self._fail:
+                raise RuntimeError("camera gone")
+            return b"frame"
+
+        def handle(self, response) -> None:
+            self.stats.delivered += 1
+
+    slow, failing, unwanted = Slow(), Slow(fail=True), Slow(wanted=False)
+    scheduler = Scheduler([slow, failing, unwanted])
+    scheduler.start()
+    time.sleep(1.0)
+    scheduler.stop()
+    fetched = slow.fetched
+    time.sleep(0.1)
+    assert slow.fetched == fetched  # nothing after stop()
+    assert 28 <= slow.stats.delivered <= 42, slow.stats.delivered  # 40 Hz, not 1/35 ms
+    assert slow.most_out == 2
+    assert failing.stats.errors >= 20 and failing.stats.last_error == "camera gone"
+    assert unwanted.fetched == 0 and unwanted.stats.requested == 0

@@ -88,7 +88,6 @@ class PerceptionNode(Node):
         lidar_source = declare(self, "lidar_source", "velodyne-point-cloud")
         lidar_rate = float(declare(self, "lidar_rate", 10.0, read_only=False,
                                    bounds=(0.1, 20.0)))
-        workers = int(declare(self, "perception_workers", 2, bounds=(1, 16)))
         sensor_qos = declare(self, "sensor_qos", "reliable")
         if sensor_qos not in qos.SENSOR_PROFILES:
             raise ValueError(f"parameter sensor_qos must be one of "
@@ -125,7 +124,7 @@ class PerceptionNode(Node):
             if lidar_source else None
         if self.lidar is not None:
             self.streams.append(self.lidar)
-        self._scheduler = Scheduler(self.streams, workers=workers, describe=describe)
+        self._scheduler = Scheduler(self.streams, describe=describe)
         context.streams.append(lambda: self.streams)
         self._scheduler.start()
         self.get_logger().info(

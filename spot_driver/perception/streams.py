@@ -19,6 +19,7 @@ from spot_driver.perception import images
 from spot_driver.perception.cameras import CameraSources
 
 Image = image_pb2.Image
+FETCH_TIMEOUT_S = 2.0  # s; a later camera or lidar answer is an error (the next tick asks again)
 
 
 # (the response's frame tree, its sensor frame, acquisition time in local ns): the sensor's
@@ -80,7 +81,10 @@ class CameraStream(Stream):
     def wanted(self) -> bool:
         return not self._mounted or self._wants(*self._outputs)
 
-    def request(self):
+    def fetch(self):
+        return self._client().get_image(self._requests(), timeout=FETCH_TIMEOUT_S)
+
+    def _requests(self) -> list:
         requests = []
         jpeg = self._wants("compressed") or not (self._mounted or self._wants(*self._outputs))
         if jpeg or self._wants("image", "info"):
@@ -96,7 +100,7 @@ class CameraStream(Stream):
             requests.append(image_pb2.ImageRequest(
                 image_source_name=self.names.registered, image_format=Image.FORMAT_RAW,
                 pixel_format=Image.PIXEL_FORMAT_DEPTH_U16))
-        return self._client().get_image_async(requests)
+        return requests
 
     def handle(self, responses) -> None:
         problems = []
@@ -196,9 +200,10 @@ class LidarStream(Stream):
     def wanted(self) -> bool:
         return not self._mounted or self._output.wanted()
 
-    def request(self):
-        return self._client().get_point_cloud_async(
-            [point_cloud_pb2.PointCloudRequest(point_cloud_source_name=self._source)])
+    def fetch(self):
+        return self._client().get_point_cloud(
+            [point_cloud_pb2.PointCloudRequest(point_cloud_source_name=self._source)],
+            timeout=FETCH_TIMEOUT_S)
 
     def handle(self, responses) -> None:
         cloud = responses[0].point_cloud

@@ -94,7 +94,7 @@ class StateNode(PeriodicWork, Node):
         self._leases_sent: tuple[list, float] | None = None  # (resources, monotonic time)
         self.every(LEASE_POLL_S, self._poll_leases)
         self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
-        self._scheduler = Scheduler([self.stream], workers=1, describe=describe)
+        self._scheduler = Scheduler([self.stream], describe=describe)
         self._scheduler.start()
         context.streams.append(lambda: [self.stream])
         on_change(self, {

@@ -31,8 +31,8 @@ class RobotStateStream(Stream):
     def wanted(self) -> bool:
         return self._connection.connected  # the supervisor reconnects; diagnostics say why
 
-    def request(self):
-        return self._connection.state_client.get_robot_state_async(timeout=self._timeout)
+    def fetch(self):
+        return self._connection.state_client.get_robot_state(timeout=self._timeout)
 
     def handle(self, state) -> None:
         stamp = state.kinematic_state.acquisition_timestamp
