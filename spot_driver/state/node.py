@@ -1,8 +1,8 @@
 """Publishes what the robot reports: joint states, TF, odometry and status topics.
 
-Robot state is requested by a paced scheduler thread of its own (not an executor timer), with
-up to four requests in flight, so the state rate holds while the executor and the perception
-threads are busy.
+Robot state is requested on four paced threads of its own (``acquisition.Scheduler`` lanes,
+not an executor timer), so up to four requests are in flight and the state rate holds while
+the executor and the perception threads are busy.
 """
 
 import time
