@@ -63,7 +63,6 @@ class Stream:
         self.rate = rate_hz
         self.period = 1.0 / rate_hz
         self.max_in_flight = max(1, int(max_in_flight))
-        self.in_flight = 0
         self.enabled = True  # False: paused (not requested) until enabled again
         self.stats = StreamStats()
         self._report = report
@@ -101,7 +100,6 @@ class Scheduler:
 
     def __init__(self, streams: list[Stream], describe: Callable[[BaseException], str] = str
                  ) -> None:
-        self.streams: list[Stream] = []
         self._describe = describe
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -128,7 +126,6 @@ class Scheduler:
 
     def _launch(self, stream: Stream, first: float) -> None:
         with self._lock:
-            self.streams.append(stream)
             self._due[id(stream)] = first
         for lane in range(stream.max_in_flight):
             thread = threading.Thread(target=self._run, args=(stream,), daemon=True,
@@ -164,17 +161,12 @@ class Scheduler:
                     self._due[id(stream)] = max(self._due[id(stream)],
                                                 time.monotonic() + IDLE_RECHECK_S)
                 continue
-            with self._lock:
-                stream.in_flight += 1
             stream.stats.requested += 1
             try:
                 response = stream.fetch()
             except Exception as exc:
                 self._fail(stream, exc)
                 continue
-            finally:
-                with self._lock:
-                    stream.in_flight -= 1
             received_ns = time.monotonic_ns()
             try:
                 stream.handle(response)

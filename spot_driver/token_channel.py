@@ -91,7 +91,7 @@ class TokenChannel(grpc.Channel):
 
 
 class TokenRobot(Robot):
-    """An SDK ``Robot`` whose secure channels carry the token through ``TokenMetadata``."""
+    """An SDK ``Robot`` whose secure channels carry the token (``TokenChannel``)."""
 
     def ensure_secure_channel(self, authority, options=()):
         if authority in self.channels_by_authority:
