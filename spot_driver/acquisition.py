@@ -10,6 +10,7 @@ only delays itself.
 """
 
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -19,7 +20,10 @@ from typing import Any
 
 _LOG = logging.getLogger(__name__)
 IDLE_RECHECK_S = 0.25  # how often a stream nobody consumes is asked again
-ADDED_LATENCY_SAMPLES = 1000  # the driver's added latency is reported over the last this many
+# The driver's added latency is reported over the responses of the last this many seconds
+# (at most that many samples are kept): what it is now, not what start-up was.
+ADDED_LATENCY_WINDOW_S = 20.0
+ADDED_LATENCY_SAMPLES = 4000
 
 
 @dataclass
@@ -32,17 +36,39 @@ class StreamStats:
     dropped: int = 0  # messages not published: a reader had not acknowledged the previous one
     errors: int = 0
     last_error: str = ""
-    # the driver's own added latency of the latest responses: response received -> handled
-    # (decoded and published), in ns
+    # the driver's own added latency of the latest responses: (monotonic ns when the
+    # response was received, ns from then until it was handled: decoded and published)
     added_ns: deque = field(default_factory=lambda: deque(maxlen=ADDED_LATENCY_SAMPLES))
 
-    def added_ms(self, *quantiles: float) -> tuple[float, ...] | None:
-        """The ``quantiles`` (0-1) of the recent added latencies in ms; None before any."""
-        values = sorted(tuple(self.added_ns))  # a snapshot: one C call under the GIL
+    def added_ms(self, *quantiles: float, window_s: float = ADDED_LATENCY_WINDOW_S
+                 ) -> tuple[float, ...] | None:
+        """The ``quantiles`` (0-1) of the added latencies of the last ``window_s`` in ms;
+        None when no response was handled in that time."""
+        since = time.monotonic_ns() - int(window_s * 1e9)
+        samples = tuple(self.added_ns)  # a snapshot: one C call under the GIL
+        values = sorted(added for received, added in samples if received >= since)
         if not values:
             return None
         return tuple(values[min(len(values) - 1, int(q * len(values)))] / 1e6
                      for q in quantiles)
+
+
+def phases(periods: list[float]) -> list[float]:
+    """First-tick offsets (s) that keep periodic streams out of each other's way: streams of
+    one period (the cameras) are spread evenly over it, and each group of another period is
+    offset by a fraction of its own spacing (streams of different periods still meet now
+    and then). The scheduler keeps every stream on its phase, through idle spells and
+    skipped ticks, so responses, and the driver's work on them, do not bunch up."""
+    groups: dict[float, list[int]] = {}
+    for i, period in enumerate(periods):
+        groups.setdefault(period, []).append(i)
+    offsets = [0.0] * len(periods)
+    for g, (period, members) in enumerate(groups.items()):
+        spacing = period / len(members)
+        shift = spacing * g / len(groups)
+        for k, i in enumerate(members):
+            offsets[i] = shift + k * spacing
+    return offsets
 
 
 def check_rate(name: str, rate_hz: float, max_hz: float = 100.0) -> None:
@@ -112,10 +138,8 @@ class Scheduler:
         self._started = True
         streams, self._pending = self._pending, []
         now = time.monotonic()
-        spacing = min((s.period for s in streams), default=0.0) / max(len(streams), 1)
-        # First ticks spread over the shortest period, so streams of equal rate take turns.
-        for i, stream in enumerate(streams):
-            self._launch(stream, now + i * spacing)
+        for stream, offset in zip(streams, phases([s.period for s in streams]), strict=True):
+            self._launch(stream, now + offset)
 
     def add(self, stream: Stream) -> None:
         """Start driving another stream (thread-safe)."""
@@ -143,9 +167,10 @@ class Scheduler:
         """The stream's next tick, taken by the calling lane."""
         with self._lock:
             due, now = self._due[id(stream)], time.monotonic()
-            if due < now - stream.period:  # every lane was busy: do not burst
-                stream.stats.skipped += int((now - due) / stream.period)
-                due = now
+            if due < now - stream.period:  # every lane was busy: skip, do not burst
+                missed = int((now - due) / stream.period)
+                stream.stats.skipped += missed
+                due += missed * stream.period  # in phase: streams keep their turns
             self._due[id(stream)] = due + stream.period
             return due
 
@@ -157,9 +182,12 @@ class Scheduler:
                 _LOG.debug("%s: wanted() failed: %s", stream.name, exc)
                 wanted = False
             if not wanted:
-                with self._lock:  # look again a little later
-                    self._due[id(stream)] = max(self._due[id(stream)],
-                                                time.monotonic() + IDLE_RECHECK_S)
+                with self._lock:  # look again a little later, on one of the stream's ticks
+                    due = self._due[id(stream)]
+                    later = time.monotonic() + IDLE_RECHECK_S - due
+                    if later > 0:
+                        self._due[id(stream)] = due + math.ceil(later / stream.period) * \
+                            stream.period
                 continue
             stream.stats.requested += 1
             try:
@@ -173,7 +201,7 @@ class Scheduler:
             except Exception as exc:
                 self._fail(stream, exc)
                 continue
-            stream.stats.added_ns.append(time.monotonic_ns() - received_ns)
+            stream.stats.added_ns.append((received_ns, time.monotonic_ns() - received_ns))
 
     def _fail(self, stream: Stream, exc: BaseException) -> None:
         message = self._describe(exc)

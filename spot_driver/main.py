@@ -5,6 +5,7 @@ Credentials come from BOSDYN_CLIENT_USERNAME / BOSDYN_CLIENT_PASSWORD or the fil
 the ``credentials_file`` parameter.
 """
 
+import gc
 import logging
 import sys
 import threading
@@ -158,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         _startup_actions(driver, context.commander, connection)
         spinners = [_Spinner(_thread_name(name), by_executor[name], threads)
                     for name, threads in EXECUTORS.items() if by_executor[name]]
+        # Start-up's objects (modules, nodes, the SDK) leave the collector's generations, so
+        # a full collection scans only what running made: a shorter pause for every stream.
+        gc.freeze()
         while not stop.wait(0.5):
             pass
         driver.get_logger().info(f"{stop.signal_name or 'shutdown'}: stopping")

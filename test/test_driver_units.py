@@ -265,6 +265,7 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
     assert handled >= 10 and stream.stats.errors >= handled - 1
     p50, p99 = stream.stats.added_ms(0.5, 0.99)
     assert 4.0 <= p50 <= p99 < 1000.0
+    assert stream.stats.added_ms(0.5, window_s=1e-9) is None  # none that recent
     status = diagnostics.stream("spot_driver: ", "hw", "slow", 50.0, 25.0, added_ms=(p50, p99))
     values = {v.key: v.value for v in status.values}
     assert float(values["added_latency_ms_p99"]) >= float(values["added_latency_ms_p50"]) >= 4
@@ -348,3 +349,55 @@ def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
     assert slow.most_out == 2
     assert failing.stats.errors >= 20 and failing.stats.last_error == "camera gone"
     assert unwanted.fetched == 0 and unwanted.stats.requested == 0
+
+
+def test_streams_of_one_rate_take_evenly_spread_turns():
+    from spot_driver.acquisition import phases
+
+    camera, lidar, state = 1 / 15, 0.1, 0.02
+    offsets = phases([camera] * 5 + [lidar, state])
+    cameras = sorted(offsets[:5])
+    assert cameras[0] == 0.0
+    assert np.allclose(np.diff(cameras), camera / 5)  # 13.3 ms apart, not bunched
+    assert all(0.0 <= o < p for o, p in zip(offsets, [camera] * 5 + [lidar, state], strict=True))
+    assert phases([]) == []
+
+
+def test_a_stream_keeps_its_phase_through_an_idle_spell_and_a_slow_call():
+    """Ticks stay on start + k * period after the stream was unwanted for a while and after
+    a call slower than several periods (ticks are skipped, not shifted)."""
+    import time
+
+    from spot_driver.acquisition import Scheduler, Stream
+
+    period = 0.05
+
+    class Camera(Stream):
+        name = "camera"
+
+        def __init__(self) -> None:
+            super().__init__(rate_hz=1 / period, max_in_flight=1)
+            self.calls: list[float] = []
+            self.since = time.monotonic() + 0.33  # unwanted for 0.33 s
+
+        def wanted(self) -> bool:
+            return time.monotonic() >= self.since
+
+        def fetch(self):
+            self.calls.append(time.monotonic())
+            if len(self.calls) == 2:
+                time.sleep(3.7 * period)
+
+        def handle(self, response) -> None:
+            pass
+
+    stream = Camera()
+    scheduler = Scheduler([stream])
+    start = time.monotonic()
+    scheduler.start()
+    time.sleep(1.2)
+    scheduler.stop()
+    assert len(stream.calls) >= 8, stream.calls
+    errors = [((t - start) / period + 0.5) % 1.0 - 0.5 for t in stream.calls]  # in periods
+    assert abs(float(np.median(errors))) < 0.2, errors
+    assert stream.stats.skipped >= 2
