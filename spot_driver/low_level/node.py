@@ -18,7 +18,9 @@ import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64, Header
 from tf2_msgs.msg import TFMessage
@@ -65,13 +67,23 @@ class LowLevelNode(Node):
         self._targets: JointTargets | None = None
         self._lock = threading.Lock()
         self._key = 0
-        self._sent: dict[int, int] = {}  # key -> monotonic ns its joint command arrived
+        # key -> monotonic ns its joint command arrived (written by the intake thread, read
+        # by the stream's: single-call dict operations only)
+        self._sent: collections.OrderedDict[int, int] = collections.OrderedDict()
         self._last_echo = 0
         self._mounted = False
         self.publish_ms: collections.deque = collections.deque(maxlen=3000)  # arrival -> done
         group = MutuallyExclusiveCallbackGroup()
-        self.create_subscription(JointCommand, "low_level/joint_command", self._on_command,
-                                 qos.STATE, callback_group=group)
+        # Joint commands (up to 333 Hz) arrive on a node of their own, spun by its own
+        # executor (process.py): each wake of rclpy's executor rebuilds its wait set in
+        # Python from every entity of its nodes, and this one has the subscription alone.
+        self.intake = Node("spot_low_level_commands", namespace=namespace,
+                           start_parameter_services=False,
+                           parameter_overrides=[Parameter("start_type_description_service",
+                                                          value=False)])
+        self.intake.create_subscription(
+            JointCommand, "low_level/joint_command", self._on_command, qos.STATE,
+            event_callbacks=SubscriptionEventCallbacks(use_default_callbacks=False))
         self.commands = CommandStream(calls.send_commands, self._build, self.watchdog,
                                       on_end=self._on_stream_end)
         self.state = StateStream(calls.state_stream, self._on_state,
@@ -130,7 +142,7 @@ class LowLevelNode(Node):
             item = (targets, self._key)
         self._sent[self._key] = time.monotonic_ns()
         if len(self._sent) > KEYS_KEPT:
-            self._sent.pop(next(iter(self._sent)))
+            self._sent.popitem(last=False)
         self.commands.put(item)
 
     def _on_stream_end(self, result: str) -> None:
@@ -181,4 +193,5 @@ class LowLevelNode(Node):
         self.commands.close()
         self.state.stop()
         self._connection.shutdown()
+        self.intake.destroy_node()
         super().destroy_node()

@@ -7,6 +7,7 @@ that the 333 Hz path never waits for the GIL behind the driver's camera work.
 
 import gc
 import sys
+import threading
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -29,11 +30,25 @@ def main(argv: list[str] | None = None) -> int:
     gc.freeze()  # start-up objects leave the collector's generations: shorter pauses
     executor = SingleThreadedExecutor()
     executor.add_node(node)
+    intake = SingleThreadedExecutor()  # joint commands only (LowLevelNode.intake)
+    intake.add_node(node.intake)
+    commands = threading.Thread(target=_spin, args=(intake,), name="spot-low-level-intake",
+                                daemon=True)
+    commands.start()
     try:
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        intake.shutdown(timeout_sec=1.0)
+        commands.join(1.0)
         node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+def _spin(executor: SingleThreadedExecutor) -> None:
+    try:
+        executor.spin()
+    except ExternalShutdownException:
+        pass
