@@ -21,9 +21,10 @@ from typing import Any
 _LOG = logging.getLogger(__name__)
 IDLE_RECHECK_S = 0.25  # how often a stream nobody consumes is asked again
 # The driver's added latency is reported over the responses of the last this many seconds
-# (at most that many samples are kept): what it is now, not what start-up was.
+# (older samples are dropped as new ones come; at most that many are kept): what it is now,
+# not what start-up was.
 ADDED_LATENCY_WINDOW_S = 20.0
-ADDED_LATENCY_SAMPLES = 4000
+ADDED_LATENCY_SAMPLES = 2000  # 20 s at the highest stream rate (100 Hz)
 
 
 @dataclass
@@ -39,6 +40,18 @@ class StreamStats:
     # the driver's own added latency of the latest responses: (monotonic ns when the
     # response was received, ns from then until it was handled: decoded and published)
     added_ns: deque = field(default_factory=lambda: deque(maxlen=ADDED_LATENCY_SAMPLES))
+
+    def record_added(self, received_ns: int, handled_ns: int) -> None:
+        """One handled response (monotonic ns); samples older than the window are dropped,
+        so the kept samples stop growing once the window is full."""
+        samples = self.added_ns
+        samples.append((received_ns, handled_ns - received_ns))
+        since = received_ns - int(ADDED_LATENCY_WINDOW_S * 1e9)
+        try:
+            while samples[0][0] < since:
+                samples.popleft()
+        except IndexError:  # another lane of the stream emptied it meanwhile
+            pass
 
     def added_ms(self, *quantiles: float, window_s: float = ADDED_LATENCY_WINDOW_S
                  ) -> tuple[float, ...] | None:
@@ -201,7 +214,7 @@ class Scheduler:
             except Exception as exc:
                 self._fail(stream, exc)
                 continue
-            stream.stats.added_ns.append((received_ns, time.monotonic_ns() - received_ns))
+            stream.stats.record_added(received_ns, time.monotonic_ns())
 
     def _fail(self, stream: Stream, exc: BaseException) -> None:
         message = self._describe(exc)

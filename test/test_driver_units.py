@@ -271,6 +271,21 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
     assert float(values["added_latency_ms_p99"]) >= float(values["added_latency_ms_p50"]) >= 4
 
 
+def test_added_latency_keeps_only_the_windows_samples():
+    """Samples older than the window are dropped as new ones come: the kept ones stop
+    growing once the window is full (a driver's memory must not creep for minutes)."""
+    from spot_driver.acquisition import ADDED_LATENCY_WINDOW_S, StreamStats
+
+    stats = StreamStats()
+    period_ns = 10_000_000  # 100 Hz
+    window_samples = int(ADDED_LATENCY_WINDOW_S * 1e9) // period_ns
+    for i in range(3 * window_samples):
+        stats.record_added(i * period_ns, i * period_ns + 1_000_000)
+    assert window_samples <= len(stats.added_ns) <= window_samples + 1
+    assert stats.added_ns[0][0] >= (3 * window_samples - 1) * period_ns - \
+        int(ADDED_LATENCY_WINDOW_S * 1e9)
+
+
 def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
     """A state from before a power-on that just succeeded does not refuse a command: newer
     states are awaited for a moment first."""
