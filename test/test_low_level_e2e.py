@@ -59,12 +59,15 @@ def world(tmp_path_factory):
                 streams.output()
             yield streams, ros
         finally:
+            codes = [streams.stop(), driver.stop()]  # the readers still there
             ros.close()
-            streams.stop()
-            driver.stop()
+        assert codes == [0, 0], codes
         for process in (driver, streams):
             log = process.log_path.read_text()
             assert "Traceback" not in log, log[-3000:]
+        # SIGINT ends the streams before the ROS context: nothing is published into a dead one
+        assert "context is invalid" not in streams.log_path.read_text(), \
+            streams.log_path.read_text()[-3000:]
     finally:
         sim.stop()
 

@@ -11,16 +11,22 @@ import threading
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.signals import SignalHandlerOptions
 
 from spot_driver.credentials import CredentialsError
 from spot_driver.low_level.node import LowLevelNode
+from spot_driver.shutdown import ShutdownRequest
 
 GIL_SWITCH_S = 0.001
 
 
 def main(argv: list[str] | None = None) -> int:
     sys.setswitchinterval(GIL_SWITCH_S)  # the stream thread waits at most ~1 ms for the GIL
-    rclpy.init(args=argv)
+    # SIGINT/SIGTERM stop the streams before the ROS context goes: with rclpy's own handler
+    # the context was shut down under the stream thread, which then published into it
+    stop = ShutdownRequest()
+    stop.install()
+    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     try:
         node = LowLevelNode()
     except (CredentialsError, ValueError) as exc:
@@ -32,18 +38,21 @@ def main(argv: list[str] | None = None) -> int:
     executor.add_node(node)
     intake = SingleThreadedExecutor()  # joint commands only (LowLevelNode.intake)
     intake.add_node(node.intake)
-    commands = threading.Thread(target=_spin, args=(intake,), name="spot-low-level-intake",
-                                daemon=True)
-    commands.start()
+    spinners = [threading.Thread(target=_spin, args=(e,), name=name, daemon=True)
+                for e, name in ((executor, "spot-low-level"), (intake, "spot-low-level-intake"))]
+    for thread in spinners:
+        thread.start()
     try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        while not stop.wait(0.5):
+            pass
     finally:
-        intake.shutdown(timeout_sec=1.0)
-        commands.join(1.0)
-        node.destroy_node()
+        for e in (intake, executor):
+            e.shutdown(timeout_sec=1.0)
+        for thread in spinners:
+            thread.join(1.0)
+        node.destroy_node()  # the streams end here, while the context is still valid
         rclpy.try_shutdown()
+        stop.ignore_further()
     return 0
 
 
