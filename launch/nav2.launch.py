@@ -8,14 +8,18 @@ Started as nav2_bringup 1.3 starts them (controller and behavior server's ``cmd_
 ``cmd_vel_nav``, the velocity smoother's output ``cmd_vel_smoothed`` through the collision
 monitor to the driver's ``cmd_vel``), except ``docking_server`` (Spot docks through the driver's
 ``dock`` action) and ``route_server`` (routes are GraphNav's, the driver's ``graph_nav/*``).
-Needs Nav2 (``ros-jazzy-navigation2``) and the driver running with
-``publish_depth_points:=true`` for the depth cameras' points.
+Needs Nav2 (``ros-jazzy-navigation2``). Start it after the driver: with ``point_topics:=auto``
+(the default) it looks on the ROS graph for the driver's point clouds (the lidar, the depth
+cameras' points with ``publish_depth_points:=true``) and observes those, and says in its log
+which topics the collision monitor waits for.
 """
 
 import os
+import time
 
+import rclpy
 from ament_index_python.packages import get_package_share_directory
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
@@ -40,17 +44,50 @@ NOT_STARTED = {"docking_server": "Spot docks through the driver's dock action",
                "route_server": "routes are GraphNav's (graph_nav/navigate_route)"}
 
 
+def _graph_topics(namespace: str, timeout: float) -> set[str]:
+    """The topics on the ROS graph once the driver's perception node is up in ``namespace``
+    (empty after ``timeout`` s without it)."""
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        node = rclpy.create_node("nav2_launch_probe", context=context,
+                                 start_parameter_services=False)
+        ns = "/" + namespace.strip("/") if namespace.strip("/") else "/"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if ("spot_perception", ns) in node.get_node_names_and_namespaces():
+                time.sleep(2.0)  # its publishers are made while it starts
+                return {name for name, _ in node.get_topic_names_and_types()}
+            time.sleep(0.2)
+        return set()
+    finally:
+        rclpy.shutdown(context=context)
+
+
+def _point_topics(arg, namespace: str) -> tuple[set[str], str]:
+    chosen = arg("point_topics")
+    if chosen != "auto":
+        topics = {t.strip() for t in chosen.split(",") if t.strip()}
+        return topics, f"Nav2 observes {sorted(topics)} (point_topics)"
+    return nav2_config.choose_point_topics(
+        _graph_topics(namespace, float(arg("driver_timeout"))), namespace)
+
+
 def _nodes(context):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
 
     robot_name = arg("robot_name")
     namespace = arg("namespace") or robot_name
-    params = rendered_file(arg("params_file"), nav2_config.render,
-                           f"{robot_name}/" if robot_name else "", ".yaml")
+    point_topics, sentence = _point_topics(arg, namespace)
+    params = rendered_file(
+        arg("params_file"),
+        lambda text, prefix: nav2_config.render(text, prefix, namespace, point_topics),
+        f"{robot_name}/" if robot_name else "", ".yaml")
     # /tf is global (frames carry the robot's prefix), as the driver publishes it
     remap_tf = [("/tf", "/tf"), ("/tf_static", "/tf_static")]
-    nodes = [Node(package=package, executable=executable, name=name, namespace=namespace,
+    nodes = [LogInfo(msg=sentence)]
+    nodes += [Node(package=package, executable=executable, name=name, namespace=namespace,
                   output="screen", parameters=[params, {"autostart": True}],
                   remappings=remap_tf + list(remaps.items()),
                   arguments=["--ros-args", "--log-level", arg("log_level")])
@@ -71,6 +108,11 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("params_file",
                               default_value=os.path.join(SHARE, "config", "nav2_params.yaml"),
                               description="Nav2 parameters (see config/nav2_params.yaml)"),
+        DeclareLaunchArgument("point_topics", default_value="auto",
+                              description="point clouds to observe, relative to the namespace "
+                              "(comma-separated), or auto: the driver's, from the ROS graph"),
+        DeclareLaunchArgument("driver_timeout", default_value="30.0",
+                              description="s to wait for the driver (point_topics:=auto)"),
         DeclareLaunchArgument("log_level", default_value="info", description="log level"),
         OpaqueFunction(function=_nodes),
     ])

@@ -1,10 +1,15 @@
-"""Our Nav2 launch and parameters against Nav2 Jazzy's own requirements, encoded below from
-its source (ros-navigation/navigation2, tag 1.3.13): Nav2 cannot run on this machine, so this
-is what stops a file of ours that Nav2 would refuse at bring-up."""
+"""Our Nav2 launch and parameters against Nav2 Jazzy's own requirements, encoded below and in
+``nav2_rules.py`` from upstream source (ros-navigation/navigation2 tag 1.3.13, rclcpp 28.1,
+rcl 9.2): Nav2 cannot run on this machine, so this is what stops a file of ours that Nav2
+would refuse at bring-up, or that would leave a node without its parameters or a costmap
+without its sensors, in every launch configuration the README offers (no namespace,
+``robot_name``, two robots)."""
 
 import importlib.util
 
+import pytest
 import yaml
+from nav2_rules import GRID, ODOMETRY, POINTS, Bringup, matches, node_entries, parameters_for
 from ros_harness import REPO
 
 from spot_driver.description import nav2_config
@@ -39,6 +44,17 @@ PLUGIN_LISTS = {
     "behavior_server": ("behavior_plugins",), "bt_navigator": ("navigators",),
 }
 COSTMAP_DEFAULT_PLUGINS = ["static_layer", "obstacle_layer", "inflation_layer"]
+# Frame parameters with a default Spot does not have (base_link, base_footprint, map):
+# bt_navigator.cpp, behavior_server.cpp (local_frame default odom), nav2_smoother.cpp,
+# collision_monitor_node.cpp, costmap_2d_ros.cpp.
+FRAME_PARAMETERS = {
+    "bt_navigator": ("global_frame", "robot_base_frame"),
+    "behavior_server": ("local_frame", "global_frame", "robot_base_frame"),
+    "smoother_server": ("robot_base_frame",),
+    "collision_monitor": ("base_frame_id", "odom_frame_id"),
+    "local_costmap": ("global_frame", "robot_base_frame"),
+    "global_costmap": ("global_frame", "robot_base_frame"),
+}
 
 
 def launch_module():
@@ -48,15 +64,34 @@ def launch_module():
     return module
 
 
-def params() -> dict:
-    return yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
+TEMPLATE = (REPO / "config" / "nav2_params.yaml").read_text()
+CONFIGURATIONS = ("", "spot1")  # the README's: no namespace, robot_name:=spot1
+# what the driver publishes for Nav2, relative to its namespace (checked against a running
+# driver in test_robot_model_e2e)
+DRIVER = {"odometry": ODOMETRY, "local_grids/obstacle_distance": GRID,
+          **{topic: POINTS for topic in nav2_config.POINT_TOPICS}}
 
 
-def node_params(name: str) -> dict:
-    p = params()
-    if name in ("local_costmap", "global_costmap"):
-        return p[name][name]["ros__parameters"]
-    return p[name]["ros__parameters"]
+def bringup(robot_name: str = "", point_topics=None) -> Bringup:
+    """The launch's rendering for ``robot_name`` (namespace = robot_name, as the launch)."""
+    prefix = f"{robot_name}/" if robot_name else ""
+    text = nav2_config.render(TEMPLATE, prefix, robot_name, point_topics)
+    return Bringup(text, robot_name, launch_module().NODES)
+
+
+def driver_topics(namespace: str, relative=DRIVER) -> dict[str, str]:
+    return {nav2_config.absolute(topic, namespace): kind for topic, kind in relative.items()}
+
+
+def test_the_rules_match_rclcpps_and_rcls_own_cases():
+    """The encoded rules against the cases rclcpp's and rcl's tests state."""
+    text = "a:\n  b:\n    ros__parameters:\n      x: {y: 1}\n'/**':\n  ros__parameters: {z: 2}\n"
+    assert node_entries(text) == [("a/b", {"x.y": 1}), ("/**", {"z": 2})]
+    assert matches("a/b", "/a/b") and not matches("b", "/a/b")
+    assert matches("/**", "/a/b") and matches("/**/b", "/a/b") and matches("/*/b", "/a/b")
+    assert not matches("/*/b", "/a/c/b") and matches("/**/b", "/a/c/b")
+    assert parameters_for(text, "/a/b") == {"x.y": 1, "z": 2}
+    assert parameters_for(text, "/c") == {"z": 2}
 
 
 def test_every_upstream_node_is_started_as_upstream_starts_it_or_left_out_with_a_reason():
@@ -70,61 +105,128 @@ def test_every_upstream_node_is_started_as_upstream_starts_it_or_left_out_with_a
     assert all(reason for reason in launch.NOT_STARTED.values())
 
 
-def test_every_started_node_is_configured_with_what_nav2_requires():
-    launch = launch_module()
-    p = params()
-    for _, _, name, _ in launch.NODES:
-        assert name in p, f"no parameters for {name}"
-    monitor = node_params("collision_monitor")
+@pytest.mark.parametrize("robot_name", CONFIGURATIONS)
+def test_every_started_node_receives_what_nav2_requires(robot_name):
+    """Through rclcpp's matching of the node's full name (with a namespace the file as given
+    reaches no node)."""
+    nav2 = bringup(robot_name)
+    for _, _, name, _ in launch_module().NODES + (("", "", "local_costmap", {}),
+                                                   ("", "", "global_costmap", {})):
+        assert nav2.params(name), f"{nav2.node_fqn(name)} receives no parameters"
+    monitor = nav2.params("collision_monitor")
     assert monitor["cmd_vel_in_topic"] == SMOOTHER_OUTPUT and monitor["cmd_vel_out_topic"] == \
         "cmd_vel"  # the driver's cmd_vel comes out of the collision monitor
     assert monitor["polygons"] and monitor["observation_sources"]
     for polygon in monitor["polygons"]:
-        entry = monitor[polygon]
-        assert entry["type"] in ("polygon", "circle", "velocity_polygon")
-        assert entry["action_type"] in ("stop", "slowdown", "limit", "approach")
-        assert "points" in entry or "polygon_sub_topic" in entry or (
-            entry["action_type"] == "approach" and "footprint_topic" in entry)
+        assert monitor[f"{polygon}.type"] in ("polygon", "circle", "velocity_polygon")
+        assert monitor[f"{polygon}.action_type"] in ("stop", "slowdown", "limit", "approach")
+        assert f"{polygon}.points" in monitor or f"{polygon}.polygon_sub_topic" in monitor or (
+            monitor[f"{polygon}.action_type"] == "approach"
+            and f"{polygon}.footprint_topic" in monitor)
     for source in monitor["observation_sources"]:
-        assert monitor[source]["type"] in ("scan", "pointcloud", "range", "polygon")
-        assert monitor[source]["topic"]
+        assert monitor[f"{source}.type"] in ("scan", "pointcloud", "range", "polygon")
+        assert monitor[f"{source}.topic"]
     for node, lists in PLUGIN_LISTS.items():
+        params = nav2.params(node)
         for key in lists:
-            for plugin_id in node_params(node).get(key, []):
-                assert node_params(node)[plugin_id]["plugin"], (node, plugin_id)
+            for plugin_id in params.get(key, []):
+                assert params[f"{plugin_id}.plugin"], (node, plugin_id)
     for costmap in ("local_costmap", "global_costmap"):
-        costmap_params = node_params(costmap)
-        if costmap_params.get("plugins", COSTMAP_DEFAULT_PLUGINS) != COSTMAP_DEFAULT_PLUGINS:
-            for layer in costmap_params["plugins"]:
-                assert costmap_params[layer]["plugin"], (costmap, layer)
+        params = nav2.params(costmap)
+        for layer in params.get("plugins", COSTMAP_DEFAULT_PLUGINS):
+            assert params[f"{layer}.plugin"], (costmap, layer)
+
+
+@pytest.mark.parametrize("robot_name", CONFIGURATIONS)
+def test_every_subscription_resolves_to_a_topic_that_is_published(robot_name):
+    """Resolved inside the node that subscribes (a costmap layer in <ns>/<costmap>)."""
+    nav2 = bringup(robot_name)
+    assert not nav2.unmet(driver_topics(robot_name)), nav2.unmet(driver_topics(robot_name))
+    layers = [t for t in nav2.subscriptions() if t.node.endswith("costmap")]
+    assert {t.type for t in layers} == {GRID, POINTS}
+    assert all(t.name.startswith(f"/{robot_name}/" if robot_name else "/") for t in layers)
+
+
+def test_two_robots_see_only_their_own_topics_and_frames():
+    one, two = bringup("spot1"), bringup("spot2")
+    for nav2, name in ((one, "spot1"), (two, "spot2")):
+        topics = nav2.subscriptions() + nav2.publications()
+        assert all(t.name.startswith(f"/{name}/") and t.node.startswith(f"/{name}/")
+                   for t in topics), [t for t in topics if not t.name.startswith(f"/{name}/")]
+        for _, _, node, _ in launch_module().NODES:
+            for key, value in nav2.params(node).items():
+                if key.rpartition(".")[2] in nav2_config.FRAME_KEYS:
+                    assert value.startswith(f"{name}/"), (node, key, value)
+        assert not nav2.unmet(driver_topics(name))
+    assert not {t.node for t in one.subscriptions()} & {t.node for t in two.subscriptions()}
+
+
+def test_every_frame_parameter_of_a_started_node_is_spots():
+    """Frame parameters with an upstream default (base_link, map) are set: Spot has neither."""
+    nav2 = bringup("spot1")
+    for node, keys in FRAME_PARAMETERS.items():
+        params = nav2.params(node)
+        for key in keys:
+            assert params.get(key, "").startswith("spot1/"), (node, key)
+
+
+@pytest.mark.parametrize("point_topics", [{"lidar/points"}, {"depth/frontleft/points",
+                                                              "depth/frontright/points"}])
+def test_only_published_point_clouds_are_observed(point_topics):
+    """A robot without the lidar payload navigates on depth points and the obstacle grid; the
+    collision monitor waits for no topic the driver does not publish."""
+    nav2 = bringup("spot1", point_topics)
+    published = {**{t: k for t, k in DRIVER.items() if k != POINTS},
+                 **{t: POINTS for t in point_topics}}
+    assert not nav2.unmet(driver_topics("spot1", published))
+    monitor = nav2.params("collision_monitor")
+    assert {monitor[f"{s}.topic"] for s in monitor["observation_sources"]} == point_topics
+    local = nav2.params("local_costmap")
+    assert "grid_layer" in local["plugins"]
+
+
+def test_the_sources_are_chosen_from_the_graph_and_the_wait_is_said():
+    graph = {"/spot1/odometry", "/spot1/depth/frontleft/points",
+             "/spot1/depth/frontright/points", "/spot2/lidar/points"}
+    topics, sentence = nav2_config.choose_point_topics(graph, "spot1")
+    assert topics == {"depth/frontleft/points", "depth/frontright/points"}
+    assert "/spot1/depth/frontleft/points" in sentence
+    topics, sentence = nav2_config.choose_point_topics({"/spot1/odometry"}, "spot1")
+    assert topics and "holds every command until" in sentence
+    assert "publish_depth_points:=true" in sentence
+    with pytest.raises(ValueError, match="collision monitor needs"):
+        nav2_config.render(TEMPLATE, "", "", set())
 
 
 def test_spots_frames_and_the_local_grids_with_matching_qos():
-    for node in ("bt_navigator", "behavior_server", "local_costmap", "global_costmap"):
-        assert node_params(node)["robot_base_frame"] == "flat_body"  # gravity-aligned
-    assert node_params("collision_monitor")["base_frame_id"] == "flat_body"
-    local = node_params("local_costmap")
-    grid_layers = [layer for layer in local["plugins"]
-                   if local[layer]["plugin"] == "nav2_costmap_2d::StaticLayer"]
-    assert grid_layers, "the local costmap does not use the robot's local grids"
-    for layer in grid_layers:
-        assert local[layer]["map_topic"].startswith("local_grids/")
-        # the driver publishes local grids volatile (qos.STATE): a transient-local
-        # subscriber would never match
-        assert local[layer]["map_subscribe_transient_local"] is False
+    nav2 = bringup()
+    for node in ("bt_navigator", "behavior_server", "local_costmap", "global_costmap",
+                 "smoother_server"):
+        assert nav2.params(node)["robot_base_frame"] == "flat_body"  # gravity-aligned
+    assert nav2.params("collision_monitor")["base_frame_id"] == "flat_body"
+    for costmap in ("local_costmap", "global_costmap"):
+        params = nav2.params(costmap)
+        grid_layers = [layer for layer in params["plugins"]
+                       if params[f"{layer}.plugin"] == "nav2_costmap_2d::StaticLayer"]
+        assert grid_layers, f"the {costmap} does not use the robot's obstacle grid"
+        for layer in grid_layers:
+            assert params[f"{layer}.map_topic"] == "/local_grids/obstacle_distance"
+            # the driver publishes local grids volatile (qos.STATE): a transient-local
+            # subscriber would never match
+            assert params[f"{layer}.map_subscribe_transient_local"] is False
 
 
-def test_the_launch_prefixes_every_frame_for_a_named_robot():
-    text = (REPO / "config" / "nav2_params.yaml").read_text()
-    rendered = yaml.safe_load(nav2_config.render(text, "spot1/"))
-    frames = []
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in nav2_config.FRAME_KEYS:
-                    frames.append(value)
-                walk(value)
-
-    walk(rendered)
-    assert frames and all(frame.startswith("spot1/") for frame in frames)
+def test_the_voxel_grid_reaches_every_height_it_is_asked_to_mark():
+    """voxel_layer.cpp: the grid spans z_voxels x z_resolution from origin_z (at most 16
+    voxels); anything above is silently not marked."""
+    local = bringup().params("local_costmap")
+    for layer in local["plugins"]:
+        if local[f"{layer}.plugin"] != "nav2_costmap_2d::VoxelLayer":
+            continue
+        assert local[f"{layer}.z_voxels"] <= 16
+        top = local.get(f"{layer}.origin_z", 0.0) + (local[f"{layer}.z_voxels"]
+                                                     * local[f"{layer}.z_resolution"])
+        heights = [local[f"{layer}.max_obstacle_height"]] + [
+            local[f"{layer}.{s}.max_obstacle_height"]
+            for s in local[f"{layer}.observation_sources"].split()]
+        assert max(heights) <= top + 1e-9, (layer, heights, top)

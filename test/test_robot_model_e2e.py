@@ -21,10 +21,12 @@ from ros_harness import DriverProcess, RosClient, odom_tform
 from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
+from test_nav2_config import bringup
 from test_robot_model import LEG_NAMES, nav2_topics_and_frames, rviz_topics
 from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim
+from spot_driver.description import nav2_config
 from spot_driver.description.robot_model import robot_description
 from spot_msgs.msg import FootStateArray
 
@@ -154,6 +156,25 @@ def test_every_topic_and_frame_the_nav2_and_rviz_files_name_exists(world):
             frames.update((transform.header.frame_id, transform.child_frame_id))
     assert nav2_frames <= frames, sorted(nav2_frames - frames)
     assert {"sensor", "frontleft", "frontright"} <= frames  # observation sources' frames
+    assert_nav2_bringup_is_served(ros, "")
+
+
+def graph_topics(ros) -> dict[str, str]:
+    return {name: types[0] for name, types in ros.node.get_topic_names_and_types()}
+
+
+def assert_nav2_bringup_is_served(ros, namespace: str, lidar: bool = True) -> None:
+    """Nav2 as our launch renders it for what this driver publishes (point_topics:=auto, read
+    from the graph as the launch reads it): every subscription resolved inside its node is
+    published with its type, and the collision monitor's output is the driver's cmd_vel."""
+    topics, _ = nav2_config.choose_point_topics(graph_topics(ros), namespace)
+    assert ("lidar/points" in topics) == lidar
+    nav2 = bringup(namespace, topics)
+    assert not nav2.unmet(graph_topics(ros)), nav2.unmet(graph_topics(ros))
+    out = [t for t in nav2.publications() if t.node.endswith("collision_monitor")][0]
+    readers = ros.node.get_subscriptions_info_by_topic(out.name)
+    assert any(r.node_name == "spot_motion" and r.topic_type == out.type for r in readers), \
+        (out.name, readers)
 
 
 def tf_edges(ros) -> dict[str, str]:
@@ -212,7 +233,7 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
     driver leaves the model's links to it, and its /tf + /tf_static next to the model's
     transforms (built here from the URDF, as robot_state_publisher would) form one tree. A
     second robot (namespace and frame prefix ``two``) beside the module's driver."""
-    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_lidar=False) as sim:
         ros = RosClient("one_owner_test_client")
         ros.subscribe("/tf", TFMessage)
         ros.subscribe("/tf_static", TFMessage, latched=True)
@@ -228,8 +249,8 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
                                PASSWORD, params={"robot_state_publisher": "true",
                                                  "publish_robot_description": "true",
                                                  "frame_prefix": "two/",
-                                                 "cameras": "[frontleft,hand]",
-                                                 "enable_autonomy": "false",
+                                                 "cameras": "[frontleft,frontright,hand]",
+                                                 "publish_depth_points": "true",
                                                  "enable_choreography": "false"},
                                namespace="/two")
 
@@ -250,6 +271,8 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
             # the driver handed robot_state_publisher the connected robot's model (with arm)
             assert ros.wait_for(lambda: "two/arm0.link_wr1" in rsp.get_parameter(
                 "robot_description").value, 15), driver.output()
+            # a robot without the lidar payload, Nav2 in its namespace: depth points and grids
+            assert_nav2_bringup_is_served(ros, "two", lidar=False)
         finally:
             executor.shutdown()
             rsp.destroy_node()
