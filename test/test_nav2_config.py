@@ -8,7 +8,6 @@ without its sensors, in every launch configuration the README offers (no namespa
 import importlib.util
 
 import pytest
-import yaml
 from nav2_rules import GRID, ODOMETRY, POINTS, Bringup, matches, node_entries, parameters_for
 from ros_harness import REPO
 
@@ -110,8 +109,8 @@ def test_every_started_node_receives_what_nav2_requires(robot_name):
     """Through rclcpp's matching of the node's full name (with a namespace the file as given
     reaches no node)."""
     nav2 = bringup(robot_name)
-    for _, _, name, _ in launch_module().NODES + (("", "", "local_costmap", {}),
-                                                   ("", "", "global_costmap", {})):
+    for name in [node for _, _, node, _ in launch_module().NODES] + ["local_costmap",
+                                                                      "global_costmap"]:
         assert nav2.params(name), f"{nav2.node_fqn(name)} receives no parameters"
     monitor = nav2.params("collision_monitor")
     assert monitor["cmd_vel_in_topic"] == SMOOTHER_OUTPUT and monitor["cmd_vel_out_topic"] == \

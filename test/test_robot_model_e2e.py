@@ -171,7 +171,7 @@ def assert_nav2_bringup_is_served(ros, namespace: str, lidar: bool = True) -> No
     assert ("lidar/points" in topics) == lidar
     nav2 = bringup(namespace, topics)
     assert not nav2.unmet(graph_topics(ros)), nav2.unmet(graph_topics(ros))
-    out = [t for t in nav2.publications() if t.node.endswith("collision_monitor")][0]
+    out = next(t for t in nav2.publications() if t.node.endswith("collision_monitor"))
     readers = ros.node.get_subscriptions_info_by_topic(out.name)
     assert any(r.node_name == "spot_motion" and r.topic_type == out.type for r in readers), \
         (out.name, readers)
