@@ -35,7 +35,8 @@ def _nodes(context):
     namespace = robot_name
     prefix = f"{robot_name}/" if robot_name else ""
     with open(os.path.join(MOVEIT, "spot.srdf")) as file:
-        srdf = moveit_config.srdf(file.read(), prefix)
+        srdf = moveit_config.srdf(file.read(), prefix,
+                                  LaunchConfiguration("tf_root").perform(context))
     parameters = {
         "robot_description": robot_description(True, prefix),
         "robot_description_semantic": srdf,
@@ -62,6 +63,8 @@ def generate_launch_description() -> LaunchDescription:
     return LaunchDescription([
         DeclareLaunchArgument("robot_name", default_value="",
                               description="the driver's robot_name (namespace and prefix)"),
+        DeclareLaunchArgument("tf_root", default_value="odom",
+                              description="the driver's tf_root (the virtual joint's parent)"),
         DeclareLaunchArgument("launch_rviz", default_value="false",
                               description="start RViz with the MotionPlanning panel"),
         OpaqueFunction(function=_nodes),

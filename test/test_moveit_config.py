@@ -8,6 +8,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import pytest
 import yaml
 from ros_harness import REPO
 
@@ -110,3 +111,103 @@ def test_names_follow_the_robot_name():
     ompl = moveit_config.ompl(yaml.safe_load((MOVEIT / "ompl_planning.yaml").read_text()),
                               "spot1/")
     assert ompl["arm"]["projection_evaluator"] == "joints(spot1/arm_sh0,spot1/arm_sh1)"
+
+
+# moveit_core/trajectory_processing/src/time_optimal_trajectory_generation.cpp (2.12.4): every
+# active joint of the group being timed needs a velocity bound > 0 ("No velocity limit was
+# defined for joint") and an acceleration bound ("No acceleration limit was defined for
+# joint"); bounds come from the URDF (velocity only: URDF has no acceleration) overridden by
+# robot_description_planning (joint_limits.yaml).
+def moveit_bounds(urdf: ET.Element, limits: dict, joint: str) -> tuple[float | None, float | None]:
+    element = next(e for e in urdf.iter("joint") if e.get("name") == joint)
+    limit = element.find("limit")
+    velocity = float(limit.get("velocity")) if limit is not None and limit.get("velocity") \
+        else None
+    acceleration = None
+    entry = limits["joint_limits"].get(joint, {})
+    if entry.get("has_velocity_limits"):
+        velocity = entry["max_velocity"]
+    if entry.get("has_acceleration_limits"):
+        acceleration = entry["max_acceleration"]
+    return velocity, acceleration
+
+
+def group_joints(srdf: ET.Element, urdf: ET.Element, group: str) -> list[str]:
+    """The active (revolute) joints of an SRDF group: its joints, or its chain's."""
+    element = next(g for g in srdf.iter("group") if g.get("name") == group)
+    names = [j.get("name") for j in element.iter("joint")]
+    for chain in element.iter("chain"):
+        parent = {e.find("child").get("link"): e for e in urdf.iter("joint")}
+        link = chain.get("tip_link")
+        while link != chain.get("base_link"):
+            names.append(parent[link].get("name"))
+            link = parent[link].find("parent").get("link")
+    revolute = {e.get("name") for e in urdf.iter("joint") if e.get("type") == "revolute"}
+    return [n for n in names if n in revolute]
+
+
+def test_time_optimal_parameterization_can_time_every_group():
+    urdf = ET.fromstring(robot_description(True, ""))
+    srdf = ET.fromstring((MOVEIT / "spot.srdf").read_text())
+    limits = yaml.safe_load((MOVEIT / "joint_limits.yaml").read_text())
+    for group in ("arm", "gripper"):
+        joints = group_joints(srdf, urdf, group)
+        assert joints, group
+        for joint in joints:
+            velocity, acceleration = moveit_bounds(urdf, limits, joint)
+            assert velocity is not None and velocity > 0, (group, joint)
+            assert acceleration is not None and acceleration > 0, (group, joint)
+
+
+def test_planning_speeds_are_not_the_urdf_placeholders():
+    """BD's URDF speeds (999 rad/s arm) are placeholders: MoveIt plans with joint_limits.yaml's,
+    which are the named sources' (10 rad/s arm joints; gripper 10 rad/s, 40 rad/s^2)."""
+    urdf = ET.fromstring(robot_description(True, ""))
+    limits = yaml.safe_load((MOVEIT / "joint_limits.yaml").read_text())
+    for joint, entry in limits["joint_limits"].items():
+        element = next(e for e in urdf.iter("joint") if e.get("name") == joint)
+        assert entry["max_velocity"] < float(element.find("limit").get("velocity")), joint
+        assert entry["max_velocity"] <= 10.0, joint
+    assert limits["joint_limits"]["arm_f1x"]["max_acceleration"] == 40.0
+    assert 0 < limits["default_velocity_scaling_factor"] <= 1
+
+
+@pytest.mark.parametrize(("prefix", "tf_root"), [("", "odom"), ("spot1/", "odom"),
+                                                  ("spot2/", "vision")])
+def test_the_virtual_joint_hangs_from_the_drivers_tf_root(prefix, tf_root):
+    """MoveIt's current state monitor looks the virtual joint's parent_frame -> child_link up
+    in TF: both must be frames the driver publishes for that robot."""
+    srdf = ET.fromstring(moveit_config.srdf((MOVEIT / "spot.srdf").read_text(), prefix,
+                                            tf_root))
+    joint = next(srdf.iter("virtual_joint"))
+    assert joint.get("parent_frame") == prefix + tf_root
+    assert joint.get("child_link") == prefix + "body"
+
+
+def test_the_gripper_controller_sends_a_closing_torque():
+    """moveit_simple_controller_manager (2.12.4) sends ``max_effort`` (default 0.0) as the
+    GripperCommand's max_effort: the driver's closing torque, within the gripper's effort."""
+    manager = yaml.safe_load((MOVEIT / "moveit_controllers.yaml").read_text())[
+        "moveit_simple_controller_manager"]
+    urdf = ET.fromstring(robot_description(True, ""))
+    f1x = next(e for e in urdf.iter("joint") if e.get("name") == "arm_f1x")
+    effort = manager["gripper_controller"]["max_effort"]
+    assert 0 < effort <= float(f1x.find("limit").get("effort"))
+
+
+# The plugin classes a MoveIt RViz config may name, by kind: rviz_common's panels (rviz_common
+# plugins_description.xml, Jazzy) and moveit_ros_visualization 2.12.4's classes, all Displays
+# (motion_planning_rviz_plugin_description.xml and its siblings).
+RVIZ_PANELS = {f"rviz_common/{name}" for name in ("Displays", "Help", "Selection", "Time",
+                                                   "Tool Properties", "Views")}
+MOVEIT_DISPLAYS = {f"moveit_rviz_plugin/{name}" for name in (
+    "MotionPlanning", "PlanningScene", "RobotState", "Trajectory")}
+
+
+def test_moveit_rviz_names_each_plugin_as_its_kind():
+    config = yaml.safe_load((MOVEIT / "moveit.rviz").read_text())
+    panels = {panel["Class"] for panel in config["Panels"]}
+    assert panels <= RVIZ_PANELS, panels - RVIZ_PANELS
+    displays = {d["Class"] for d in config["Visualization Manager"]["Displays"]}
+    assert "moveit_rviz_plugin/MotionPlanning" in displays
+    assert all(d in MOVEIT_DISPLAYS or d.startswith("rviz_default_plugins/") for d in displays)

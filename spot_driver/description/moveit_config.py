@@ -5,16 +5,19 @@ prefix, from the driver's frame_prefix)."""
 import re
 from xml.etree import ElementTree
 
+# attributes naming links, joints or frames (parent_frame: the virtual joint's parent, which
+# MoveIt's current-state monitor looks up in TF)
 NAME_ATTRIBUTES = ("link", "link1", "link2", "base_link", "tip_link", "parent_link",
-                   "child_link", "name")
+                   "child_link", "parent_frame", "name")
 
 
-def srdf(text: str, prefix: str = "") -> str:
-    """The SRDF with every link and joint name prefixed (group, state and end-effector names
-    stay: they are MoveIt's own)."""
-    if not prefix:
-        return text
+def srdf(text: str, prefix: str = "", tf_root: str = "odom") -> str:
+    """The SRDF with every link, joint and frame name prefixed (group, state and end-effector
+    names stay: they are MoveIt's own) and the virtual joint hung from the driver's
+    ``tf_root`` (odom or vision), the frame MoveIt looks up ``body`` in."""
     root = ElementTree.fromstring(text)
+    for joint in root.iter("virtual_joint"):
+        joint.set("parent_frame", tf_root)
     for element in root.iter():
         for attribute in NAME_ATTRIBUTES:
             value = element.get(attribute)
