@@ -210,7 +210,8 @@ class SimRobot:
             if self.arm is not None:
                 arm_frames = arm_kinematics.link_poses(self.arm.q)
             return build_snapshot(odom_tform_body, vision_tform_body, self.config.has_arm,
-                                  arm_frames=arm_frames, has_lidar=self.config.has_lidar)
+                                  arm_frames=arm_frames, has_lidar=self.config.has_lidar,
+                                  feet=kinematics.foot_positions_in_body(self.posture.joints))
 
     def world_objects(self) -> list:
         """The docks and fiducials in view now, as ListWorldObjects reports them."""

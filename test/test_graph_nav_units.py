@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from bosdyn.api import local_grid_pb2, point_cloud_pb2
+from bosdyn.api import local_grid_pb2, point_cloud_pb2, robot_state_pb2
 from bosdyn.api.autowalk import walks_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2, map_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
@@ -184,9 +184,38 @@ def test_map_to_odom_composes_back_to_the_localization():
     assert abs(seed_tform_odom.z) < 1e-9  # planar: map and odom share the ground
     msg = graph_nav.map_to_odom_transform(seed_tform_odom, None, "map", "odom")
     assert (msg.header.frame_id, msg.child_frame_id) == ("map", "odom")
-    pose = graph_nav.localization_pose(state, None, "map")
+    pose = graph_nav.localization_pose(composed, None, "map")
     assert pose.pose.pose.position.x == pytest.approx(3)
     assert pose.pose.covariance[0] > 0 and math.isfinite(pose.pose.covariance[35])
+
+
+def test_a_localization_is_stamped_at_the_newest_published_robot_state():
+    """A localization answer is stamped when the robot served it, after the newest robot
+    state on /tf: the driver puts it at that state's instant (map -> odom from the answer, the
+    body where that state has it), so tf2 never extrapolates past /tf at its stamp."""
+    odom_tform_body = SE3Pose(-1, 2, 0.5, Quat.from_yaw(-0.4))
+    state = graph_nav_pb2.GetLocalizationStateResponse()
+    state.localization.waypoint_id = "a"
+    state.localization.seed_tform_body.CopyFrom(SE3Pose(3, 4, 0.5, Quat.from_yaw(0.7))
+                                                .to_proto())
+    state.localization.timestamp.FromNanoseconds(10_500_000_000)  # served later
+    tree = state.robot_kinematics.transforms_snapshot.child_to_parent_edge_map
+    tree["body"].parent_frame_name = ""
+    tree["odom"].parent_frame_name = "body"
+    tree["odom"].parent_tform_child.CopyFrom(odom_tform_body.inverse().to_proto())
+    published = robot_state_pb2.KinematicState()
+    published.CopyFrom(state.robot_kinematics)
+    published.acquisition_timestamp.FromNanoseconds(10_480_000_000)  # newest on /tf
+    moved = SE3Pose(-0.9, 2, 0.5, Quat.from_yaw(-0.4))  # the body 10 cm on since then
+    published.transforms_snapshot.child_to_parent_edge_map["odom"].parent_tform_child.CopyFrom(
+        moved.inverse().to_proto())
+    fix = graph_nav.localization_at(state, published)
+    assert fix.timestamp.ToNanoseconds() == 10_480_000_000
+    assert fix.timestamp.ToNanoseconds() < state.localization.timestamp.ToNanoseconds()
+    composed = fix.map_tform_root * moved
+    assert (fix.map_tform_body.x, fix.map_tform_body.y) == pytest.approx((composed.x,
+                                                                          composed.y))
+    assert graph_nav.localization_at(state, None) is None  # no robot state yet
 
 
 @pytest.mark.parametrize("root", ["odom", "vision"])

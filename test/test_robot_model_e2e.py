@@ -219,7 +219,9 @@ def test_driver_alone_publishes_one_tree_with_the_cameras_calibrated_mounts(worl
                         10)
     parents = tf_edges(ros)
     assert_one_tree(parents, {})
-    assert parents["hand"] == "body" and parents["link_wr1"] == "body"  # as a real Spot says
+    # as a real Spot (5.x) says
+    assert parents["hand"] == "body" and parents["arm0.link_wr1"] == "body"
+    assert parents["feet_center"] == "body"
     assert "arm0.link_sh0" not in parents  # the robot state has no links between them
     truth = sim.robot.transforms_snapshot()
     for frame in ("frontleft_fisheye", "frontright", "sensor"):

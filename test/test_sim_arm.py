@@ -89,12 +89,13 @@ def test_cartesian_pose_in_odom_puts_the_hand_there(arm_robot):
     hand = frame_helpers.get_a_tform_b(snapshot, "odom", "hand")
     assert math.dist((hand.x, hand.y, hand.z), (goal.x, goal.y, goal.z)) < 0.005
     assert abs((hand.rot.inverse() * goal.rot).to_axis_angle()[0]) < math.radians(1)
-    # As a real Spot reports it: the hand and the wrist (link_wr1) under body, no arm links.
+    # As a real Spot (5.x) reports it: the hand and the wrist (arm0.link_wr1) under body, no
+    # arm links between them.
     edges = snapshot.child_to_parent_edge_map
     assert edges["hand"].parent_frame_name == "body"
-    assert edges["link_wr1"].parent_frame_name == "body"
-    assert not any(name.startswith("arm0.") for name in edges)
-    wrist_t_hand = frame_helpers.get_a_tform_b(snapshot, "link_wr1", "hand")
+    assert edges["arm0.link_wr1"].parent_frame_name == "body"
+    assert [name for name in edges if name.startswith("arm0.")] == ["arm0.link_wr1"]
+    wrist_t_hand = frame_helpers.get_a_tform_b(snapshot, "arm0.link_wr1", "hand")
     assert (wrist_t_hand.x, wrist_t_hand.y, wrist_t_hand.z) == pytest.approx((0.19557, 0, 0))
 
 

@@ -81,9 +81,13 @@ def test_robot_state_is_complete_and_in_robot_time(sim, robot):
 
     snapshot = kin.transforms_snapshot
     validate_frame_tree_snapshot(snapshot)
-    # A real Spot's robot state (no arm): the world and body frames only; camera frames come
-    # with each image response (its shot's transforms_snapshot).
-    assert set(snapshot.child_to_parent_edge_map) == {"body", "odom", "vision", "flat_body", "gpe"}
+    # A real Spot's robot state (no arm; the frames the API's RobotState documents): the world
+    # and body frames and feet_center only; camera frames come with each image response (its
+    # shot's transforms_snapshot).
+    assert set(snapshot.child_to_parent_edge_map) == {"body", "odom", "vision", "flat_body",
+                                                      "gpe", "feet_center"}
+    feet, body = (get_a_tform_b(snapshot, "odom", frame) for frame in ("feet_center", "body"))
+    assert abs(feet.z) < 0.05 and abs(feet.x - body.x) < 0.1  # on the ground, under the body
     images = robot.ensure_client(ImageClient.default_service_name)
     for camera in ("frontleft", "frontright", "left", "right", "back"):
         shot = images.get_image_from_sources([f"{camera}_fisheye_image"])[0].shot

@@ -5,11 +5,15 @@ The map frame is GraphNav's seed frame. ``map -> odom`` comes from one localizat
 ``map -> odom -> body`` composes back to the localization.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
+from bosdyn.api import robot_state_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2, map_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from geometry_msgs.msg import Point, Pose, PoseWithCovarianceStamped, Quaternion, TransformStamped
+from google.protobuf import timestamp_pb2
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -59,14 +63,39 @@ def map_to_odom_transform(seed_tform_odom: SE3Pose, stamp, map_frame: str,
     return msg
 
 
-def localization_pose(state: graph_nav_pb2.GetLocalizationStateResponse, stamp,
-                      map_frame: str) -> PoseWithCovarianceStamped | None:
-    """The body's pose in the map frame with a nominal covariance (None if not localized)."""
-    if not state.localization.waypoint_id:
+@dataclass(frozen=True)
+class Fix:
+    """A localization put at the instant of a robot state the driver has published: tf2 can
+    look ``map -> body`` up at ``timestamp`` without extrapolating past /tf."""
+
+    map_tform_root: SE3Pose
+    map_tform_body: SE3Pose
+    timestamp: timestamp_pb2.Timestamp  # robot clock: the robot state's acquisition
+
+
+def localization_at(state: graph_nav_pb2.GetLocalizationStateResponse,
+                    kinematics: robot_state_pb2.KinematicState | None,
+                    root: str = "odom") -> Fix | None:
+    """The localization ``state`` at the robot state ``kinematics`` (the newest the driver
+    published): map -> root from the localization answer, the body where that robot state
+    has it, stamped with its acquisition (a localization answer is stamped when the robot
+    served it, newer than the newest state on /tf). None when not localized or no state."""
+    map_tform_root = map_tform_odom(state, root)
+    if map_tform_root is None or kinematics is None:
         return None
+    root_tform_body = get_a_tform_b(kinematics.transforms_snapshot, root, "body")
+    if root_tform_body is None:
+        return None
+    return Fix(map_tform_root, map_tform_root * root_tform_body,
+               kinematics.acquisition_timestamp)
+
+
+def localization_pose(map_tform_body: SE3Pose, stamp,
+                      map_frame: str) -> PoseWithCovarianceStamped:
+    """The body's pose in the map frame with a nominal covariance."""
     msg = PoseWithCovarianceStamped()
     msg.header.stamp, msg.header.frame_id = stamp, map_frame
-    msg.pose.pose = pose_msg(SE3Pose.from_proto(state.localization.seed_tform_body))
+    msg.pose.pose = pose_msg(map_tform_body)
     covariance = np.zeros((6, 6))
     covariance[np.diag_indices(6)] = LOCALIZATION_VARIANCE
     msg.pose.covariance = covariance.ravel().tolist()

@@ -37,7 +37,7 @@ class GraphNavNode(PeriodicWork, Node):
     def __init__(self, context: DriverContext) -> None:
         super().__init__("spot_graph_nav", namespace=context.namespace)
         self._connection = connection = context.connection
-        cache = context.cache
+        self._cache = cache = context.cache
         window = declare(self, "navigation_command_window", 3.0)
         self.nav = GraphNavigator(connection, cache, window)
         self.timeout = declare(self, "navigation_timeout", 300.0)
@@ -89,15 +89,16 @@ class GraphNavNode(PeriodicWork, Node):
             return
         self._localized_at = state.localization.waypoint_id
         self._localized_time = time.monotonic()
-        seed_tform_odom = convert.map_tform_odom(state, self.root)
-        if seed_tform_odom is None:
+        latest = self._cache.latest()
+        fix = convert.localization_at(state, latest.kinematic_state if latest else None,
+                                      self.root)
+        if fix is None:
             return
-        stamp = robot_stamp_to_msg(state.localization.timestamp, self._connection.skew_nsec)
+        stamp = robot_stamp_to_msg(fix.timestamp, self._connection.skew_nsec)
         self._tf_pub.publish(TFMessage(transforms=[convert.map_to_odom_transform(
-            seed_tform_odom, stamp, self.map_frame, self.odom_frame)]))
-        pose = convert.localization_pose(state, stamp, self.map_frame)
-        if pose is not None:
-            self._pose_pub.publish(pose)
+            fix.map_tform_root, stamp, self.map_frame, self.odom_frame)]))
+        self._pose_pub.publish(convert.localization_pose(fix.map_tform_body, stamp,
+                                                         self.map_frame))
 
     def refresh_map(self) -> None:
         """Redraw the map (latched) when it changed since it was last drawn."""

@@ -12,8 +12,9 @@ from bosdyn.client.math_helpers import SE3Pose
 from geometry_msgs.msg import Transform, TransformStamped
 
 WORLD_FRAMES = ("odom", "vision")
-# Frames whose transform to their parent changes while the robot moves.
-_MOVING = {"body", "odom", "vision", "gpe", "flat_body", "hand"}
+# Frames whose transform to their parent changes while the robot moves (every frame the API
+# documents in a robot state: feet_center follows the feet, the wrist the arm).
+_MOVING = {"body", "odom", "vision", "gpe", "flat_body", "feet_center", "hand"}
 _MOVING_PREFIXES = ("arm", "hand", "link_")
 
 

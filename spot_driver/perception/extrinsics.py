@@ -21,9 +21,10 @@ def sensor_mount(snapshot: geometry_pb2.FrameTreeSnapshot, sensor: str,
                  published: Container[str], aliases: dict[str, str]) -> list[Edge]:
     """The edges from the nearest published frame down to ``sensor``, parents first.
     ``aliases`` renames a parent the response names differently from the frame that is
-    published (a real Spot's image responses say ``arm0.link_wr1`` where its robot state says
-    ``link_wr1``). Raises KeyError when ``sensor`` is not in the tree or no published frame
-    is above it."""
+    published, only when that parent is not published itself and its alias is (a 4.x Spot's
+    image responses say ``arm0.link_wr1`` where its robot state says ``link_wr1``; a 5.x
+    Spot's robot state says ``arm0.link_wr1`` too). Raises KeyError when ``sensor`` is not in
+    the tree or no published frame is above it."""
     edges = snapshot.child_to_parent_edge_map
     chain = []
     frame = sensor
@@ -32,7 +33,8 @@ def sensor_mount(snapshot: geometry_pb2.FrameTreeSnapshot, sensor: str,
         parent = edge.parent_frame_name
         if not parent:
             raise KeyError(f"no published frame above {sensor!r} in the response's tree")
-        named = aliases.get(parent, parent)
+        alias = aliases.get(parent, parent)
+        named = alias if parent not in published and alias in published else parent
         chain.append(Edge(named, frame, SE3Pose.from_proto(edge.parent_tform_child)))
         if named in published:
             return chain[::-1]
@@ -78,6 +80,7 @@ def _values(pose: SE3Pose) -> tuple[float, ...]:
 def _pose(values: tuple[float, ...]) -> SE3Pose:
     return SE3Pose(*values[:3], Quat(*values[3:]))
 
-# A real Spot's image responses name the wrist ``arm0.link_wr1``; its robot state (what the
-# driver publishes without robot_state_publisher) names it ``link_wr1``.
+# A real Spot's image responses name the wrist ``arm0.link_wr1``; a 4.x robot state (what the
+# driver publishes without robot_state_publisher) names it ``link_wr1`` (5.x: both or only
+# ``arm0.link_wr1``; ``sensor_mount`` renames only what the robot state lacks).
 WRIST_IN_IMAGES = {"arm0.link_wr1": "link_wr1"}

@@ -17,7 +17,7 @@ from spot_driver.state.state_cdr import StateSerializer
 from spot_driver.state.status_cdr import StatusSerializer
 
 TimeSync = tuple[bool, int, int]  # (established, clock skew ns, round trip ns)
-# A real Spot's robot state names the wrist ``link_wr1`` (its model: ``arm0.link_wr1``).
+# A 4.x Spot's robot state names the wrist ``link_wr1`` (its model and 5.x: ``arm0.link_wr1``).
 WRIST_ALIASES = {"link_wr1": "arm0.link_wr1"}
 
 
