@@ -395,7 +395,25 @@ RENDER: dict[str, Callable[[], str]] = {
     "driver_cpu": driver_cpu, "where_time_goes": where_time_goes,
     "state_cycle": state_cycle, "goals": goals,
     "payload_ports": payload_ports, "operator_link": operator_link,
+    "wifi_rates": wifi_rates,
 }
+
+
+def wifi_rates() -> str:
+    """Delivered / configured per stream and link, beside one-at-a-time bare SDK requests."""
+    d = load("wifi_rates")
+    kinds = list(d["rates_hz"])
+    rows = []
+    for name, run in d["runs"].items():
+        driver, bare = run["summary_percent"], run["bare_sdk_one_at_a_time_percent"]
+        rows.append([name] + [f"{num(driver[k])} % (bare {num(bare[k])} %)" for k in kinds])
+    header = ["link"] + [f"{k} ({num(d['rates_hz'][k], 0)} Hz)" for k in kinds]
+    return table(header, rows) + (
+        f"\nGoal (issue 44): ≥ {num(d['goal_percent_field'], 0)} % of every configured rate "
+        f"under the field profile. {num(d['window_s'], 0)} s windows after "
+        f"{num(d['warmup_s'], 0)} s of warm-up; the bare client {num(d['bare_window_s'], 0)} s "
+        f"per stream; the simulated robot, driver and subscriber all on this machine.\n"
+        + measured(d))
 
 
 def render(text: str) -> str:

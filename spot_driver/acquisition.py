@@ -1,11 +1,16 @@
 """Pipelined, paced acquisition of robot data streams (robot state, cameras, point clouds).
 
-Each stream runs on ``max_in_flight`` threads of its own (lanes) that take its ticks in turn,
-so up to that many requests are outstanding and a stream's rate does not depend on its round
-trip. A lane makes a blocking call and decodes and publishes the answer itself, off the ROS
+Each stream runs on threads of its own (lanes) that take its ticks in turn, so as many
+requests are outstanding as there are lanes and a stream's rate does not depend on its round
+trip. The number of lanes follows the stream's measured round trip: enough to cover its 95th
+percentile at the stream's period plus one, so that a stalled call holds up only its own
+tick, within the stream's ``max_in_flight`` cap (what the robot is asked to serve at once).
+A lane makes a blocking call and decodes and publishes the answer itself, off the ROS
 executor: no response is handed between threads, and gRPC starts no thread per call (its
 asynchronous calls start a thread whenever a channel's calls go from none to one, which at a
-few hundred calls a second was a visible share of the driver's CPU). A slow or failing stream
+few hundred calls a second was a visible share of the driver's CPU). A stream's answers are
+handled one at a time, in the order they come; a stream drops an answer older than one it
+already published (``overtaken``), so each topic stays in order. A slow or failing stream
 only delays itself.
 """
 
@@ -25,6 +30,45 @@ IDLE_RECHECK_S = 0.25  # how often a stream nobody consumes is asked again
 # not what start-up was.
 ADDED_LATENCY_WINDOW_S = 20.0
 ADDED_LATENCY_SAMPLES = 2000  # 20 s at the highest stream rate (100 Hz)
+# Round trips are judged over the last this many seconds: long enough for a percentile, short
+# enough to follow a link that changes (a robot walking away from its access point).
+ROUND_TRIP_WINDOW_S = 10.0
+ROUND_TRIP_QUANTILE = 0.95
+DEFAULT_MAX_IN_FLIGHT = 12  # at 50 Hz, round trips up to 200 ms
+START_LANES = 2
+ADAPT_EVERY_S = 0.5  # how often a stream's lanes are matched to its round trip
+
+
+class Window:
+    """Timed samples (monotonic ns, value ns) of the last ``window_s``, at most ``size``."""
+
+    def __init__(self, window_s: float, size: int) -> None:
+        self.window_ns = int(window_s * 1e9)
+        self.samples: deque = deque(maxlen=size)
+
+    def record(self, at_ns: int, value_ns: int) -> None:
+        """One sample; samples older than the window are dropped as new ones come, so the
+        kept samples stop growing once the window is full."""
+        samples = self.samples
+        samples.append((at_ns, value_ns))
+        try:
+            while samples[0][0] < at_ns - self.window_ns:
+                samples.popleft()
+        except IndexError:  # another lane of the stream emptied it meanwhile
+            pass
+
+    def quantiles_ms(self, *quantiles: float, window_s: float | None = None
+                     ) -> tuple[float, ...] | None:
+        """The ``quantiles`` (0-1) of the values of the last ``window_s`` (default: the
+        window) in ms; None when there is no sample in that time."""
+        span = self.window_ns if window_s is None else int(window_s * 1e9)
+        since = time.monotonic_ns() - span
+        samples = tuple(self.samples)  # a snapshot: one C call under the GIL
+        values = sorted(value for at, value in samples if at >= since)
+        if not values:
+            return None
+        return tuple(values[min(len(values) - 1, int(q * len(values)))] / 1e6
+                     for q in quantiles)
 
 
 @dataclass
@@ -33,37 +77,39 @@ class StreamStats:
 
     requested: int = 0
     delivered: int = 0
-    skipped: int = 0  # ticks missed because max_in_flight requests were outstanding
+    skipped: int = 0  # ticks missed because every lane's request was outstanding
+    overtaken: int = 0  # answers dropped: one acquired later was already published
     dropped: int = 0  # messages not published: a reader had not acknowledged the previous one
     errors: int = 0
     last_error: str = ""
+    in_flight: int = 0  # requests outstanding now
+    lanes: int = 0  # requests allowed in flight now (follows the round trip)
     # the driver's own added latency of the latest responses: (monotonic ns when the
     # response was received, ns from then until it was handled: decoded and published)
-    added_ns: deque = field(default_factory=lambda: deque(maxlen=ADDED_LATENCY_SAMPLES))
+    added: Window = field(default_factory=lambda: Window(ADDED_LATENCY_WINDOW_S,
+                                                         ADDED_LATENCY_SAMPLES))
+    # request -> response times: (monotonic ns of the response, round trip ns)
+    round_trip: Window = field(default_factory=lambda: Window(ROUND_TRIP_WINDOW_S,
+                                                              ADDED_LATENCY_SAMPLES))
 
     def record_added(self, received_ns: int, handled_ns: int) -> None:
-        """One handled response (monotonic ns); samples older than the window are dropped,
-        so the kept samples stop growing once the window is full."""
-        samples = self.added_ns
-        samples.append((received_ns, handled_ns - received_ns))
-        since = received_ns - int(ADDED_LATENCY_WINDOW_S * 1e9)
-        try:
-            while samples[0][0] < since:
-                samples.popleft()
-        except IndexError:  # another lane of the stream emptied it meanwhile
-            pass
+        self.added.record(received_ns, handled_ns - received_ns)
 
     def added_ms(self, *quantiles: float, window_s: float = ADDED_LATENCY_WINDOW_S
                  ) -> tuple[float, ...] | None:
-        """The ``quantiles`` (0-1) of the added latencies of the last ``window_s`` in ms;
-        None when no response was handled in that time."""
-        since = time.monotonic_ns() - int(window_s * 1e9)
-        samples = tuple(self.added_ns)  # a snapshot: one C call under the GIL
-        values = sorted(added for received, added in samples if received >= since)
-        if not values:
-            return None
-        return tuple(values[min(len(values) - 1, int(q * len(values)))] / 1e6
-                     for q in quantiles)
+        return self.added.quantiles_ms(*quantiles, window_s=window_s)
+
+    def round_trip_ms(self, *quantiles: float) -> tuple[float, ...] | None:
+        return self.round_trip.quantiles_ms(*quantiles)
+
+
+def lanes_for(round_trip_s: float | None, period_s: float, cap: int) -> int:
+    """Requests to keep in flight for a stream: enough to cover ``round_trip_s`` (its high
+    percentile) at ``period_s``, plus one so that a call that stalls costs only its own tick,
+    within [1, cap]. Without a measured round trip: ``START_LANES``."""
+    if round_trip_s is None:
+        return max(1, min(cap, START_LANES))
+    return max(1, min(cap, math.ceil(round_trip_s / period_s - 1e-9) + 1))
 
 
 def phases(periods: list[float]) -> list[float]:
@@ -96,8 +142,10 @@ class Stream:
     name = "stream"
     max_rate = 100.0  # Hz
 
-    def __init__(self, rate_hz: float, max_in_flight: int = 2,
+    def __init__(self, rate_hz: float, max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
                  report: Callable[[str], None] | None = None) -> None:
+        """``max_in_flight``: the cap on requests outstanding at once (the lanes follow the
+        round trip below it)."""
         check_rate(self.name, rate_hz, self.max_rate)
         self.rate = rate_hz
         self.period = 1.0 / rate_hz
@@ -132,10 +180,11 @@ class Stream:
 
 
 class Scheduler:
-    """Drives a set of streams until ``stop()``, each on ``max_in_flight`` threads of its own
-    (lanes) that take the stream's ticks in turn: a lane waits for its tick, makes the call
-    and waits for the answer (gRPC releases the GIL meanwhile), then decodes and publishes it
-    itself. No thread is handed a response, and gRPC starts no thread for the calls."""
+    """Drives a set of streams until ``stop()``, each on threads of its own (lanes) that take
+    the stream's ticks in turn: a lane waits for its tick, makes the call and waits for the
+    answer (gRPC releases the GIL meanwhile), then decodes and publishes it itself. No thread
+    is handed a response, and gRPC starts no thread for the calls. Lanes are added and retired
+    as the stream's round trip changes (``lanes_for``)."""
 
     def __init__(self, streams: list[Stream], describe: Callable[[BaseException], str] = str
                  ) -> None:
@@ -144,6 +193,9 @@ class Scheduler:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._due: dict[int, float] = {}
+        self._lanes: dict[int, int] = {}  # lanes running per stream
+        self._adapted: dict[int, float] = {}  # when its lanes were last matched
+        self._handling: dict[int, threading.Lock] = {}  # one answer at a time per stream
         self._started = False
         self._pending = list(streams)
 
@@ -163,12 +215,45 @@ class Scheduler:
 
     def _launch(self, stream: Stream, first: float) -> None:
         with self._lock:
-            self._due[id(stream)] = first
-        for lane in range(stream.max_in_flight):
+            key = id(stream)
+            self._due[key], self._lanes[key], self._adapted[key] = first, 0, time.monotonic()
+            self._handling[key] = threading.Lock()
+        self._set_lanes(stream, lanes_for(None, stream.period, stream.max_in_flight))
+
+    def _set_lanes(self, stream: Stream, wanted: int) -> None:
+        """Start lanes up to ``wanted``; lanes above it retire at their next tick."""
+        with self._lock:
+            key = id(stream)
+            stream.stats.lanes = wanted
+            new = range(self._lanes[key], wanted)
+            self._lanes[key] = max(self._lanes[key], wanted)
+        for lane in new:
             thread = threading.Thread(target=self._run, args=(stream,), daemon=True,
                                       name=f"{stream.name}-{lane}")
             self._threads.append(thread)
             thread.start()
+
+    def _retire(self, stream: Stream) -> bool:
+        """True for a lane that should end: the stream has more lanes than it wants."""
+        with self._lock:
+            key = id(stream)
+            if self._lanes[key] > stream.stats.lanes:
+                self._lanes[key] -= 1
+                return True
+            return False
+
+    def _adapt(self, stream: Stream) -> None:
+        """Match the stream's lanes to its round trip, every ``ADAPT_EVERY_S``."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._adapted[id(stream)] < ADAPT_EVERY_S:
+                return
+            self._adapted[id(stream)] = now
+        high = stream.stats.round_trip_ms(ROUND_TRIP_QUANTILE)
+        wanted = lanes_for(None if high is None else high[0] / 1e3, stream.period,
+                           stream.max_in_flight)
+        if wanted != stream.stats.lanes:
+            self._set_lanes(stream, wanted)
 
     def stop(self) -> None:
         self._stop.set()
@@ -188,7 +273,8 @@ class Scheduler:
             return due
 
     def _run(self, stream: Stream) -> None:
-        while not self._stop.wait(max(0.0, self._next_tick(stream) - time.monotonic())):
+        while not self._retire(stream) and not self._stop.wait(
+                max(0.0, self._next_tick(stream) - time.monotonic())):
             try:
                 wanted = stream.enabled and stream.wanted()
             except Exception as exc:
@@ -202,19 +288,29 @@ class Scheduler:
                         self._due[id(stream)] = due + math.ceil(later / stream.period) * \
                             stream.period
                 continue
-            stream.stats.requested += 1
+            stats = stream.stats
+            with self._lock:
+                stats.requested += 1
+                stats.in_flight += 1
+            sent_ns = time.monotonic_ns()
             try:
                 response = stream.fetch()
             except Exception as exc:
                 self._fail(stream, exc)
                 continue
+            finally:
+                with self._lock:
+                    stats.in_flight -= 1
             received_ns = time.monotonic_ns()
+            stats.round_trip.record(received_ns, received_ns - sent_ns)
+            self._adapt(stream)
             try:
-                stream.handle(response)
+                with self._handling[id(stream)]:
+                    stream.handle(response)
             except Exception as exc:
                 self._fail(stream, exc)
                 continue
-            stream.stats.record_added(received_ns, time.monotonic_ns())
+            stats.record_added(received_ns, time.monotonic_ns())
 
     def _fail(self, stream: Stream, exc: BaseException) -> None:
         message = self._describe(exc)

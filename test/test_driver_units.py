@@ -233,7 +233,7 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
     import time
 
     from spot_driver.acquisition import Scheduler, Stream
-    from spot_driver.diagnostics import status as diagnostics
+    from spot_driver.diagnostics.stream_health import StreamReading, stream_status
 
     class Slow(Stream):
         name = "slow"
@@ -257,16 +257,17 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
     scheduler.start()
     try:
         deadline = time.monotonic() + 10
-        while len(stream.stats.added_ns) < 10 and time.monotonic() < deadline:
+        while len(stream.stats.added.samples) < 10 and time.monotonic() < deadline:
             time.sleep(0.02)
     finally:
         scheduler.stop()
-    handled = len(stream.stats.added_ns)
+    handled = len(stream.stats.added.samples)
     assert handled >= 10 and stream.stats.errors >= handled - 1
     p50, p99 = stream.stats.added_ms(0.5, 0.99)
     assert 4.0 <= p50 <= p99 < 1000.0
     assert stream.stats.added_ms(0.5, window_s=1e-9) is None  # none that recent
-    status = diagnostics.stream("spot_driver: ", "hw", "slow", 50.0, 25.0, added_ms=(p50, p99))
+    status = stream_status("spot_driver: ", "hw", StreamReading(
+        "slow", 50.0, 25.0, True, (30.0, 45.0), 2, 2, 12, 0, 0, 5, added_ms=(p50, p99)))
     values = {v.key: v.value for v in status.values}
     assert float(values["added_latency_ms_p99"]) >= float(values["added_latency_ms_p50"]) >= 4
 
@@ -281,8 +282,8 @@ def test_added_latency_keeps_only_the_windows_samples():
     window_samples = int(ADDED_LATENCY_WINDOW_S * 1e9) // period_ns
     for i in range(3 * window_samples):
         stats.record_added(i * period_ns, i * period_ns + 1_000_000)
-    assert window_samples <= len(stats.added_ns) <= window_samples + 1
-    assert stats.added_ns[0][0] >= (3 * window_samples - 1) * period_ns - \
+    assert window_samples <= len(stats.added.samples) <= window_samples + 1
+    assert stats.added.samples[0][0] >= (3 * window_samples - 1) * period_ns - \
         int(ADDED_LATENCY_WINDOW_S * 1e9)
 
 

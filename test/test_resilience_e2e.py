@@ -112,8 +112,9 @@ def test_diagnostics_report_every_aspect_at_1_hz(world):
     assert level(ros, "connection") == OK
     assert level(ros, "e-stop") == OK, diagnostic(ros, "e-stop")
     state = diagnostic(ros, "stream robot_state")
-    assert float(value(state, "requested_hz")) == 50.0
-    assert float(value(state, "achieved_hz")) > 35.0, state
+    assert float(value(state, "configured_hz")) == 50.0
+    assert float(value(state, "delivered_hz")) > 25.0, state  # not halved
+    assert 1 <= int(value(state, "in_flight_allowed")) <= int(value(state, "max_in_flight"))
     assert abs(float(value(diagnostic(ros, "time sync"), "clock_skew_s")) - 12.345) < 0.05
     assert level(ros, "stream camera frontleft") == OK  # nobody subscribed: idle
     assert "idle" in diagnostic(ros, "stream camera frontleft").message
@@ -273,8 +274,15 @@ def test_latency_200ms_jitter_50ms_keeps_the_session_and_reports_it(world):
         rtt = float(value(diagnostic(ros, "connection"), "heartbeat_rtt_ms"))
         assert 140 <= rtt <= 500, rtt  # 200 +- 50 ms per RPC, on a loaded 2-core machine
         state = diagnostic(ros, "stream robot_state")
-        # Four state requests in flight: about 4 / round trip (~20 Hz), well below 50 Hz.
-        assert state.level[0] == WARN and 1.0 < float(value(state, "achieved_hz")) < 35.0
+        # More requests in flight for the long round trip (2 cover 40 ms at 50 Hz), within
+        # the cap; a shortfall is a warning that names its reason
+        allowed, cap = (int(value(state, key)) for key in ("in_flight_allowed",
+                                                           "max_in_flight"))
+        assert 4 < allowed <= cap, state
+        assert float(value(state, "round_trip_ms_p95")) >= 140, state
+        assert float(value(state, "delivered_hz")) > 10.0, state
+        if state.level[0] == WARN:
+            assert "round trip" in state.message or "skipped" in state.message, state
         asked = time.monotonic()
         assert trigger(ros, "stop").success
         assert time.monotonic() - asked < 2.0

@@ -21,7 +21,7 @@ from ros_harness import DriverProcess, RosClient, odom_tform
 from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-from test_nav2_config import bringup
+from test_nav2_config import bringup, launch_module
 from test_robot_model import LEG_NAMES, nav2_topics_and_frames, rviz_topics
 from tf2_msgs.msg import TFMessage
 
@@ -167,7 +167,9 @@ def assert_nav2_bringup_is_served(ros, namespace: str, lidar: bool = True) -> No
     """Nav2 as our launch renders it for what this driver publishes (point_topics:=auto, read
     from the graph as the launch reads it): every subscription resolved inside its node is
     published with its type, and the collision monitor's output is the driver's cmd_vel."""
-    topics, _ = nav2_config.choose_point_topics(graph_topics(ros), namespace)
+    # the launch's own probe of the graph (it waits for the driver's perception node)
+    topics, _ = nav2_config.choose_point_topics(
+        launch_module()._graph_topics(namespace, 10.0), namespace)
     assert ("lidar/points" in topics) == lidar
     nav2 = bringup(namespace, topics)
     assert not nav2.unmet(graph_topics(ros)), nav2.unmet(graph_topics(ros))

@@ -10,6 +10,7 @@ from std_msgs.msg import Header
 from spot_driver import qos
 from spot_driver.capability import DriverContext
 from spot_driver.diagnostics import status as diagnostics
+from spot_driver.diagnostics.stream_health import StreamMeter, stream_status
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
 
@@ -29,7 +30,7 @@ class DiagnosticsNode(PeriodicWork, Node):
         self._streams = lambda: [s for streams in context.streams for s in streams()]
         # More statuses from other nodes: fn(prefix, hardware_id) -> DiagnosticStatus.
         self.extras: list[Callable] = context.health
-        self._meters: dict[str, diagnostics.RateMeter] = {}
+        self._meters: dict[str, StreamMeter] = {}
         ns = self.get_namespace().rstrip("/")
         self._prefix = f"{ns}/spot_driver: " if ns else "spot_driver: "
         self._hw = connection.config.hostname
@@ -56,11 +57,8 @@ class DiagnosticsNode(PeriodicWork, Node):
                        else diagnostics.stale(p, hw, what, age))
         now = time.monotonic()
         for stream in self._streams():
-            stats = stream.stats
-            meter = self._meters.setdefault(stream.name, diagnostics.RateMeter())
-            out.append(diagnostics.stream(
-                p, hw, stream.name, stream.rate, meter.rate(stats.delivered, now),
-                stream.enabled and stream.wanted(), stats.errors, stats.last_error,
-                stats.dropped, stats.added_ms(0.5, 0.99)))
+            meter = self._meters.setdefault(stream.name, StreamMeter())
+            reading = meter.read(stream, stream.enabled and stream.wanted(), now)
+            out.append(stream_status(p, hw, reading))
         out.extend(extra(p, hw) for extra in self.extras)
         return out

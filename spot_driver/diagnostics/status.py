@@ -15,10 +15,10 @@ OK, WARN, ERROR, STALE = 0, 1, 2, 3  # DiagnosticStatus levels (bytes in the mes
 LOW_BATTERY_PERCENT = 20.0
 CRITICAL_BATTERY_PERCENT = 10.0
 MAX_SKEW_RTT_NSEC = 250_000_000  # round trips above this make commands late: warn
-RATE_TOLERANCE = 0.8  # a stream below 80 % of its requested rate is a warning
 
 
 def _status(name: str, level: int, message: str, hardware_id: str, **values) -> DiagnosticStatus:
+    """A status with ``values`` as key/value strings (shared by the diagnostics modules)."""
     return DiagnosticStatus(
         level=bytes([level]), name=name, message=message, hardware_id=hardware_id,
         values=[KeyValue(key=k, value=str(v)) for k, v in values.items()])
@@ -120,40 +120,6 @@ def stale(prefix: str, hw: str, what: str, age: float) -> DiagnosticStatus:
     message = "no robot state yet" if age == float("inf") else \
         f"no robot state for {age:.1f} s"
     return _status(f"{prefix}{what}", STALE, message, hw)
-
-
-def stream(prefix: str, hw: str, name: str, requested_hz: float, achieved_hz: float,
-           active: bool = True, errors: int = 0, last_error: str = "",
-           dropped: int = 0, added_ms: tuple[float, float] | None = None) -> DiagnosticStatus:
-    """One stream's health; ``added_ms``: the driver's own added latency (response received
-    -> published) p50 and p99 over its latest responses."""
-    values = dict(requested_hz=f"{requested_hz:.2f}", achieved_hz=f"{achieved_hz:.2f}",
-                  errors=errors, dropped_for_slow_readers=dropped)
-    if added_ms is not None:
-        values["added_latency_ms_p50"] = f"{added_ms[0]:.2f}"
-        values["added_latency_ms_p99"] = f"{added_ms[1]:.2f}"
-    if last_error:
-        values["last_error"] = last_error
-    full = f"{prefix}stream {name}"
-    if not active:
-        return _status(full, OK, "idle (no subscriber)", hw, **values)
-    if achieved_hz < RATE_TOLERANCE * requested_hz:
-        return _status(full, WARN, f"{achieved_hz:.1f} Hz of {requested_hz:.1f} Hz requested",
-                       hw, **values)
-    return _status(full, OK, f"{achieved_hz:.1f} Hz", hw, **values)
-
-
-class RateMeter:
-    """Achieved rate of a counter between two readings."""
-
-    def __init__(self) -> None:
-        self._last: tuple[float, int] | None = None
-
-    def rate(self, count: int, now: float) -> float:
-        last, self._last = self._last, (now, count)
-        if last is None or now <= last[0]:
-            return 0.0
-        return max(0, count - last[1]) / (now - last[0])
 
 
 def localization(prefix: str, hw: str, waypoint_id: str, map_waypoints: int,

@@ -12,7 +12,13 @@ from sensor_msgs.msg import Image as ImageMsg
 from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
-from spot_driver.acquisition import Scheduler, Stream, StreamStats, check_rate
+from spot_driver.acquisition import (
+    DEFAULT_MAX_IN_FLIGHT,
+    Scheduler,
+    Stream,
+    StreamStats,
+    check_rate,
+)
 from spot_driver.capability import DriverContext
 from spot_driver.description import robot_model
 from spot_driver.errors import describe
@@ -82,7 +88,7 @@ class PerceptionNode(Node):
         points = declare(self, "publish_depth_points", False)
         quality = int(declare(self, "jpeg_quality", 75, bounds=(1, 100)))
         color = declare(self, "image_color", "native")
-        in_flight = int(declare(self, "image_pipeline_depth", 2, bounds=(1, 8)))
+        in_flight = int(declare(self, "max_in_flight", DEFAULT_MAX_IN_FLIGHT, bounds=(1, 32)))
         lazy = declare(self, "lazy_publishing", True)
         self._pace = declare(self, "pace_slow_readers", False)
         lidar_source = declare(self, "lidar_source", "velodyne-point-cloud")

@@ -12,7 +12,7 @@ import numpy as np
 from bosdyn.api import image_pb2, point_cloud_pb2
 from rclpy.serialization import serialize_message
 
-from spot_driver.acquisition import Stream
+from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Stream
 from spot_driver.conversions import point_cloud, sensor_cdr
 from spot_driver.conversions.time import timestamp_to_nsec
 from spot_driver.perception import images
@@ -40,7 +40,7 @@ class CameraSettings:
     rate: float = 15.0
     jpeg_quality: int = 75
     pixel_format: int = Image.PIXEL_FORMAT_UNKNOWN  # unknown: the camera's own format
-    max_in_flight: int = 2
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT  # the cap; the round trip sets the number
 
 
 class CameraStream(Stream):
@@ -104,14 +104,17 @@ class CameraStream(Stream):
 
     def handle(self, responses) -> None:
         problems = []
-        published = False
+        published = overtaken = False
         for response in responses:
             name = response.source.name
             handler = self._handlers.get(name)
             shot = response.shot
             stamp = timestamp_to_nsec(shot.acquisition_time) - self._skew()
-            if handler is None or stamp <= self._last_stamp[name]:
-                continue  # an older frame overtaken by a newer one: drop it
+            if handler is None:
+                continue
+            if stamp <= self._last_stamp[name]:
+                overtaken = True  # an older frame overtaken by a newer one: drop it
+                continue
             self._last_stamp[name] = stamp
             frame = self._prefix + shot.frame_name_image_sensor
             if self._mount is not None:
@@ -124,6 +127,8 @@ class CameraStream(Stream):
                 problems.append(f"{response.source.name}: {exc}")
         if published:
             self.stats.delivered += 1
+        elif overtaken:
+            self.stats.overtaken += 1
         if problems:
             raise images.ImageDecodeError("; ".join(problems))
 
@@ -187,7 +192,8 @@ class LidarStream(Stream):
 
     def __init__(self, source: str, client: Callable[[], object], output: Output, rate: float,
                  skew_nsec: Callable[[], int], frame_prefix: str = "",
-                 report: Callable[[str], None] | None = None, max_in_flight: int = 2,
+                 report: Callable[[str], None] | None = None,
+                 max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
                  mount: Mount | None = None) -> None:
         self.name = f"point cloud {source}"
         super().__init__(rate, max_in_flight, report)
@@ -209,6 +215,7 @@ class LidarStream(Stream):
         cloud = responses[0].point_cloud
         stamp = timestamp_to_nsec(cloud.source.acquisition_time) - self._skew()
         if stamp <= self._last_stamp:
+            self.stats.overtaken += 1
             return
         self._last_stamp = stamp
         if self._mount is not None:

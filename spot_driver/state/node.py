@@ -16,7 +16,7 @@ from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
-from spot_driver.acquisition import Scheduler
+from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Scheduler
 from spot_driver.capability import DriverContext
 from spot_driver.conversions import frames
 from spot_driver.errors import describe
@@ -93,7 +93,9 @@ class StateNode(PeriodicWork, Node):
 
         self._leases_sent: tuple[list, float] | None = None  # (resources, monotonic time)
         self.every(LEASE_POLL_S, self._poll_leases)
-        self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report)
+        self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report,
+                                       int(declare(self, "max_in_flight",
+                                                   DEFAULT_MAX_IN_FLIGHT, bounds=(1, 32))))
         self._scheduler = Scheduler([self.stream], describe=describe)
         self._scheduler.start()
         context.streams.append(lambda: [self.stream])

@@ -4,13 +4,10 @@ over a link whose round trip is longer than the period (Wi-Fi: tens of milliseco
 
 from collections.abc import Callable
 
-from spot_driver.acquisition import Stream
+from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Stream
 from spot_driver.connection import RobotConnection
 
 OUT_OF_ORDER_NSEC = 1_000_000_000
-# Requests in flight: at 50 Hz, 4 cover round trips up to 80 ms (with 2, a simulated Wi-Fi
-# link of 8-55 ms round trips delivered 31-36 Hz of 50).
-MAX_IN_FLIGHT = 4
 
 
 class RobotStateStream(Stream):
@@ -21,8 +18,9 @@ class RobotStateStream(Stream):
 
     def __init__(self, rate_hz: float, connection: RobotConnection,
                  on_state: Callable[[object], None],
-                 report: Callable[[str], None] | None = None) -> None:
-        super().__init__(rate_hz, max_in_flight=MAX_IN_FLIGHT, report=report)
+                 report: Callable[[str], None] | None = None,
+                 max_in_flight: int = DEFAULT_MAX_IN_FLIGHT) -> None:
+        super().__init__(rate_hz, max_in_flight=max_in_flight, report=report)
         self._connection = connection
         self._on_state = on_state
         self._newest = -1
@@ -38,7 +36,8 @@ class RobotStateStream(Stream):
         stamp = state.kinematic_state.acquisition_timestamp
         nsec = stamp.seconds * 1_000_000_000 + stamp.nanos
         if self._newest - OUT_OF_ORDER_NSEC < nsec < self._newest:
-            return  # overtaken by a newer response (a larger step back is a new robot clock)
+            self.stats.overtaken += 1  # a larger step back is a new robot clock
+            return
         self._newest = nsec
         self._on_state(state)
         self.stats.delivered += 1

@@ -1,0 +1,149 @@
+"""Acquisition on a link with a round trip (no ROS, no robot): the requests in flight follow a
+stream's round trip within its cap, a stalled call costs only its own tick, and a stream's
+answers are handled one at a time and published in order; the stream's health says why it
+falls short."""
+
+import random
+import threading
+import time
+
+import pytest
+
+from spot_driver import acquisition
+from spot_driver.acquisition import Scheduler, Stream, lanes_for
+from spot_driver.diagnostics.stream_health import StreamMeter, StreamReading, shortfall
+
+
+def test_lanes_cover_the_high_round_trip_plus_one_within_the_cap():
+    assert lanes_for(None, 0.02, 12) == 2  # nothing measured yet
+    assert lanes_for(0.005, 0.02, 12) == 2  # a fast link: one waiting, one spare
+    assert lanes_for(0.045, 0.02, 12) == 4  # 3 periods' worth plus a spare
+    assert lanes_for(0.04, 0.02, 12) == 3
+    assert lanes_for(0.5, 0.02, 12) == 12  # capped
+    assert lanes_for(0.5, 0.02, 1) == 1 and lanes_for(None, 0.02, 1) == 1
+
+
+class Link(Stream):
+    """A stream whose calls take ``round_trip`` s (uniform low..high), ``stall_probability``
+    of them ``stall`` s; answers carry their tick's sequence number and are published only
+    when newer than the last (as the driver's streams do with acquisition stamps)."""
+
+    name = "link"
+
+    def __init__(self, rate_hz: float, round_trip: tuple[float, float], cap: int,
+                 stall_probability: float = 0.0, stall: float = 0.3, seed: int = 0) -> None:
+        super().__init__(rate_hz, max_in_flight=cap)
+        self.round_trip, self.stall_probability, self.stall = (
+            round_trip, stall_probability, stall)
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+        self._sent = 0
+        self.out = self.most_out = self.handling = self.most_handling = 0
+        self.published: list[int] = []
+
+    def fetch(self):
+        with self._lock:
+            seq = self._sent
+            self._sent += 1
+            self.out += 1
+            self.most_out = max(self.most_out, self.out)
+            stalled = self._random.random() < self.stall_probability
+            delay = self.stall if stalled else self._random.uniform(*self.round_trip)
+        time.sleep(delay)
+        with self._lock:
+            self.out -= 1
+        return seq
+
+    def handle(self, seq) -> None:
+        with self._lock:
+            self.handling += 1
+            self.most_handling = max(self.most_handling, self.handling)
+        try:
+            if self.published and seq < self.published[-1]:
+                self.stats.overtaken += 1
+                return
+            self.published.append(seq)
+            self.stats.delivered += 1
+        finally:
+            with self._lock:
+                self.handling -= 1
+
+
+def run(stream: Stream, seconds: float) -> None:
+    scheduler = Scheduler([stream])
+    scheduler.start()
+    time.sleep(seconds)
+    scheduler.stop()
+
+
+def test_a_stream_holds_its_rate_over_a_wifi_round_trip_with_stalls():
+    """50 Hz over 20-60 ms round trips with 2 % of calls stalled 300 ms (the simulator's field
+    profile is 8-55 ms and 1 %): the lanes grow past the two it starts with, never past the
+    cap, and a stall costs its own tick only (a safety bound; the figure is the benchmark's)."""
+    stream = Link(50.0, (0.02, 0.06), cap=8, stall_probability=0.02)
+    run(stream, 4.0)
+    assert stream.stats.delivered >= 0.85 * 50 * 4.0, stream.stats
+    assert 3 <= stream.stats.lanes <= 8 and stream.most_out <= 8
+    assert stream.published == sorted(stream.published)  # in order on the topic
+    assert stream.most_handling == 1  # one answer at a time
+    high = stream.stats.round_trip_ms(0.95)[0]
+    assert 40 <= high <= 350, high
+
+
+def test_the_cap_holds_however_long_the_round_trip():
+    stream = Link(50.0, (0.2, 0.25), cap=4)
+    run(stream, 2.0)
+    assert stream.most_out <= 4 and stream.stats.lanes == 4
+    assert stream.stats.skipped > 0  # 4 / 0.225 s is about 18 Hz: ticks are skipped
+
+
+def test_lanes_retire_when_the_round_trip_shrinks(monkeypatch):
+    monkeypatch.setattr(acquisition, "ROUND_TRIP_WINDOW_S", 2.0)  # forget faster
+    stream = Link(50.0, (0.1, 0.12), cap=10)
+    scheduler = Scheduler([stream])
+    scheduler.start()
+    try:
+        deadline = time.monotonic() + 5
+        while stream.stats.lanes < 6 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert stream.stats.lanes >= 6
+        stream.round_trip = (0.002, 0.004)
+        deadline = time.monotonic() + 6  # the round-trip window forgets the slow ones
+        while stream.stats.lanes > 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert stream.stats.lanes == 2
+        time.sleep(0.3)
+        assert stream.out <= 2
+    finally:
+        scheduler.stop()
+
+
+def reading(**overrides) -> StreamReading:
+    values = dict(name="robot_state", configured_hz=50.0, delivered_hz=30.0, active=True,
+                  round_trip_ms=(30.0, 45.0), in_flight=4, lanes=4, cap=12, skipped=0,
+                  overtaken=0, errors=0)
+    values.update(overrides)
+    return StreamReading(**values)
+
+
+@pytest.mark.parametrize(("overrides", "words"), [
+    ({"errors": 3, "last_error": "UNAVAILABLE"}, "3 requests failed (UNAVAILABLE)"),
+    ({"round_trip_ms": (200.0, 300.0)}, "needs more than max_in_flight 12"),
+    ({"skipped": 7}, "7 ticks skipped with all 4 requests outstanding"),
+    ({"overtaken": 2}, "arrived after newer ones"),
+    ({}, "slower than requested"),
+])
+def test_a_shortfall_names_its_reason(overrides, words):
+    assert words in shortfall(reading(**overrides))
+
+
+def test_the_meter_reads_rates_and_changes_between_cycles():
+    stream = Link(50.0, (0.001, 0.002), cap=4)
+    meter = StreamMeter()
+    first = meter.read(stream, True, 100.0)
+    assert first.delivered_hz == 0.0 and first.cap == 4
+    stream.stats.delivered, stream.stats.skipped, stream.stats.errors = 48, 2, 1
+    second = meter.read(stream, True, 101.0)
+    assert second.delivered_hz == 48.0 and (second.skipped, second.errors) == (2, 1)
+    third = meter.read(stream, True, 102.0)
+    assert (third.skipped, third.errors) == (0, 0)  # changes since the last reading
