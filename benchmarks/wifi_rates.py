@@ -21,8 +21,7 @@ from bosdyn.client.point_cloud import PointCloudClient
 from bosdyn.client.robot_state import RobotStateClient
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _e2e import (CAMERAS, PASSWORD, USER, Subscriber, Topic, delivery, start_driver,
-                  start_sim, stop)
+from _e2e import CAMERAS, PASSWORD, USER, Subscriber, Topic, delivery, start_driver, start_sim, stop
 from _results import write
 
 from spot_driver import qos

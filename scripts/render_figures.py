@@ -387,18 +387,6 @@ def state_cycle() -> str:
     return table(["figure", "measured", "ratio"], rows) + measured(d)
 
 
-RENDER: dict[str, Callable[[], str]] = {
-    "low_level": low_level,
-    "graph_nav_upload": graph_nav_upload, "mission_load": mission_load,
-    "perception_e2e": perception_e2e, "perception_micro": perception_micro,
-    "driver_scaling": driver_scaling, "driver_memory": driver_memory,
-    "driver_cpu": driver_cpu, "where_time_goes": where_time_goes,
-    "state_cycle": state_cycle, "goals": goals,
-    "payload_ports": payload_ports, "operator_link": operator_link,
-    "wifi_rates": wifi_rates,
-}
-
-
 def wifi_rates() -> str:
     """Delivered / configured per stream and link, beside one-at-a-time bare SDK requests."""
     d = load("wifi_rates")
@@ -414,6 +402,18 @@ def wifi_rates() -> str:
         f"{num(d['warmup_s'], 0)} s of warm-up; the bare client {num(d['bare_window_s'], 0)} s "
         f"per stream; the simulated robot, driver and subscriber all on this machine.\n"
         + measured(d))
+
+
+RENDER: dict[str, Callable[[], str]] = {
+    "low_level": low_level,
+    "graph_nav_upload": graph_nav_upload, "mission_load": mission_load,
+    "perception_e2e": perception_e2e, "perception_micro": perception_micro,
+    "driver_scaling": driver_scaling, "driver_memory": driver_memory,
+    "driver_cpu": driver_cpu, "where_time_goes": where_time_goes,
+    "state_cycle": state_cycle, "goals": goals,
+    "payload_ports": payload_ports, "operator_link": operator_link,
+    "wifi_rates": wifi_rates,
+}
 
 
 def render(text: str) -> str:
