@@ -9,9 +9,10 @@ A lane makes a blocking call and decodes and publishes the answer itself, off th
 executor: no response is handed between threads, and gRPC starts no thread per call (its
 asynchronous calls start a thread whenever a channel's calls go from none to one, which at a
 few hundred calls a second was a visible share of the driver's CPU). A stream's answers are
-handled one at a time, in the order they come; a stream drops an answer older than one it
-already published (``overtaken``), so each topic stays in order. A slow or failing stream
-only delays itself.
+handled one at a time in the order their requests were made (``InOrder``): an answer that
+overtook an earlier one on the link waits for it, at most the link's usual spread of round
+trips; an answer later than that is dropped (``overtaken``), so each topic stays in
+acquisition order. A slow or failing stream only delays itself.
 """
 
 import logging
@@ -37,6 +38,49 @@ ROUND_TRIP_QUANTILE = 0.95
 DEFAULT_MAX_IN_FLIGHT = 12  # at 50 Hz, round trips up to 200 ms
 START_LANES = 2
 ADAPT_EVERY_S = 0.5  # how often a stream's lanes are matched to its round trip
+# How long an answer waits for the answers of earlier requests: the spread of the stream's
+# round trips (p95 - p50), within these bounds.
+MIN_HOLD_S, MAX_HOLD_S = 0.005, 0.1
+
+
+class InOrder:
+    """Hands a stream's answers on in the order their requests were made. ``ticket()`` numbers
+    a request; ``turn(ticket, hold_s)`` waits until every earlier request's answer was handled
+    or given up, at most ``hold_s`` (then the earlier ones are given up), and says whether
+    this answer may be handled (False: a later one already was); ``done(ticket)`` after it
+    was handled, failed or dropped."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._issued = 0
+        self._next = 0  # the ticket whose turn it is
+        self._finished: set[int] = set()  # done tickets after the one whose turn it is
+
+    def ticket(self) -> int:
+        with self._cond:
+            self._issued += 1
+            return self._issued - 1
+
+    def turn(self, ticket: int, hold_s: float) -> bool:
+        deadline = time.monotonic() + hold_s
+        with self._cond:
+            while self._next < ticket:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._finished = {t for t in self._finished if t > ticket}
+                    self._next = ticket  # the earlier ones are given up
+                    break
+                self._cond.wait(left)
+            return self._next == ticket
+
+    def done(self, ticket: int) -> None:
+        with self._cond:
+            if ticket >= self._next:
+                self._finished.add(ticket)
+            while self._next in self._finished:
+                self._finished.discard(self._next)
+                self._next += 1
+            self._cond.notify_all()
 
 
 class Window:
@@ -195,7 +239,8 @@ class Scheduler:
         self._due: dict[int, float] = {}
         self._lanes: dict[int, int] = {}  # lanes running per stream
         self._adapted: dict[int, float] = {}  # when its lanes were last matched
-        self._handling: dict[int, threading.Lock] = {}  # one answer at a time per stream
+        self._order: dict[int, InOrder] = {}  # one answer at a time, in request order
+        self._hold: dict[int, float] = {}  # how long an answer waits for earlier ones
         self._started = False
         self._pending = list(streams)
 
@@ -217,7 +262,7 @@ class Scheduler:
         with self._lock:
             key = id(stream)
             self._due[key], self._lanes[key], self._adapted[key] = first, 0, time.monotonic()
-            self._handling[key] = threading.Lock()
+            self._order[key], self._hold[key] = InOrder(), MIN_HOLD_S
         self._set_lanes(stream, lanes_for(None, stream.period, stream.max_in_flight))
 
     def _set_lanes(self, stream: Stream, wanted: int) -> None:
@@ -249,9 +294,14 @@ class Scheduler:
             if now - self._adapted[id(stream)] < ADAPT_EVERY_S:
                 return
             self._adapted[id(stream)] = now
-        high = stream.stats.round_trip_ms(ROUND_TRIP_QUANTILE)
-        wanted = lanes_for(None if high is None else high[0] / 1e3, stream.period,
-                           stream.max_in_flight)
+        trip = stream.stats.round_trip_ms(0.5, ROUND_TRIP_QUANTILE)
+        if trip is None:
+            wanted = lanes_for(None, stream.period, stream.max_in_flight)
+        else:
+            hold = min(MAX_HOLD_S, max(MIN_HOLD_S, (trip[1] - trip[0]) / 1e3))
+            self._hold[id(stream)] = hold
+            # a lane is busy for the round trip and, at most, the wait for earlier answers
+            wanted = lanes_for(trip[1] / 1e3 + hold, stream.period, stream.max_in_flight)
         if wanted != stream.stats.lanes:
             self._set_lanes(stream, wanted)
 
@@ -288,29 +338,41 @@ class Scheduler:
                         self._due[id(stream)] = due + math.ceil(later / stream.period) * \
                             stream.period
                 continue
-            stats = stream.stats
-            with self._lock:
-                stats.requested += 1
-                stats.in_flight += 1
-            sent_ns = time.monotonic_ns()
+            order = self._order[id(stream)]
+            ticket = order.ticket()
             try:
-                response = stream.fetch()
-            except Exception as exc:
-                self._fail(stream, exc)
-                continue
+                self._request(stream, order, ticket)
             finally:
-                with self._lock:
-                    stats.in_flight -= 1
-            received_ns = time.monotonic_ns()
-            stats.round_trip.record(received_ns, received_ns - sent_ns)
-            self._adapt(stream)
-            try:
-                with self._handling[id(stream)]:
-                    stream.handle(response)
-            except Exception as exc:
-                self._fail(stream, exc)
-                continue
-            stats.record_added(received_ns, time.monotonic_ns())
+                order.done(ticket)
+
+    def _request(self, stream: Stream, order: InOrder, ticket: int) -> None:
+        """One request of ``stream``: fetch, then handle in request order."""
+        stats = stream.stats
+        with self._lock:
+            stats.requested += 1
+            stats.in_flight += 1
+        sent_ns = time.monotonic_ns()
+        try:
+            response = stream.fetch()
+        except Exception as exc:
+            self._fail(stream, exc)
+            return
+        finally:
+            with self._lock:
+                stats.in_flight -= 1
+        received_ns = time.monotonic_ns()
+        stats.round_trip.record(received_ns, received_ns - sent_ns)
+        self._adapt(stream)
+        if not order.turn(ticket, self._hold[id(stream)]):
+            stats.overtaken += 1  # a later request's answer was already published
+            return
+        turn_ns = time.monotonic_ns()  # the wait for earlier answers is the link's, not ours
+        try:
+            stream.handle(response)
+        except Exception as exc:
+            self._fail(stream, exc)
+            return
+        stats.record_added(turn_ns, time.monotonic_ns())
 
     def _fail(self, stream: Stream, exc: BaseException) -> None:
         message = self._describe(exc)

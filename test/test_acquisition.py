@@ -147,3 +147,35 @@ def test_the_meter_reads_rates_and_changes_between_cycles():
     assert second.delivered_hz == 48.0 and (second.skipped, second.errors) == (2, 1)
     third = meter.read(stream, True, 102.0)
     assert (third.skipped, third.errors) == (0, 0)  # changes since the last reading
+
+
+def test_answers_are_handed_on_in_request_order_and_late_ones_given_up():
+    """An answer that overtook an earlier one waits for it; one later than the hold is given
+    up (its turn never comes); a failed request does not hold the others."""
+    from spot_driver.acquisition import InOrder
+
+    order, handled = InOrder(), []
+    tickets = [order.ticket() for _ in range(4)]
+
+    def answer(ticket: int, after: float, hold: float = 0.5) -> None:
+        time.sleep(after)
+        if order.turn(ticket, hold):
+            handled.append(ticket)
+        order.done(ticket)
+
+    threads = [threading.Thread(target=answer, args=(t, d)) for t, d in
+               zip(tickets, (0.15, 0.05, 0.1, 0.0), strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert handled == [0, 1, 2, 3]  # arrived 3, 1, 2, 0: handed on in request order
+    late, next_one, failed, after = (order.ticket() for _ in range(4))
+    order.done(failed)  # a failed request: nobody waits for it
+    waiter = threading.Thread(target=answer, args=(next_one, 0.0, 0.05))
+    waiter.start()
+    waiter.join()
+    assert handled[-1] == next_one  # waited 50 ms for `late`, then went on
+    assert not order.turn(late, 0.0)  # its turn is gone: dropped as overtaken
+    order.done(late)
+    assert order.turn(after, 0.0)

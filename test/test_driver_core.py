@@ -196,6 +196,15 @@ def test_claim_power_stand_walk_and_stop_when_commands_stop(world):
     assert sim.robot.standing
 
     publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    try:
+        _walk_and_stop(sim, ros, publisher)
+    finally:
+        ros.node.destroy_publisher(publisher)
+
+
+def _walk_and_stop(sim, ros, publisher) -> None:
+    # commands published before the driver's subscription matched would be lost
+    assert ros.wait_for(lambda: publisher.get_subscription_count() > 0, timeout=5.0)
     start = odom(ros).pose.pose.position
     twist = Twist()
     twist.linear.x = 0.5
@@ -218,7 +227,6 @@ def test_claim_power_stand_walk_and_stop_when_commands_stop(world):
     end = odom(ros).pose.pose.position
     assert end.x - start.x == pytest.approx(1.0, rel=0.15)
     assert abs(end.y - start.y) < 0.05
-    ros.node.destroy_publisher(publisher)
 
 
 def test_bad_cmd_vel_is_rejected_or_clamped(world):

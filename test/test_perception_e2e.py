@@ -85,9 +85,11 @@ def test_every_camera_topic_has_the_right_encoding_size_frame_and_info(world):
         assert registered.header.frame_id == f"{camera}_fisheye"
         assert ros.latest(f"/depth_registered/{camera}/camera_info").header.frame_id == \
             f"{camera}_fisheye"
-    assert _rate(ros, "/camera/frontleft/image") >= 12.0
-    assert 6.0 <= _rate(ros, "/camera/back/image") <= 9.0  # its own rate: rates.back 7.5 Hz
-    assert _rate(ros, "/lidar/points") >= 8.0
+    # safety bounds (the figures are benchmarks/wifi_rates.py's): not halved, and the back
+    # camera at its own rate (rates.back 7.5 Hz), not the others' 15 Hz
+    assert _rate(ros, "/camera/frontleft/image") >= 15.0 / 2
+    assert 7.5 / 2 <= _rate(ros, "/camera/back/image") <= 9.0
+    assert _rate(ros, "/lidar/points") >= 10.0 / 2
 
 
 def test_stamps_are_acquisition_times_on_the_local_clock(world):
@@ -152,9 +154,11 @@ def test_a_corrupt_or_slow_camera_does_not_stall_the_others(world):
     sim.sensors.delays["back_fisheye_image"] = 0.4
     try:
         time.sleep(1.0)
-        assert _rate(ros, "/camera/frontleft/image", 3.0) >= 12.0
-        assert _rate(ros, "/depth/frontleft/image", 1.0) >= 12.0
-        assert _rate(ros, "/camera/back/image", 1.0) <= 6.0  # its own pipeline is slowed
+        # a slow camera delays only itself (safety bounds: not halved)
+        assert _rate(ros, "/camera/frontleft/image", 3.0) >= 15.0 / 2
+        assert _rate(ros, "/depth/frontleft/image", 1.0) >= 15.0 / 2
+        # its own requests in flight grow to cover the 0.4 s round trip: its rate holds
+        assert _rate(ros, "/camera/back/image", 2.0) >= 7.5 / 2
         assert _rate(ros, "/camera/left/image", 1.0) == 0.0
         assert ros.wait_for(lambda: "corrupt JPEG" in driver.output()
                             and "truncated" in driver.output(), timeout=10)
@@ -162,7 +166,7 @@ def test_a_corrupt_or_slow_camera_does_not_stall_the_others(world):
     finally:
         sim.sensors.faults.clear()
         sim.sensors.delays.clear()
-    assert ros.wait_for(lambda: _rate(ros, "/camera/left/image", 1.0) >= 12.0, timeout=10)
+    assert ros.wait_for(lambda: _rate(ros, "/camera/left/image", 1.0) >= 15.0 / 2, timeout=10)
     assert driver.process.poll() is None
 
 

@@ -20,7 +20,8 @@ TOPICS = {"/joint_states": (JointState, STATE_HZ), "/odometry": (Odometry, STATE
           "/camera/frontleft/camera_info": (CameraInfo, CAMERA_HZ),
           "/camera/frontright/camera_info": (CameraInfo, CAMERA_HZ),
           "/lidar/points": (PointCloud2, LIDAR_HZ)}
-STREAMS = ("robot_state", "camera frontleft", "camera frontright", "point cloud")
+STREAMS = ("robot_state", "camera frontleft", "camera frontright",
+           "point cloud velodyne-point-cloud")
 WINDOW_S = 10.0
 
 
