@@ -12,6 +12,7 @@ The simulated robot runs in its own process; everything runs on this machine.
 import os
 import sys
 import tempfile
+import threading
 import time
 
 import bosdyn.client
@@ -86,8 +87,10 @@ def bare_sdk(port: int, ca: str) -> dict[str, float]:
 def run_link(name: str, args: tuple[str, ...], subscriber: Subscriber) -> dict:
     certs = tempfile.mkdtemp(prefix="wifi_rates_")
     sim, port, ca = start_sim(certs, *args)
+    threading.Thread(target=sim.stdout.read, daemon=True).start()  # never let its pipe fill
     driver = None
     try:
+        floor = bare_sdk(port, ca)  # first: the robot alone
         driver = start_driver(port, ca, {
             "cameras": "[" + ",".join(CAMERAS) + "]", "camera_rate": CAMERA_HZ,
             "lidar_rate": LIDAR_HZ, "robot_state_rate": STATE_HZ,
@@ -98,13 +101,10 @@ def run_link(name: str, args: tuple[str, ...], subscriber: Subscriber) -> dict:
                 subscriber.samples.get(t.name) for t in wanted):
             time.sleep(0.2)
         time.sleep(WARMUP_S)
-        start = time.monotonic()
+        start = time.time()  # the subscriber stamps receipts with wall time
         time.sleep(WINDOW_S)
-        end = time.monotonic()
+        end = time.time()
         got = delivery(subscriber.samples, wanted, start, end)
-        stop(driver)
-        driver = None
-        floor = bare_sdk(port, ca)
     finally:
         if driver is not None:
             stop(driver)

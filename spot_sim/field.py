@@ -10,6 +10,7 @@ that are 50-150 ms old on arrival, and a robot that brakes within about a body l
 
 import math
 import random
+import threading
 from dataclasses import dataclass, fields, replace
 
 Range = tuple[float, float]
@@ -127,3 +128,20 @@ class Draw:
 
     def gauss(self, sigma: float) -> float:
         return self._random.gauss(0.0, sigma) if sigma > 0 else 0.0
+
+
+class Captures:
+    """Acquisition times of each sensor's frames: ``capture_delay`` before the request, but
+    never before a frame that sensor already delivered (a camera's pipeline hands frames on in
+    the order it captured them; independent draws per request would not)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: dict[str, int] = {}
+
+    def acquired(self, sensor: str, now_nsec: int, age_s: float) -> int:
+        """The acquisition time (ns, robot clock) of ``sensor``'s frame served at ``now``."""
+        with self._lock:
+            stamp = max(now_nsec - round(age_s * 1e9), self._last.get(sensor, 0) + 1)
+            self._last[sensor] = stamp
+            return stamp

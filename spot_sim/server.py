@@ -63,11 +63,13 @@ class SimulatedSpot:
     """One simulated robot: its state, physics loop and gRPC server.
 
     Use as a context manager, or call ``start()`` / ``stop()``. The server only ever binds a
-    loopback address.
+    loopback address. ``max_workers``: the profile's link latency is slept in the handler's
+    worker thread (on a robot it is in the air and holds no server thread), so the pool is
+    large enough for every request a driver keeps in flight over a long round trip.
     """
 
     def __init__(self, config: SimConfig | None = None, certs_dir: str | os.PathLike = ".",
-                 port: int = 0, max_workers: int = 24) -> None:
+                 port: int = 0, max_workers: int = 96) -> None:
         self.config = config or SimConfig()
         self.certs: CertPaths = ensure_certificates(certs_dir)
         self.clock = RobotClock(self.config.clock_offset_sec, self.config.field.clock_drift_ppm)

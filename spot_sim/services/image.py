@@ -4,7 +4,7 @@ field profile stamped ``capture_delay`` earlier: exposure, readout and encoding)
 from bosdyn.api import image_pb2, image_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
 
-from spot_sim.field import Draw
+from spot_sim.field import Captures, Draw
 from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
@@ -16,6 +16,7 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
     def __init__(self, robot: SimRobot, sensors: Sensors) -> None:
         self.robot, self.clock, self.sensors = robot, robot.clock, sensors
         self._draw = Draw(robot.config.field, "image")
+        self._captures = Captures()
 
     @unary(image_pb2.ListImageSourcesResponse)
     def ListImageSources(self, request, response, context):
@@ -40,8 +41,8 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
             out.source.CopyFrom(source.to_proto())
             out.shot.image.CopyFrom(image)
             age = self._draw.uniform(self.robot.config.field.capture_delay)
-            out.shot.acquisition_time.CopyFrom(
-                self.clock.timestamp(self.clock.now_nsec() - round(age * 1e9)))
+            out.shot.acquisition_time.CopyFrom(self.clock.timestamp(self._captures.acquired(
+                source.name, self.clock.now_nsec(), age)))
             out.shot.frame_name_image_sensor = source.frame
             out.shot.transforms_snapshot.CopyFrom(sensor_view(snapshot, source.frame))
             out.status = image_pb2.ImageResponse.STATUS_OK

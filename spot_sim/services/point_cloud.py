@@ -5,7 +5,7 @@ gRPC service type per server); without a lidar it lists no source."""
 from bosdyn.api import point_cloud_pb2, point_cloud_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
 
-from spot_sim.field import Draw
+from spot_sim.field import Captures, Draw
 from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
@@ -20,6 +20,7 @@ class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer)
         self.robot, self.clock, self.sensors = robot, robot.clock, sensors
         self.has_lidar = has_lidar
         self._draw = Draw(robot.config.field, "point_cloud")
+        self._captures = Captures()
 
     def _source(self) -> point_cloud_pb2.PointCloudSource:
         return point_cloud_pb2.PointCloudSource(name=LIDAR_SOURCE, frame_name_sensor=LIDAR_FRAME)
@@ -33,7 +34,8 @@ class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer)
     def GetPointCloud(self, request, response, context):
         snapshot = self.robot.transforms_snapshot()
         age = self._draw.uniform(self.robot.config.field.capture_delay)
-        stamp = self.clock.timestamp(self.clock.now_nsec() - round(age * 1e9))
+        stamp = self.clock.timestamp(self._captures.acquired(LIDAR_SOURCE, self.clock.now_nsec(),
+                                                             age))
         for cloud_request in request.point_cloud_requests:
             out = response.point_cloud_responses.add()
             if not self.has_lidar or cloud_request.point_cloud_source_name != LIDAR_SOURCE:
