@@ -181,3 +181,19 @@ def test_the_pipeline_turns_one_state_into_every_message():
 def test_the_pipeline_refuses_an_unknown_tf_root():
     with pytest.raises(ValueError, match="tf_root"):
         StatePipeline("map")
+
+
+def test_a_time_sync_correction_never_sends_the_state_stamps_back():
+    """The skew moves with each time-sync estimate: a state acquired 5 ms after the previous
+    one, converted with a skew 20 ms larger, still gets a later stamp."""
+    robot = SimRobot(SimConfig(has_arm=False), RobotClock(0.0))
+    pipeline = StatePipeline("odom")
+    robot.step()
+    state = robot_state(robot)
+    first = deserialize_message(pipeline.messages(state, 0, (True, 0, 0), (0, 0)).joint_states,
+                                JointState).header.stamp
+    stamp = state.kinematic_state.acquisition_timestamp
+    stamp.FromNanoseconds(stamp.ToNanoseconds() + 5_000_000)
+    second = deserialize_message(pipeline.messages(state, 20_000_000, (True, 0, 0), (0, 0))
+                                 .joint_states, JointState).header.stamp
+    assert (second.sec, second.nanosec) > (first.sec, first.nanosec)

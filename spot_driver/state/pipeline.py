@@ -55,6 +55,12 @@ class StatePipeline:
         self._kinematics = StateSerializer(root, prefix, skip=skip)
         self._statuses = StatusSerializer(prefix + "body", prefix + "hand")
         self._static_layout = None
+        self._last_stamp: Stamp = (0, 0)
+
+    def _forward(self) -> Stamp:
+        """One nanosecond after the last stamp given."""
+        sec, nanosec = self._last_stamp
+        return (sec, nanosec + 1) if nanosec + 1 < 1_000_000_000 else (sec + 1, 0)
 
     def messages(self, state, skew: int, sync: TimeSync, now: Stamp,
                  with_statuses: bool = True) -> StateMessages:
@@ -62,7 +68,11 @@ class StatePipeline:
         stamps into local ones; ``sync`` and ``now`` (local) make the time-sync status.
         Raises KeyError when the body is not in the robot's tree."""
         kin = state.kinematic_state
-        stamp = local_stamp(kin.acquisition_timestamp, skew)
+        # Robot stamps only go forward, but the skew moves with each time-sync estimate: a
+        # correction must not send the local stamps of /tf, odometry and joint_states back
+        # (tf2 drops data older than what it holds).
+        stamp = max(local_stamp(kin.acquisition_timestamp, skew), self._forward())
+        self._last_stamp = stamp
         joints, odometry, tf = self._kinematics.serialize(kin, stamp)
         out = StateMessages(joints, odometry, tf)
         layout = self._kinematics.tree_layout
