@@ -197,3 +197,7 @@ def test_a_time_sync_correction_never_sends_the_state_stamps_back():
     second = deserialize_message(pipeline.messages(state, 20_000_000, (True, 0, 0), (0, 0))
                                  .joint_states, JointState).header.stamp
     assert (second.sec, second.nanosec) > (first.sec, first.nanosec)
+    stamp.FromNanoseconds(stamp.ToNanoseconds() - 13_000_000_000)  # the robot clock jumped
+    third = deserialize_message(pipeline.messages(state, 20_000_000, (True, 0, 0), (0, 0))
+                                .joint_states, JointState).header.stamp
+    assert third.sec < second.sec - 12  # a new clock goes through

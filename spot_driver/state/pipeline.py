@@ -16,6 +16,7 @@ from spot_driver.description import robot_model
 from spot_driver.state.state_cdr import StateSerializer
 from spot_driver.state.status_cdr import StatusSerializer
 
+MAX_CORRECTION_NS = 1_000_000_000  # skew corrections smaller than this keep stamps going forward
 TimeSync = tuple[bool, int, int]  # (established, clock skew ns, round trip ns)
 # A 4.x Spot's robot state names the wrist ``link_wr1`` (its model and 5.x: ``arm0.link_wr1``).
 WRIST_ALIASES = {"link_wr1": "arm0.link_wr1"}
@@ -70,8 +71,13 @@ class StatePipeline:
         kin = state.kinematic_state
         # Robot stamps only go forward, but the skew moves with each time-sync estimate: a
         # correction must not send the local stamps of /tf, odometry and joint_states back
-        # (tf2 drops data older than what it holds).
-        stamp = max(local_stamp(kin.acquisition_timestamp, skew), self._forward())
+        # (tf2 drops data older than what it holds). A larger step back is a new clock (a
+        # clock jump, a reboot): it goes through.
+        stamp = local_stamp(kin.acquisition_timestamp, skew)
+        forward = self._forward()
+        back_ns = (forward[0] - stamp[0]) * 1_000_000_000 + forward[1] - stamp[1]
+        if 0 < back_ns < MAX_CORRECTION_NS:
+            stamp = forward
         self._last_stamp = stamp
         joints, odometry, tf = self._kinematics.serialize(kin, stamp)
         out = StateMessages(joints, odometry, tf)
