@@ -272,6 +272,8 @@ class Scheduler:
             stream.stats.lanes = wanted
             new = range(self._lanes[key], wanted)
             self._lanes[key] = max(self._lanes[key], wanted)
+        if new:  # retired lanes' threads have ended: keep only the living for stop()
+            self._threads = [t for t in self._threads if t.is_alive()]
         for lane in new:
             thread = threading.Thread(target=self._run, args=(stream,), daemon=True,
                                       name=f"{stream.name}-{lane}")
