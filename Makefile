@@ -1,11 +1,15 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
-.PHONY: run test test-field setup lint bench clean
+.PHONY: run test test-fast test-field setup lint bench clean
 
 run: setup
 	@scripts/run.sh $(ARGS)
 
 test: setup
 	@scripts/run_tests.sh
+
+# Under 2 minutes: every capability's conversions and rules, no simulator (test/fast_tier.txt).
+test-fast: setup
+	@scripts/run_tests.sh $$(grep -v '^#' test/fast_tier.txt)
 
 # Every end-to-end file against the simulator's field profile (Wi-Fi latency, failures, noise).
 test-field: setup

@@ -100,6 +100,7 @@ class SimulatedSpot:
         self.data = data_buffer.DataStore(self.clock)
         self.payloads = payload.PayloadRegistry()
         self.keepalive = keepalive.KeepaliveServicer(self.robot, self.data)
+        self.ir = camera_settings.IREnableDisableServicer(self.clock)
         pc_servicer = point_cloud.PointCloudServicer(self.robot, self.sensors,
                                                      self.config.has_lidar)
         data_specs, payload_specs = data_buffer.specs(), payload.specs()
@@ -133,7 +134,7 @@ class SimulatedSpot:
                                                                    self.tokens)),
             (log_status.spec(), log_status.LogStatusServicer(self.clock)),
             (ray_cast.spec(), ray_cast.RayCastServicer(self.robot, self.sensors.scene)),
-            (camera_settings.ir_spec(), camera_settings.IREnableDisableServicer(self.clock)),
+            (camera_settings.ir_spec(), self.ir),
             (spot_check.spec(), spot_check.SpotCheckServicer(self.robot, self.config.field)),
             (streaming_specs[0], joint_streaming.RobotStateStreamingServicer(self.robot)),
             (streaming_specs[1], joint_streaming.RobotCommandStreamingServicer(self.robot)),

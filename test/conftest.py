@@ -14,6 +14,7 @@ from bosdyn.mission.client import MissionClient
 from spot_sim import SimConfig, SimulatedSpot
 from spot_sim.field import PROFILES
 
+MISSING = "missing: "  # how a skip reason starts when it names a thing this machine lacks
 USERNAME = "tester"
 PASSWORD = "correct horse battery staple"
 _client_names = itertools.count()
@@ -71,3 +72,23 @@ def no_leftover_processes():
     from ros_harness import stop_leftovers
 
     stop_leftovers()
+
+
+def missing(thing: str) -> None:
+    """Skip a test for ``thing`` this machine lacks (a program, a checkout, a kernel
+    feature). In CI only such skips are allowed; any other skip fails there."""
+    pytest.skip(MISSING + thing)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In CI (``CI`` set), a skip that does not name a missing thing is a failure: a test
+    that CI could run but does not is a hidden gap."""
+    outcome = yield
+    report = outcome.get_result()
+    if not (os.environ.get("CI") and report.skipped and isinstance(report.longrepr, tuple)):
+        return
+    reason = report.longrepr[2].removeprefix("Skipped: ")
+    if not reason.startswith(MISSING):
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI without naming a missing thing: {reason}"

@@ -122,6 +122,19 @@ class RosClient:
         with self._lock:
             return self.messages[topic][-1][1] if self.messages[topic] else None
 
+    def next_messages(self, topic: str, count: int, timeout: float = 10.0) -> list:
+        """The next ``count`` messages on ``topic`` (received after this call); fails the
+        test if they do not come within ``timeout`` s."""
+        since = time.monotonic()
+
+        def fresh() -> list:
+            with self._lock:
+                return [m for t, m in self.messages[topic] if t > since]
+
+        assert self.wait_for(lambda: len(fresh()) >= count, timeout), \
+            f"{topic}: {len(fresh())} of {count} messages in {timeout} s"
+        return fresh()[:count]
+
     def wait_for(self, predicate, timeout: float = 5.0, period: float = 0.02) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -20,6 +20,7 @@ import netns
 import pytest
 from ros_harness import REPO, LaunchProcess
 
+from conftest import missing
 from spot_driver.network.operator import environment, payload_environment
 
 KIT = REPO.parent / "shared" / "vendor" / "ros2-tools"
@@ -34,9 +35,9 @@ def require_namespaces() -> None:
     if why and os.environ.get("CI"):
         pytest.fail(f"across-the-robot tests cannot run: {why}")
     if why:
-        pytest.skip(why)
+        missing(why)
     if not (KIT / "install.sh").is_file() and not os.environ.get("CI"):
-        pytest.skip("no ros2 launch (../shared/vendor/ros2-tools)")
+        missing("ros2 launch (the kit ../shared/vendor/ros2-tools)")
 
 
 @pytest.fixture(scope="module")
@@ -104,15 +105,16 @@ def test_the_operator_uses_the_driver_through_the_forward_alone(topology, fleet)
         assert service in graph["services"], service
     rates = out["rates"]
     for topic in ("/spot1/joint_states", "/tf", "/spot1/odometry"):
-        assert rates[topic]["hz"] >= 40, (topic, rates[topic])
-    assert rates["/spot1/camera/frontleft/image/compressed"]["hz"] >= 5, rates
+        assert rates[topic]["hz"] >= 50 / 2, (topic, rates[topic])  # not halved
+    assert rates["/spot1/camera/frontleft/image/compressed"]["hz"] >= 15 / 2, rates
     for name in ("trigger", "estop"):
         assert out[name]["answered"] == 8 and out[name]["success"], out[name]
     assert out["power_on"]["success"] and out["stand"]["success"], out
     action = out["action"]
     assert action["accepted"] and action["success"] and action["feedback"] > 0, action
-    assert out["param"][0]["set"] and abs(out["param"][0]["rate"] - 25) < 5, out["param"]
-    assert abs(out["param"][1]["rate"] - 50) < 8, out["param"]
+    # each change took effect: 25 Hz neither halved nor still 50; back at 50 Hz, well above
+    assert out["param"][0]["set"] and 25 / 2 <= out["param"][0]["rate"] <= 37.5, out["param"]
+    assert out["param"][1]["rate"] >= 1.5 * out["param"][0]["rate"], out["param"]
     assert out["cmd_vel"]["moved_m"] > 0.3 and out["cmd_vel"]["stopped"], out["cmd_vel"]
 
 
@@ -189,13 +191,15 @@ def test_one_robot_link_down_leaves_the_other_streaming(topology, fleet):
     spot1 = topology.fleet[0]
     both = probe(topology, topology.operator_ns, operator, "--namespace", "/spot2", "--checks",
                  "rates", "--also", "/spot1/joint_states", "--seconds", "3")
-    assert both["rates"]["/spot1/joint_states"]["hz"] >= 40, both["rates"]
+    assert both["rates"]["/spot1/joint_states"]["hz"] >= 50 / 2, both["rates"]
     topology.link(spot1, False)
     try:
         out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot2",
                     "--checks", "rates", "--also", "/spot1/joint_states", "--seconds", "5")
     finally:
         topology.link(spot1, True)
-    assert out["rates"]["/spot2/joint_states"]["hz"] >= 45, out["rates"]
-    assert out["rates"]["/spot2/joint_states"]["max_gap_ms"] < 200, out["rates"]
+    # spot2 unaffected by spot1's cut link: not halved, and no stall of the length of a
+    # timeout waiting on spot1 (seconds)
+    assert out["rates"]["/spot2/joint_states"]["hz"] >= 50 / 2, out["rates"]
+    assert out["rates"]["/spot2/joint_states"]["max_gap_ms"] < 1000, out["rates"]
     assert out["rates"]["/spot1/joint_states"]["hz"] == 0, out["rates"]

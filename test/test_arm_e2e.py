@@ -1,7 +1,6 @@
 """End to end: ROS action clients -> driver process -> gRPC -> simulated Spot with an arm."""
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -100,9 +99,10 @@ def test_a_new_arm_goal_preempts_the_running_one(world):
     client = ros.action_client(ArmJointMove, "/arm/joint_move")
     slow = ArmJointMove.Goal(positions=[0.6, -1.2, 1.8, 0.0, 0.3, 0.0])
     slow.duration.sec = 6
+    start = arm_joints(ros)
     first = ros.wait_future(client.send_goal_async(slow))
     assert first.accepted
-    time.sleep(0.8)
+    assert ros.wait_for(lambda: np.abs(arm_joints(ros) - start).max() > 0.05, timeout=5)
     target = [-0.3, -0.8, 1.4, 0.0, 0.2, 0.1]
     quick = ArmJointMove.Goal(positions=target)
     quick.duration.sec = 1
@@ -127,7 +127,7 @@ def test_cartesian_goal_puts_the_hand_there_in_odom(world):
     goal.duration.sec = 1
     result = run(ros, ArmPose, "/arm/pose", goal)
     assert result.success, result.message
-    time.sleep(0.3)  # newer /tf
+    ros.next_messages("/tf", 3)  # the tree as it is now
     hand = odom_tform(ros, "hand")
     assert math.dist((hand.x, hand.y, hand.z), (goal_pose.x, goal_pose.y, goal_pose.z)) < 0.01
     angle = abs((hand.rot.inverse() * goal_pose.rot).to_axis_angle()[0])
@@ -226,10 +226,11 @@ def test_cancel_mid_move_stops_the_arm(world):
     assert ros.wait_for(lambda: arm_joints(ros)[0] > start[0] + 0.15, timeout=5)
     ros.wait_future(handle.cancel_goal_async())
     ros.wait_future(handle.get_result_async())
-    time.sleep(0.2)
+    index = ros.latest("/joint_states").name.index(ARM[0])
+    assert ros.wait_for(lambda: abs(ros.latest("/joint_states").velocity[index]) < 0.05, 3)
     stopped = arm_joints(ros)[0]
-    time.sleep(0.6)
-    assert arm_joints(ros)[0] == pytest.approx(stopped, abs=0.01)  # within the joint noise
+    later = [m.position[index] for m in ros.next_messages("/joint_states", 30)]  # 0.6 s
+    assert max(abs(p - stopped) for p in later) < 0.01  # within the joint noise
     assert stopped < end[0] - 0.3
 
 

@@ -312,7 +312,7 @@ def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
     start = time.monotonic()
     with pytest.raises(CommandError, match="not powered on"):
         cache.require_ready(settle_s=0.3)
-    assert 0.25 < time.monotonic() - start < 2.0
+    assert 0.25 < time.monotonic() - start < 10.0  # waited the settle time; returned
 
 
 def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():

@@ -25,6 +25,7 @@ from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.action import Mission, NavigateRoute, NavigateTo
 from spot_msgs.msg import LocalGrid
 from spot_msgs.srv import CreateWaypoint, MapDirectory, SetLocalization
+from spot_sim.mobility import Se2
 
 LEG = 1.5  # m between recorded waypoints
 
@@ -75,7 +76,7 @@ def drive(ros, robot, vx: float = 0.0, wz: float = 0.0, distance: float = 0.0,
         time.sleep(0.05)
     publisher.publish(Twist())
     ros.node.destroy_publisher(publisher)
-    time.sleep(0.8)
+    assert ros.wait_for(lambda: robot.body_velocity == Se2(), timeout=5.0), "still moving"
 
 
 def run(ros, action_type, name: str, goal, timeout: float = 60.0, feedback=None,
@@ -272,7 +273,7 @@ def test_cancel_mid_route_stops_the_robot(world, recorded):
 
 def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localization(
         world, recorded):
-    _sim, _driver, ros, _maps = world
+    sim, _driver, ros, _maps = world
     directory, ids = recorded
     result = run(ros, NavigateTo, "/graph_nav/navigate_to",
                  NavigateTo.Goal(waypoint_id=ids[-1]))
@@ -280,7 +281,10 @@ def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localizatio
     goal = seed_pose(map_dir_graph(directory), ids[-1])
     assert ros.wait_for(lambda: math.hypot(localization(ros).x - goal.x,
                                            localization(ros).y - goal.y) < 0.2, timeout=3)
-    time.sleep(0.5)  # standing still: every source describes the same instant
+    # standing still, and messages from then on: every source describes the same instant
+    assert ros.wait_for(lambda: sim.robot.body_velocity == Se2(), timeout=5.0)
+    ros.next_messages("/tf", 5)
+    ros.next_messages("/graph_nav/localization", 1)
 
     def map_tform_odom():
         for msg in reversed(ros.received("/tf")):

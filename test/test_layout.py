@@ -3,7 +3,10 @@ importable, nodes that make no SDK clients, the layout table naming what exists.
 
 import ast
 import re
+import subprocess
+import sys
 from importlib import import_module
+from pathlib import Path
 
 from ros_harness import REPO
 
@@ -70,3 +73,45 @@ def test_the_readme_layout_table_names_what_exists():
         if module.name not in ("__init__.py", "__main__.py"):
             assert module.name in table, f"README layout misses spot_driver/{module.name}"
     import_module("spot_driver.main")
+
+
+# Imports that make a module robot I/O or ROS (tested end to end) rather than pure rules.
+_IO = ("rclpy", "grpc", "spot_driver.connection", "spot_driver.session")
+_PURE_SDK = ("bosdyn.client.math_helpers", "bosdyn.client.frame_helpers",
+             "bosdyn.client.exceptions", "bosdyn.client.lease")
+
+
+def _is_pure(path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        for name in names:
+            if any(name == m or name.startswith(m + ".") for m in _IO):
+                return False
+            if (name == "bosdyn.client" or name.startswith("bosdyn.client.")) and \
+                    not any(name == m or name.startswith(m + ".") for m in _PURE_SDK):
+                return False
+    return True
+
+
+def test_the_fast_tier_loads_every_pure_module_of_the_driver():
+    """`make test-fast` covers every capability's conversions and rules: each driver module
+    that neither talks to the robot nor makes ROS nodes is loaded by a fast-tier test."""
+    tier = [line.strip() for line in (REPO / "test" / "fast_tier.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    pure = sorted(".".join(p.relative_to(REPO).with_suffix("").parts)
+                  for p in DRIVER.rglob("*.py")
+                  if p.name not in ("__init__.py", "__main__.py") and _is_pure(p))
+    named = set()  # imported inside a test function too
+    for path in tier:
+        for node in ast.walk(ast.parse((REPO / path).read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                named |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    pure = [m for m in pure if m not in named]
+    script = ("import importlib, sys; sys.path.insert(0, 'test')\n"
+              f"for name in {[Path(t).stem for t in tier]!r}: importlib.import_module(name)\n"
+              f"print([m for m in {pure!r} if m not in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "[]", f"not loaded by the fast tier: {result.stdout}"

@@ -1,6 +1,7 @@
 """Resilience end to end: link loss, lease theft, reboot, clock jump, faults, latency, e-stop on
 a killed driver, and /diagnostics, through ROS -> driver -> gRPC -> simulated Spot."""
 
+import itertools
 import json
 import os
 import random
@@ -28,7 +29,7 @@ from spot_sim.estop_manager import LEVEL_NONE
 ESTOP_TIMEOUT = 2.0
 FIGURES = REPO / ".work" / ("figures-field" if os.environ.get("SPOT_SIM_PROFILE") == "field"
                             else "figures")
-LINK_LOSS_CYCLES = 20
+LINK_LOSS_CYCLES = 8  # outages of 1-6 s, seeded: both kinds (under and over 2.5 s)
 RESUME_LIMIT = 3.0
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
 
@@ -100,10 +101,12 @@ def test_diagnostics_report_every_aspect_at_1_hz(world):
     _sim, _driver, ros = world
     assert ros.wait_for(lambda: level(ros, "lease") == OK and
                         "holds the body lease" in diagnostic(ros, "lease").message, 10)
-    start = len(ros.received("/diagnostics"))
-    time.sleep(3.0)
-    published = len(ros.received("/diagnostics")) - start
-    assert 2 <= published <= 4
+    since = time.monotonic()
+    ros.next_messages("/diagnostics", 3, timeout=10)
+    with ros._lock:
+        arrivals = [t for t, _ in ros.messages["/diagnostics"] if t > since][:3]
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert all(0.5 <= gap <= 2.0 for gap in gaps), gaps  # 1 Hz: not doubled, not halved
     names = [s.name for s in ros.latest("/diagnostics").status]
     for aspect in ("connection", "time sync", "lease", "e-stop", "power", "battery", "faults",
                    "stream robot_state", "stream camera frontleft", "stream point cloud"):
@@ -122,7 +125,7 @@ def test_diagnostics_report_every_aspect_at_1_hz(world):
 
 def test_link_loss_cycles_driver_survives_topics_resume_lease_reacquired(world):
     sim, driver, ros = world
-    durations = [round(random.Random(7 + i).uniform(1.0, 10.0), 1)
+    durations = [round(random.Random(7 + i).uniform(1.0, 6.0), 1)
                  for i in range(LINK_LOSS_CYCLES)]
     resumes, refusals = [], []
     for cycle, down in enumerate(durations):

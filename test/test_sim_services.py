@@ -11,6 +11,7 @@ from bosdyn.api import (
     data_buffer_pb2,
     data_index_pb2,
     gripper_camera_param_pb2,
+    ir_enable_disable_pb2,
     manipulation_api_pb2,
     payload_pb2,
     ray_cast_pb2,
@@ -19,6 +20,7 @@ from bosdyn.api import (
 )
 from bosdyn.api.spot import inverse_kinematics_pb2, spot_check_pb2
 from bosdyn.client import exceptions as sdk_errors
+from bosdyn.client.common import common_header_errors
 from bosdyn.client.data_buffer import DataBufferClient
 from bosdyn.client.data_service import DataServiceClient
 from bosdyn.client.directory_registration import (
@@ -117,15 +119,34 @@ def test_every_listed_service_answers_a_representative_rpc(arm_sim, arm_robot):
     listed = {entry.name for entry in arm_robot.list_services()}
     assert listed - set(calls) == set(), f"no representative call for {listed - set(calls)}"
     for name in sorted(listed):
+        refusal = REFUSALS.get(name)
         try:
             calls[name](arm_robot)
-        except sdk_errors.UnimplementedError:
-            pytest.fail(f"{name} answered UNIMPLEMENTED")
-        except sdk_errors.RpcError as exc:
-            assert not isinstance(exc, sdk_errors.UnimplementedError), name
-            assert "UNIMPLEMENTED" not in str(exc), (name, exc)
-        except sdk_errors.ResponseError:
-            pass  # a refusal is an answer
+        except sdk_errors.Error as exc:  # a transport error (RpcError) is never an answer
+            assert refusal is not None and isinstance(exc, refusal), f"{name}: {exc!r}"
+        else:
+            assert refusal is None, f"{name} answered where it must refuse with {refusal}"
+
+
+def _refusals() -> dict:
+    """The representative calls that ask for a refusal, and the SDK error each must raise."""
+    from bosdyn.client.auth import InvalidLoginError
+    from bosdyn.client.autowalk import CompilationError
+    from bosdyn.client.directory_registration import ServiceDoesNotExistError
+    from bosdyn.client.fault import ServiceFaultDoesNotExistError
+    from bosdyn.client.payload_registration import InvalidPayloadCredentialsError
+
+    return {"auth": InvalidLoginError,  # wrong password
+            "autowalk-service": CompilationError,  # an empty walk
+            "directory-registration": ServiceDoesNotExistError,
+            "fault": ServiceFaultDoesNotExistError,
+            "manipulation": sdk_errors.InvalidRequestError,  # unknown command id
+            "payload-registration": InvalidPayloadCredentialsError,
+            "power": sdk_errors.UnsetStatusError,  # unknown command id: STATUS_UNKNOWN
+            "robot-command": sdk_errors.InvalidRequestError}  # unknown command id
+
+
+REFUSALS = _refusals()
 
 
 def representative_calls() -> dict:
@@ -485,7 +506,13 @@ def test_gripper_camera_params_round_trip(arm_sim, arm_robot):
 def test_ir_enable_disable(sim, robot):
     ir = client(robot, IREnableDisableServiceClient)
     ir.set_ir_enabled(False)
+    assert sim.ir.ir_enabled is False
     ir.set_ir_enabled(True)
+    assert sim.ir.ir_enabled is True
+    unknown = ir_enable_disable_pb2.IREnableDisableRequest()  # neither ON nor OFF
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        ir.call(ir._stub.IREnableDisable, unknown, error_from_response=common_header_errors)
+    assert sim.ir.ir_enabled is True  # a refused request changes nothing
 
 
 # ---------------------------------------------------------------------------------- ray cast

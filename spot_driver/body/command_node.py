@@ -4,6 +4,7 @@ cmd_vel, stop and the e-stop services live in ``MotionNode``, which has an execu
 own so that they are served whatever these (slower) services are doing.
 """
 
+import math
 import threading
 from collections.abc import Callable
 
@@ -146,6 +147,10 @@ class CommandNode(PeriodicWork, Node):
 
     def _on_body_pose(self, pose: Pose) -> None:
         q = pose.orientation
+        if not (math.isfinite(pose.position.x) and math.isfinite(pose.position.y)):
+            self.get_logger().warning("body_pose ignored: position must be finite",
+                                      throttle_duration_sec=2.0)
+            return
         ok, message = self._attempt("body_pose", lambda: self._update_mobility(
             lambda m: m.with_body_pose(pose.position.z, (q.w, q.x, q.y, q.z)), restand=True))
         if not ok:

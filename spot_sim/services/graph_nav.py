@@ -90,8 +90,9 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
             try:
                 validate(request.graph, known)
             except InvalidGraphError as exc:
+                # as a robot answers it: the status (InvalidGraphError in the SDK), and why
                 response.status = response.STATUS_INVALID_GRAPH
-                set_error(response, CommonError.CODE_INVALID_REQUEST, str(exc))
+                response.header.error.message = str(exc)
                 return
             if request.replace_graph:
                 self.graph_nav.seed_tform_vision = None
