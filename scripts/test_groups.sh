@@ -1,35 +1,37 @@
 #!/usr/bin/env bash
 # The whole suite as `make test` runs it (called by scripts/run_tests.sh, inside its network
-# namespace, with the environment set up): two pytest processes at once on distinct ROS
-# domains. The parallel group's output goes to .work/test-parallel.log and is printed after
-# the main group's; the exit status is non-zero if either failed.
+# namespace, with the environment set up), every test's duration printed:
+#   1. test/serial_group.txt alone (rates, latencies, time bounds), then the field-profile pass
+#      (test/field_pass.txt against a robot on Wi-Fi), each on its own ROS domain;
+#   2. two pytest processes at once on distinct domains: test/parallel_group.txt, and every
+#      other file; the first one's output goes to .work/test-parallel.log, printed after.
+# Exits non-zero if any of them failed.
 set -uo pipefail
 list() { grep -v '^#' "$1" | grep -v '^$'; }
+mapfile -t serial < <(list test/serial_group.txt)
 mapfile -t parallel < <(list test/parallel_group.txt)
 mapfile -t field < <(list test/field_pass.txt)
 ignores=()
-for file in "${parallel[@]}"; do ignores+=("--ignore=$file"); done
+for file in "${serial[@]}" "${parallel[@]}"; do ignores+=("--ignore=$file"); done
+domain=$ROS_DOMAIN_ID
+next() { echo $(( (domain + $1) % 200 + 1 )); }
+started=$(date +%s)
+status=0
+
+echo "[test] serial group (domain $domain)"
+python -m pytest --durations=0 "${serial[@]}" || status=1
+echo "[test] field-profile pass"
+SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(next 1) python -m pytest --durations=0 "${field[@]}" \
+  || status=1
+
 mkdir -p .work
 log=.work/test-parallel.log
-domain=$ROS_DOMAIN_ID
-started=$(date +%s)
-(
-  ROS_DOMAIN_ID=$(( domain % 200 + 1 )) python -m pytest --durations=0 "${parallel[@]}"
-  group=$?
-  echo "[test] field-profile pass"
-  SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(( (domain + 1) % 200 + 1 )) \
-    python -m pytest --durations=0 "${field[@]}"
-  field_status=$?
-  exit $(( group != 0 || field_status != 0 ))
-) > "$log" 2>&1 &
+ROS_DOMAIN_ID=$(next 2) python -m pytest --durations=0 "${parallel[@]}" > "$log" 2>&1 &
 side=$!
-echo "[test] main group (domain $domain); parallel group and field pass in $log"
-python -m pytest --durations=0 "${ignores[@]}"
-main=$?
-wait "$side"
-other=$?
-echo "[test] parallel group (${parallel[*]}), then the field-profile pass:"
+echo "[test] every other file (domain $(next 3)); beside it ${parallel[*]} (in $log)"
+ROS_DOMAIN_ID=$(next 3) python -m pytest --durations=0 "${ignores[@]}" || status=1
+wait "$side" || status=1
+echo "[test] ${parallel[*]}:"
 cat "$log"
-echo "[test] main group exit $main, parallel group + field pass exit $other," \
-     "$(( $(date +%s) - started )) s in all"
-exit $(( main != 0 || other != 0 ))
+echo "[test] exit $status, $(( $(date +%s) - started )) s in all"
+exit "$status"

@@ -166,12 +166,16 @@ def test_stop_during_a_long_action_succeeds(world, action):
 
 
 def joint_positions(ros) -> dict:
+    """Every joint's position and the body's place in odom (the simulated legs do not swing
+    while walking)."""
     latest = ros.latest("/joint_states")
-    return dict(zip(latest.name, latest.position, strict=True))
+    body = ros.latest("/odometry").pose.pose.position
+    return {**dict(zip(latest.name, latest.position, strict=True)), "x": body.x, "y": body.y}
 
 
 def moved(before: dict, now: dict, by: float = 0.01) -> bool:
-    """Whether any joint is ``by`` rad away from where it was: the action is under way."""
+    """Whether a joint (rad) or the body (m) is ``by`` away from where it was: the action is
+    under way."""
     return any(abs(now[name] - position) > by for name, position in before.items())
 
 
