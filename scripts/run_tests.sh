@@ -9,10 +9,9 @@ export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 200) + 1 ))}"
 # shellcheck disable=SC1091
 source scripts/env.sh
 echo "[test] ROS_DOMAIN_ID=$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$ROS_AUTOMATIC_DISCOVERY_RANGE"
-# Without arguments: the whole suite in two pytest processes at once, each on its own ROS
-# domain: the files of test/parallel_group.txt followed by the field-profile pass
-# (test/field_pass.txt: every capability once against a robot on Wi-Fi), beside every other
-# file. Each test's duration is printed. With arguments: pytest with them, e.g.
+# Without arguments: the whole suite in the order scripts/test_groups.sh states (the timing
+# files alone, the field-profile pass, then two pytest processes at once), each test's duration
+# printed. With arguments: pytest with them, e.g.
 # SPOT_SIM_PROFILE=field scripts/run_tests.sh test/test_arm_e2e.py (what `make test-field` does).
 if [ $# -eq 0 ]; then
   cmd=(bash scripts/test_groups.sh)
