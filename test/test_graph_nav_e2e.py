@@ -25,6 +25,7 @@ from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.action import Mission, NavigateRoute, NavigateTo
 from spot_msgs.msg import LocalGrid
 from spot_msgs.srv import CreateWaypoint, MapDirectory, SetLocalization
+from spot_sim import mobility
 from spot_sim.mobility import Se2
 
 LEG = 1.5  # m between recorded waypoints
@@ -56,27 +57,45 @@ def world(tmp_path_factory):
         driver.stop()
 
 
-def drive(ros, robot, vx: float = 0.0, wz: float = 0.0, distance: float = 0.0,
-          turn: float = 0.0) -> None:
-    """cmd_vel at 20 Hz until the robot has gone ``distance`` m or turned ``turn`` rad (as a
-    user steers with a joystick, watching the robot), then wait until it stands still."""
+def drive(ros, robot, vx: float = 0.0, distance: float = 0.0) -> None:
+    """cmd_vel at 20 Hz until the robot has gone ``distance`` m (as a user steers with a
+    joystick, watching the robot), then wait until it stands still."""
     publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
     twist = Twist()
-    twist.linear.x, twist.angular.z = vx, wz
+    twist.linear.x = vx
     start = robot.odom_body
     deadline = time.monotonic() + 30.0
-    # Stop short by what the robot travels while braking from the commanded speed.
     while time.monotonic() < deadline:
         now = robot.odom_body
-        if distance and math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
-            break
-        if turn and abs(math.remainder(now.yaw - start.yaw, 2 * math.pi)) >= turn - 0.03:
+        if math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
             break
         publisher.publish(twist)
         time.sleep(0.05)
     publisher.publish(Twist())
     ros.node.destroy_publisher(publisher)
     assert ros.wait_for(lambda: robot.body_velocity == Se2(), timeout=5.0), "still moving"
+
+
+def turn_to(ros, robot, heading: float, tolerance: float = 0.03) -> None:
+    """Turn in place to ``heading`` (odom yaw) as a user with a joystick does: steer, let go,
+    look, correct. However late the commands land, the robot ends up facing the heading."""
+    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        error = math.remainder(heading - robot.odom_body.yaw, 2 * math.pi)
+        if abs(error) < tolerance:
+            publisher.publish(Twist())
+            if ros.wait_for(lambda: robot.body_velocity == Se2(), timeout=5.0) and abs(
+                    math.remainder(heading - robot.odom_body.yaw, 2 * math.pi)) < tolerance:
+                break
+            continue
+        twist = Twist()
+        twist.angular.z = max(-0.8, min(0.8, 2.0 * error))
+        publisher.publish(twist)
+        time.sleep(0.05)
+    ros.node.destroy_publisher(publisher)
+    assert abs(math.remainder(heading - robot.odom_body.yaw, 2 * math.pi)) < tolerance, \
+        "did not reach the heading"
 
 
 def run(ros, action_type, name: str, goal, timeout: float = 60.0, feedback=None,
@@ -107,38 +126,47 @@ def localization(ros):
 
 @pytest.fixture(scope="module")
 def recorded(world):
-    """Drive a U (forward, left, forward, left, forward) while recording; the map directory
-    and its waypoint ids in the order made."""
+    """Drive a U (forward, left, forward, left, forward) while recording; the map directory,
+    its waypoint ids in the order made, and where the simulated robot stood (odom) at each."""
     sim, _driver, ros, maps = world
     started = ros.call(Trigger, "/graph_nav/recording/start")
     assert started.success, started.message
     ids = [started.message.rsplit(" ", 1)[-1]]
-    for turn in (False, True, True):
-        if turn:
-            drive(ros, sim.robot, wz=0.8, turn=math.pi / 2)
+    stood = [sim.robot.odom_body]
+    heading = sim.robot.odom_body.yaw
+    for turns in range(3):
+        if turns:
+            heading += math.pi / 2
+            turn_to(ros, sim.robot, heading)
         drive(ros, sim.robot, vx=0.5, distance=LEG)
         made = ros.call(CreateWaypoint, "/graph_nav/recording/create_waypoint",
                         CreateWaypoint.Request(name=f"leg{len(ids)}"))
         assert made.success, made.message
         ids.append(made.waypoint_id)
+        stood.append(sim.robot.odom_body)
     assert ros.call(Trigger, "/graph_nav/recording/stop").success
     directory = maps / "recorded"
     downloaded = ros.call(MapDirectory, "/graph_nav/download_map",
                           MapDirectory.Request(directory=str(directory)))
     assert downloaded.success, downloaded.message
-    return directory, ids
+    return directory, ids, stood
 
 
 def test_recording_by_cmd_vel_makes_a_map_drawn_for_rviz(world, recorded):
     _sim, _driver, ros, _maps = world
-    directory, ids = recorded
+    directory, ids, stood = recorded
     graph = map_dir_graph(directory)
     assert len(graph.waypoints) >= 4
     assert [w.id for w in graph.waypoints][:1] == ids[:1] and set(ids) <= {
         w.id for w in graph.waypoints}
     assert len(list((directory / "waypoint_snapshots").iterdir())) == len(graph.waypoints)
+    # Each waypoint sits where the robot stood when it was made, seen from the first one.
+    for waypoint_id, pose in zip(ids, stood, strict=True):
+        seed = seed_pose(graph, waypoint_id)
+        truth = mobility.compose(mobility.inverse(stood[0]), pose)
+        assert (seed.x, seed.y) == pytest.approx((truth.x, truth.y), abs=0.05), waypoint_id
     corner = seed_pose(graph, ids[2])
-    assert (corner.x, corner.y) == pytest.approx((LEG, LEG), abs=0.3)
+    assert corner.x > LEG - 0.3 and corner.y > LEG - 0.3  # the U's far corner
 
     def drawn(count):
         markers = ros.latest("/graph_nav/graph")
@@ -152,7 +180,7 @@ def test_recording_by_cmd_vel_makes_a_map_drawn_for_rviz(world, recorded):
 
 def test_clear_upload_and_refusals_before_localizing(world, recorded):
     sim, _driver, ros, maps = world
-    directory, ids = recorded
+    directory, ids, _stood = recorded
     assert ros.call(Trigger, "/graph_nav/clear_map").success
     assert not sim.graph_nav.map.graph.waypoints
     assert ros.wait_for(lambda: not [m for m in ros.latest("/graph_nav/graph").markers
@@ -194,7 +222,7 @@ def test_clear_upload_and_refusals_before_localizing(world, recorded):
 
 def test_localize_to_fiducial_then_navigate(world, recorded):
     _sim, _driver, ros, _maps = world
-    directory, ids = recorded
+    directory, ids, _stood = recorded
     graph = map_dir_graph(directory)
     bad = ros.call(SetLocalization, "/graph_nav/set_localization",
                    SetLocalization.Request(method=SetLocalization.Request.WAYPOINT,
@@ -258,7 +286,7 @@ def test_local_grids_show_the_box_near_the_robot(world, recorded):
 
 def test_cancel_mid_route_stops_the_robot(world, recorded):
     sim, _driver, ros, _maps = world
-    _directory, ids = recorded
+    _directory, ids, _stood = recorded
     feedback = []
     result = run(ros, NavigateRoute, "/graph_nav/navigate_route",
                  NavigateRoute.Goal(waypoint_ids=[ids[2], ids[1], ids[0]]), feedback=feedback,
@@ -274,7 +302,7 @@ def test_cancel_mid_route_stops_the_robot(world, recorded):
 def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localization(
         world, recorded):
     sim, _driver, ros, _maps = world
-    directory, ids = recorded
+    directory, ids, _stood = recorded
     result = run(ros, NavigateTo, "/graph_nav/navigate_to",
                  NavigateTo.Goal(waypoint_id=ids[-1]))
     assert result.success, result.message
@@ -306,7 +334,7 @@ def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localizatio
 
 def test_walk_built_from_the_map_plays_through_the_mission_action(world, recorded):
     sim, _driver, ros, maps = world
-    directory, ids = recorded
+    directory, ids, _stood = recorded
     walk_dir = maps / "inspection.walk"
     shutil.copytree(directory, walk_dir)
     walk = walks_pb2.Walk(mission_name="inspection", map_name="recorded")
@@ -334,7 +362,7 @@ def test_walk_built_from_the_map_plays_through_the_mission_action(world, recorde
 
 def test_navigate_to_a_pose_in_the_map_and_localize_from_a_guess(world, recorded):
     sim, _driver, ros, _maps = world
-    directory, ids = recorded
+    directory, ids, _stood = recorded
     graph = map_dir_graph(directory)
     target = seed_pose(graph, ids[1])
     goal = NavigateTo.Goal()
@@ -370,7 +398,7 @@ def test_navigate_to_a_pose_in_the_map_and_localize_from_a_guess(world, recorded
 
 def test_a_burst_of_callers_is_answered(world, recorded):
     _sim, _driver, ros, _maps = world
-    _directory, ids = recorded
+    _directory, ids, _stood = recorded
     request = SetLocalization.Request(method=SetLocalization.Request.FIDUCIAL_NEAREST)
     responses, elapsed = burst(ros, SetLocalization, "/graph_nav/set_localization", 50, 30.0,
                                request)
