@@ -33,7 +33,9 @@ class Capability:
     argument ``<name>``; ``default_enabled=False`` ones (opt-in) are off unless switched on.
     ``nodes`` are ``"module:Class"`` paths of ROS nodes whose constructor takes a
     ``DriverContext``. ``sdk_clients`` are ``"module:Class"`` paths of
-    SDK clients that ``create_standard_sdk`` does not register by itself.
+    SDK clients that ``create_standard_sdk`` does not register by itself. ``uses`` names the
+    other optional capabilities whose plain classes this one imports (their nodes need not
+    run); a capability imports the core and these, nothing else.
     """
 
     name: str
@@ -44,6 +46,7 @@ class Capability:
     default_enabled: bool = True  # optional ones only: on unless switched off
     sdk_clients: tuple[str, ...] = ()
     parameters: str = ""  # the "# --- <section> ---" heading in config/spot_driver.yaml
+    uses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:

@@ -126,6 +126,39 @@ def _leave_robot_stopped(connection: RobotConnection, log) -> None:
             log.warning(f"could not stop the robot at shutdown: {describe(exc)}")
 
 
+def _create_nodes(driver: DriverNode, context: DriverContext, nodes: list) -> dict:
+    """Create the nodes of every enabled capability (appended to ``nodes`` as they are made,
+    so a failure part way still shuts down those made); the nodes by executor name."""
+    by_executor = {name: [] for name in EXECUTORS}
+    by_executor["main"].append(driver)
+    for capability in registry.enabled(driver.capabilities):
+        for path in capability.nodes:
+            node = load(path)(context)
+            by_executor[capability.executor].append(node)
+            nodes.append(node)
+    return by_executor
+
+
+def _shut_down(driver, nodes: list, spinners: list, supervisor, connection) -> None:
+    """Shut down in order: streams, executors, supervisor, the robot stopped and the lease
+    returned, nodes, ROS (each part only if it was made)."""
+    for node in nodes:
+        if hasattr(node, "stop_streaming"):
+            node.stop_streaming()
+    for spinner in spinners:
+        spinner.stop(timeout=1.0)
+    if supervisor is not None:
+        supervisor.stop()
+    if connection is not None:
+        _leave_robot_stopped(connection, logging.getLogger("spot_driver"))
+        connection.shutdown()
+    for node in nodes:
+        node.destroy_node()
+    if driver is not None:
+        driver.destroy_node()
+    rclpy.try_shutdown()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the driver until SIGINT/SIGTERM, then shut down in order: streams, executors, the
     robot stopped, the lease returned, nodes, ROS."""
@@ -148,13 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         supervisor = ConnectionSupervisor(connection, driver.supervisor_config, _ros_log(driver))
         context = DriverContext(connection, RobotStateCache(), Commander(connection), supervisor,
                                 driver.get_namespace())
-        by_executor = {name: [] for name in EXECUTORS}
-        by_executor["main"].append(driver)
-        for capability in registry.enabled(driver.capabilities):
-            for path in capability.nodes:
-                node = load(path)(context)
-                by_executor[capability.executor].append(node)
-                nodes.append(node)
+        by_executor = _create_nodes(driver, context, nodes)
         supervisor.start()
         _startup_actions(driver, context.commander, connection)
         spinners = [_Spinner(_thread_name(name), by_executor[name], threads)
@@ -172,21 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"spot_driver: {exc}", file=sys.stderr)
         return 1
     finally:
-        for node in nodes:
-            if hasattr(node, "stop_streaming"):
-                node.stop_streaming()
-        for spinner in spinners:
-            spinner.stop(timeout=1.0)
-        if supervisor is not None:
-            supervisor.stop()
-        if connection is not None:
-            _leave_robot_stopped(connection, logging.getLogger("spot_driver"))
-            connection.shutdown()
-        for node in nodes:
-            node.destroy_node()
-        if driver is not None:
-            driver.destroy_node()
-        rclpy.try_shutdown()
+        _shut_down(driver, nodes, spinners, supervisor, connection)
         stop.ignore_further()
     return 0
 

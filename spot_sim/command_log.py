@@ -76,23 +76,7 @@ def invalid_values(message: Message, now_ns: int | None = None,
     """Non-finite numbers, negative durations, non-unit quaternions, end times more than a day
     ahead of ``now_ns`` and body velocities beyond ``velocity_limits``, anywhere in
     ``message``."""
-    problems = []
-    name = message.DESCRIPTOR.full_name
-    here = path or name
-    if name == "google.protobuf.Duration" and (message.seconds < 0 or message.nanos < 0):
-        problems.append(f"{here}: negative duration")
-    if name == "bosdyn.api.Quaternion":
-        norm = math.sqrt(message.w ** 2 + message.x ** 2 + message.y ** 2 + message.z ** 2)
-        if norm and abs(norm - 1.0) > 1e-3:
-            problems.append(f"{here}: quaternion norm {norm:.4g}")
-    if (name == "google.protobuf.Timestamp" and now_ns is not None and path.endswith("end_time")
-            and message.seconds * 10**9 + message.nanos - now_ns > MAX_END_TIME_AHEAD_NS):
-        problems.append(f"{here}: end time more than a day ahead")
-    if name == "bosdyn.api.SE2Velocity" and velocity_limits is not None and \
-            path.endswith("se2_velocity_request.velocity"):
-        values = (message.linear.x, message.linear.y, message.angular)
-        if any(abs(v) > limit * 1.0001 for v, limit in zip(values, velocity_limits, strict=True)):
-            problems.append(f"{here}: velocity {values} beyond {velocity_limits}")
+    problems = _value_problems(message, path, now_ns, velocity_limits)
     for field, value in message.ListFields():
         child = f"{path}.{field.name}" if path else field.name
         items = value if field.is_repeated else [value]
@@ -107,3 +91,25 @@ def invalid_values(message: Message, now_ns: int | None = None,
                     continue
                 problems += invalid_values(item, now_ns, velocity_limits, item_path)
     return problems
+
+
+def _value_problems(message: Message, path: str, now_ns: int | None,
+                    velocity_limits: tuple[float, float, float] | None) -> list[str]:
+    """What is wrong with ``message`` itself (not its fields) for its type."""
+    name = message.DESCRIPTOR.full_name
+    here = path or name
+    if name == "google.protobuf.Duration" and (message.seconds < 0 or message.nanos < 0):
+        return [f"{here}: negative duration"]
+    if name == "bosdyn.api.Quaternion":
+        norm = math.sqrt(message.w ** 2 + message.x ** 2 + message.y ** 2 + message.z ** 2)
+        if norm and abs(norm - 1.0) > 1e-3:
+            return [f"{here}: quaternion norm {norm:.4g}"]
+    if (name == "google.protobuf.Timestamp" and now_ns is not None and path.endswith("end_time")
+            and message.seconds * 10**9 + message.nanos - now_ns > MAX_END_TIME_AHEAD_NS):
+        return [f"{here}: end time more than a day ahead"]
+    if name == "bosdyn.api.SE2Velocity" and velocity_limits is not None and \
+            path.endswith("se2_velocity_request.velocity"):
+        values = (message.linear.x, message.linear.y, message.angular)
+        if any(abs(v) > limit * 1.0001 for v, limit in zip(values, velocity_limits, strict=True)):
+            return [f"{here}: velocity {values} beyond {velocity_limits}"]
+    return []

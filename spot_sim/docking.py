@@ -39,6 +39,19 @@ class DockingRejectedError(Exception):
         self.status = status
 
 
+def _check_ready(robot) -> None:
+    """Raise DockingRejectedError unless the robot can dock now: power on, no behaviour
+    fault, nothing in the gripper."""
+    if not robot.powered:
+        raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE, "motor power is off")
+    if robot.active_fault():
+        raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE,
+                                   "the robot has an active behavior fault")
+    if robot.arm is not None and robot.arm.holding:
+        raise DockingRejectedError(Response.STATUS_ERROR_GRIPPER_HOLDING_ITEM,
+                                   "the gripper is holding an item")
+
+
 @dataclass
 class DockingTask:
     """One accepted docking command and how far its plan has got."""
@@ -81,30 +94,8 @@ class Docking:
         if behavior not in _PLANS:
             raise DockingRejectedError(Response.STATUS_ERROR_SYSTEM,
                                        f"unknown prep pose behavior {behavior}")
-        if behavior == docking_pb2.PREP_POSE_UNDOCK:
-            if not self.docked_id:
-                raise DockingRejectedError(Response.STATUS_ERROR_NOT_DOCKED,
-                                           "the robot is not docked")
-            dock = self.docks[self.docked_id]
-        else:
-            dock = self.docks.get(dock_id)
-            if dock is None or world.dock_type(dock_id) == docking_pb2.DOCK_TYPE_UNKNOWN:
-                raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
-                                           f"no dock with id {dock_id}")
-            if not world.in_view(robot.odom_body, dock) and self.docked_id != dock_id:
-                raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
-                                           f"dock {dock_id} is not in view")
-            if self.docked_id and self.docked_id != dock_id:
-                raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE,
-                                           f"the robot is docked at {self.docked_id}")
-        if not robot.powered:
-            raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE, "motor power is off")
-        if robot.active_fault():
-            raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE,
-                                       "the robot has an active behavior fault")
-        if robot.arm is not None and robot.arm.holding:
-            raise DockingRejectedError(Response.STATUS_ERROR_GRIPPER_HOLDING_ITEM,
-                                       "the gripper is holding an item")
+        dock = self._target(robot, dock_id, behavior)
+        _check_ready(robot)
         if self.active is not None and not self.active.done:
             self._end(self.active, Feedback.STATUS_OLD_DOCKING_COMMAND)
         task = DockingTask(task_id, dock, behavior, end_ns, _PLANS[behavior])
@@ -116,6 +107,26 @@ class Docking:
         self.status = (DockState.DOCK_STATUS_UNDOCKING if task.undocking
                        else DockState.DOCK_STATUS_DOCKING)
         return task
+
+    def _target(self, robot, dock_id: int, behavior: int) -> world.Dock:
+        """The dock a command of ``behavior`` acts on: the one docked at to undock, else
+        ``dock_id``, which must exist, be in view (or docked at) and not be another dock."""
+        if behavior == docking_pb2.PREP_POSE_UNDOCK:
+            if not self.docked_id:
+                raise DockingRejectedError(Response.STATUS_ERROR_NOT_DOCKED,
+                                           "the robot is not docked")
+            return self.docks[self.docked_id]
+        dock = self.docks.get(dock_id)
+        if dock is None or world.dock_type(dock_id) == docking_pb2.DOCK_TYPE_UNKNOWN:
+            raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
+                                       f"no dock with id {dock_id}")
+        if not world.in_view(robot.odom_body, dock) and self.docked_id != dock_id:
+            raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
+                                       f"dock {dock_id} is not in view")
+        if self.docked_id and self.docked_id != dock_id:
+            raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE,
+                                       f"the robot is docked at {self.docked_id}")
+        return dock
 
     def update_end_time(self, task_id: int, end_ns: int) -> None:
         task = self.tasks.get(task_id)

@@ -194,6 +194,23 @@ class StreamRefusedError(Exception):
         self.status = status  # a JointControlStreamResponse.Status name
 
 
+def _timing(update, now_ns: int) -> tuple[int, int, int]:
+    """(reference, extrapolation, end) ns of an update; refused without an end time or when
+    it has passed."""
+    if not update.HasField("end_time"):
+        raise StreamRefusedError("STATUS_INVALID_REQUEST", "end_time is required")
+    end_ns = update.end_time.seconds * 1_000_000_000 + update.end_time.nanos
+    if end_ns <= now_ns:
+        raise StreamRefusedError("STATUS_EXPIRED", f"end_time passed "
+                                 f"{(now_ns - end_ns) / 1e6:.1f} ms before it arrived")
+    reference_ns = now_ns
+    if update.HasField("reference_time"):
+        reference_ns = update.reference_time.seconds * 1_000_000_000 + \
+            update.reference_time.nanos
+    extrapolation = update.extrapolation_duration
+    return reference_ns, extrapolation.seconds * 1_000_000_000 + extrapolation.nanos, end_ns
+
+
 class JointMode:
     """Joint mode of one robot: entered by a RobotCommand with a ``joint_request``, driven by
     the command stream's setpoints, left when they expire (the stand controller takes the
@@ -226,22 +243,7 @@ class JointMode:
         """Check one UpdateRequest (``bosdyn.api.JointCommand.UpdateRequest``) and return its
         setpoint; raises StreamRefusedError. ``gains_known``: the stream already sent gains."""
         n = len(update.position)
-        if n not in (12, self.servo.count):
-            raise StreamRefusedError("STATUS_INVALID_REQUEST",
-                                f"{n} joint positions; this robot takes 12 (legs) or "
-                                f"{self.servo.count}")
-        if len(update.velocity) != n or len(update.load) != n:
-            raise StreamRefusedError("STATUS_INVALID_REQUEST",
-                                "position, velocity and load must have one value per joint")
-        has_gains = len(update.gains.k_q_p) or len(update.gains.k_qd_p)
-        if has_gains and (len(update.gains.k_q_p) != n or len(update.gains.k_qd_p) != n):
-            raise StreamRefusedError("STATUS_INVALID_REQUEST",
-                                "gains must have one k_q_p and one k_qd_p per joint")
-        if not has_gains and not gains_known:
-            raise StreamRefusedError("STATUS_INVALID_REQUEST",
-                                "gains are required in the first message of the stream")
-        if not update.HasField("end_time"):
-            raise StreamRefusedError("STATUS_INVALID_REQUEST", "end_time is required")
+        has_gains = self._check_shape(update, n, gains_known)
         values = [update.position, update.velocity, update.load, update.gains.k_q_p,
                   update.gains.k_qd_p]
         arrays = [np.array(v, dtype=float) for v in values]
@@ -255,16 +257,7 @@ class JointMode:
             if not limit > 0:
                 raise StreamRefusedError("STATUS_INVALID_REQUEST",
                                     "velocity_safety_limit must be positive")
-        end_ns = update.end_time.seconds * 1_000_000_000 + update.end_time.nanos
-        if end_ns <= now_ns:
-            raise StreamRefusedError("STATUS_EXPIRED", f"end_time passed "
-                                     f"{(now_ns - end_ns) / 1e6:.1f} ms before it arrived")
-        reference_ns = now_ns
-        if update.HasField("reference_time"):
-            reference_ns = update.reference_time.seconds * 1_000_000_000 + \
-                update.reference_time.nanos
-        extrapolation = update.extrapolation_duration
-        extrapolation_ns = extrapolation.seconds * 1_000_000_000 + extrapolation.nanos
+        reference_ns, extrapolation_ns, end_ns = _timing(update, now_ns)
         far = np.abs(arrays[0] - current_q[:n]) > MAX_POSITION_ERROR
         if far.any():
             joint = self.servo.names[int(np.argmax(far))]
@@ -281,6 +274,25 @@ class JointMode:
         self.servo.gains = gains
         return Setpoint(arrays[0], arrays[1], arrays[2], gains[0], gains[1], reference_ns,
                         max(extrapolation_ns, 0), end_ns, limit)
+
+    def _check_shape(self, update, n: int, gains_known: bool) -> bool:
+        """Refuse an update whose arrays do not have one value per joint, or that has no
+        gains while the stream has sent none; whether it carries gains."""
+        if n not in (12, self.servo.count):
+            raise StreamRefusedError("STATUS_INVALID_REQUEST",
+                                f"{n} joint positions; this robot takes 12 (legs) or "
+                                f"{self.servo.count}")
+        if len(update.velocity) != n or len(update.load) != n:
+            raise StreamRefusedError("STATUS_INVALID_REQUEST",
+                                "position, velocity and load must have one value per joint")
+        has_gains = bool(len(update.gains.k_q_p) or len(update.gains.k_qd_p))
+        if has_gains and (len(update.gains.k_q_p) != n or len(update.gains.k_qd_p) != n):
+            raise StreamRefusedError("STATUS_INVALID_REQUEST",
+                                "gains must have one k_q_p and one k_qd_p per joint")
+        if not has_gains and not gains_known:
+            raise StreamRefusedError("STATUS_INVALID_REQUEST",
+                                "gains are required in the first message of the stream")
+        return has_gains
 
     # The robot (SimRobot, under its lock) calls these.
     def offer(self, setpoint: Setpoint) -> None:

@@ -114,24 +114,13 @@ class LeaseManager:
                 result.status = result.STATUS_UNMANAGED
                 return result
             incoming = Lease(lease)
-            status = result.STATUS_OK
-            for leaf in leaves:
-                state = self._leaves[leaf]
-                comparison = incoming.compare(Lease(state.lease), ignore_resources=True)
-                if comparison == Compare.DIFFERENT_EPOCHS:
-                    status = result.STATUS_WRONG_EPOCH
-                elif state.owner is None:
-                    status = result.STATUS_REVOKED
-                elif comparison == Compare.OLDER or (
-                        comparison == Compare.SUPER_LEASE and not allow_super):
-                    status = result.STATUS_OLDER
-                if status != result.STATUS_OK:
-                    result.previous_lease.CopyFrom(state.lease)
-                    result.latest_known_lease.CopyFrom(
-                        lease_pb2.Lease(resource=lease.resource, epoch=self.epoch,
-                                        sequence=state.lease.sequence,
-                                        client_names=state.lease.client_names))
-                    break
+            status, state = self._refusal(incoming, leaves, allow_super)
+            if state is not None:
+                result.previous_lease.CopyFrom(state.lease)
+                result.latest_known_lease.CopyFrom(
+                    lease_pb2.Lease(resource=lease.resource, epoch=self.epoch,
+                                    sequence=state.lease.sequence,
+                                    client_names=state.lease.client_names))
             result.status = status
             if status == result.STATUS_OK:
                 now = time.monotonic_ns()
@@ -145,6 +134,22 @@ class LeaseManager:
                     state.last_use_ns = now
                 result.latest_known_lease.CopyFrom(lease)
             return result
+
+    def _refusal(self, incoming: Lease, leaves, allow_super: bool) -> tuple:
+        """(LeaseUseResult status, the leaf state that refuses ``incoming``); (STATUS_OK,
+        None) when every leaf accepts it."""
+        Result = lease_pb2.LeaseUseResult
+        for leaf in leaves:
+            state = self._leaves[leaf]
+            comparison = incoming.compare(Lease(state.lease), ignore_resources=True)
+            if comparison == Compare.DIFFERENT_EPOCHS:
+                return Result.STATUS_WRONG_EPOCH, state
+            if state.owner is None:
+                return Result.STATUS_REVOKED, state
+            if comparison == Compare.OLDER or (
+                    comparison == Compare.SUPER_LEASE and not allow_super):
+                return Result.STATUS_OLDER, state
+        return Result.STATUS_OK, None
 
     def release(self, lease: lease_pb2.Lease) -> int:
         """ReturnLease: the status for a ReturnLeaseResponse."""

@@ -463,16 +463,21 @@ class SimRobot:
                     self.odom_body, command.goal, self.body_velocity, self.velocity_limit,
                     self.config.max_linear_accel, self.config.max_angular_accel)
         elif command.kind in ("sit", "safe_power_off", "battery_change_pose"):
-            if self.body_velocity == Se2() and self.posture.standing:
-                self._start_posture(False, now)
-            if (command.kind == "safe_power_off" and not self.posture.standing
-                    and not self.posture.moving(now)
-                    and self.motor_power == MotorPower.STATE_ON):
-                self._finish(command, None, now)  # completed: cutting power is its last step
-                self._cut_motors(now)
-            if command.kind == "battery_change_pose" and not self.posture.moving(now):
-                command.done = True
+            self._step_lowering(command, now)
         elif command.kind == "selfright" and not self.posture.moving(now):
+            command.done = True
+
+    def _step_lowering(self, command: Command, now: int) -> None:
+        """Sit, safe power off and battery change pose: once still, lower the body; safe
+        power off then cuts power, battery change pose is done once down."""
+        if self.body_velocity == Se2() and self.posture.standing:
+            self._start_posture(False, now)
+        down = not self.posture.moving(now)
+        if (command.kind == "safe_power_off" and not self.posture.standing and down
+                and self.motor_power == MotorPower.STATE_ON):
+            self._finish(command, None, now)  # completed: cutting power is its last step
+            self._cut_motors(now)
+        if command.kind == "battery_change_pose" and down:
             command.done = True
 
     def _step_motion(self, dt: float) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import grpc
 import jwt
-from bosdyn.api import header_pb2, lease_pb2
+from bosdyn.api import data_chunk_pb2, header_pb2, lease_pb2
 
 _LOG = logging.getLogger(__name__)
 _OK = header_pb2.CommonError.CODE_OK
@@ -154,3 +154,25 @@ class AuthInterceptor(grpc.ServerInterceptor):
         return continuation(handler_call_details)
 
 
+CHUNK_BYTES = 1_000_000
+
+
+def chunks(data: bytes):
+    """``data`` as DataChunks of at most CHUNK_BYTES (at least one, even when empty)."""
+    for start in range(0, max(len(data), 1), CHUNK_BYTES):
+        yield data_chunk_pb2.DataChunk(total_size=len(data), data=data[start:start + CHUNK_BYTES])
+
+
+def assemble(requests) -> tuple[bytes, list]:
+    """The bytes of a streamed upload, and the requests (for their header and lease)."""
+    parts, seen = [], []
+    for request in requests:
+        seen.append(request)
+        parts.append(request.chunk.data)
+    return b"".join(parts), seen
+
+
+# Map and recording RPCs check a lease when one is sent; the SDK sends none with snapshot
+# uploads or (without a lease wallet) recording requests. Navigation needs its leases.
+OPTIONAL_LEASE = LeaseCheck(optional=True)
+NAVIGATION_LEASES = LeaseCheck("leases")

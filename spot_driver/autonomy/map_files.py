@@ -53,6 +53,25 @@ def read_map(directory: str) -> MapFiles:
     if not directory:
         raise MapFileError("no map directory given")
     root = Path(directory).expanduser()
+    graph = _read_graph(root)
+    out = MapFiles(graph)
+    for kind, items, store, message_type in (
+            ("waypoint_snapshots", graph.waypoints, out.waypoint_snapshots,
+             map_pb2.WaypointSnapshot),
+            ("edge_snapshots", graph.edges, out.edge_snapshots, map_pb2.EdgeSnapshot)):
+        for item in items:
+            if not item.snapshot_id:
+                continue
+            path = root / kind / _file_name(item.snapshot_id)
+            if not path.is_file():
+                raise MapFileError(f"snapshot {str(path)!r} named by the graph is missing")
+            store[item.snapshot_id] = _parse(path, message_type)
+    return out
+
+
+def _read_graph(root: Path) -> map_pb2.Graph:
+    """The ``graph`` file of map directory ``root``: present, not too large, with waypoints
+    and edges only between them."""
     graph_file = root / "graph"
     if not root.is_dir():
         raise MapFileError(f"map directory {str(root)!r} not found")
@@ -69,19 +88,7 @@ def read_map(directory: str) -> MapFiles:
             if end not in ids:
                 raise MapFileError(f"{str(graph_file)!r}: an edge names unknown waypoint "
                                    f"{end!r}")
-    out = MapFiles(graph)
-    for kind, items, store, message_type in (
-            ("waypoint_snapshots", graph.waypoints, out.waypoint_snapshots,
-             map_pb2.WaypointSnapshot),
-            ("edge_snapshots", graph.edges, out.edge_snapshots, map_pb2.EdgeSnapshot)):
-        for item in items:
-            if not item.snapshot_id:
-                continue
-            path = root / kind / _file_name(item.snapshot_id)
-            if not path.is_file():
-                raise MapFileError(f"snapshot {str(path)!r} named by the graph is missing")
-            store[item.snapshot_id] = _parse(path, message_type)
-    return out
+    return graph
 
 
 def write_map(directory: str, files: MapFiles) -> None:

@@ -78,32 +78,39 @@ def check_sequence(sequence: choreography_sequence_pb2.ChoreographySequence,
         if spec is None:
             problems.append(f"{where}: the robot has no move {move.type!r}")
             continue
-        info = spec.info
-        if move.start_slice < 0:
-            problems.append(f"{where}: start_slice must not be negative")
-        if move.requested_slices:
-            low = info.min_move_length_slices if info.is_extendable else info.move_length_slices
-            high = info.max_move_length_slices if info.is_extendable else info.move_length_slices
-            if not low <= move.requested_slices <= high:
-                problems.append(f"{where}: requested_slices {move.requested_slices} is outside "
-                                f"the allowed range [{low}, {high}]")
-        length = move.requested_slices or info.move_length_slices
-        if info.min_time > 0 and math.isfinite(spm) and spm > 0 \
-                and length * 60.0 / spm < info.min_time - 1e-9:
-            problems.append(f"{where}: {move.type} needs at least {info.min_time:g} s, "
-                            f"{math.ceil(info.min_time * spm / 60.0 - 1e-9)} slices at "
-                            f"{spm:g} slices per minute")
-        which = move.WhichOneof("params")
-        if which is None:
-            continue
-        params = getattr(move, which)
-        for path, bounds in spec.parameters.items():
-            value = _value(params, path)
-            if value is None:
-                continue
-            if not (math.isfinite(value) and bounds.minimum <= value <= bounds.maximum):
-                problems.append(f"{where}: parameter {path} = {value:g} is outside the allowed "
-                                f"range [{bounds.minimum:g}, {bounds.maximum:g}]")
+        problems += [f"{where}: {problem}" for problem in _move_problems(move, spec, spm)]
+    return problems
+
+
+def _move_problems(move, spec: Move, spm: float) -> list[str]:
+    """What the robot would refuse or change in one move of a known type: its start, its
+    length at ``spm`` slices per minute, parameters outside their ranges."""
+    info = spec.info
+    problems = []
+    if move.start_slice < 0:
+        problems.append("start_slice must not be negative")
+    if move.requested_slices:
+        low = info.min_move_length_slices if info.is_extendable else info.move_length_slices
+        high = info.max_move_length_slices if info.is_extendable else info.move_length_slices
+        if not low <= move.requested_slices <= high:
+            problems.append(f"requested_slices {move.requested_slices} is outside "
+                            f"the allowed range [{low}, {high}]")
+    length = move.requested_slices or info.move_length_slices
+    if info.min_time > 0 and math.isfinite(spm) and spm > 0 \
+            and length * 60.0 / spm < info.min_time - 1e-9:
+        problems.append(f"{move.type} needs at least {info.min_time:g} s, "
+                        f"{math.ceil(info.min_time * spm / 60.0 - 1e-9)} slices at "
+                        f"{spm:g} slices per minute")
+    which = move.WhichOneof("params")
+    if which is None:
+        return problems
+    params = getattr(move, which)
+    for path, bounds in spec.parameters.items():
+        value = _value(params, path)
+        if value is not None and not (math.isfinite(value)
+                                      and bounds.minimum <= value <= bounds.maximum):
+            problems.append(f"parameter {path} = {value:g} is outside the allowed "
+                            f"range [{bounds.minimum:g}, {bounds.maximum:g}]")
     return problems
 
 

@@ -56,8 +56,10 @@ class JointTargets:
         self.position[unset] = np.asarray(position, dtype=float)[: len(self.names)][unset]
         self.load[unset] = np.asarray(load, dtype=float)[: len(self.names)][unset]
 
-    def merge(self, name, position, velocity=(), load=(), k_q_p=(), k_qd_p=()) -> Targets:
-        """Apply one command; the full targets to send. Raises JointCommandError."""
+    def _checked_arrays(self, name, fields: dict) -> dict:
+        """The command's arrays by field (None for an optional one left empty), refused
+        unless its joints are known, named once, and each array is finite with one value
+        per joint."""
         count = len(name)
         if count == 0:
             raise JointCommandError("no joints named")
@@ -66,8 +68,6 @@ class JointTargets:
             raise JointCommandError(f"unknown joint names {unknown}; known: {self.names}")
         if len(set(name)) != count:
             raise JointCommandError("a joint is named twice")
-        fields = {"position": position, "velocity": velocity, "load": load, "k_q_p": k_q_p,
-                  "k_qd_p": k_qd_p}
         arrays = {}
         for key, values in fields.items():
             values = np.asarray(values, dtype=float)
@@ -81,6 +81,13 @@ class JointTargets:
             arrays[key] = values
         if (arrays["k_q_p"] is None) != (arrays["k_qd_p"] is None):
             raise JointCommandError("k_q_p and k_qd_p must be sent together")
+        return arrays
+
+    def merge(self, name, position, velocity=(), load=(), k_q_p=(), k_qd_p=()) -> Targets:
+        """Apply one command; the full targets to send. Raises JointCommandError."""
+        arrays = self._checked_arrays(name, {
+            "position": position, "velocity": velocity, "load": load, "k_q_p": k_q_p,
+            "k_qd_p": k_qd_p})
         idx = np.array([self.index[n] for n in name])
         lo, hi = self.limits[idx, 0], self.limits[idx, 1]
         outside = (arrays["position"] < lo) | (arrays["position"] > hi)

@@ -1,5 +1,6 @@
-"""Missions: mission files, play settings and the mission-service session
-(``session.py``), mission state as messages, and the ``spot_mission`` node."""
+"""Missions: mission files and Autowalk ``.walk`` directories, play settings and the
+mission-service session (``session.py``), mission state as messages, and the ``spot_mission``
+node. A walk's map is uploaded with autonomy's ``GraphNavigator``."""
 
 from spot_driver.capability import Capability
 
@@ -8,4 +9,5 @@ CAPABILITY = Capability(
     summary="start missions (spot_mission)",
     nodes=("spot_driver.missions.node:MissionNode",),
     sdk_clients=("bosdyn.mission.client:MissionClient",),
-    parameters="missions")
+    parameters="missions",
+    uses=("autonomy",))

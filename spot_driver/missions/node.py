@@ -7,11 +7,11 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from spot_driver import qos
-from spot_driver.autonomy.autowalk import AutowalkLoader, is_walk
 from spot_driver.autonomy.graph_nav import GraphNavigator
 from spot_driver.capability import DriverContext
 from spot_driver.errors import CommandError, describe
 from spot_driver.missions import conversions as convert
+from spot_driver.missions.autowalk import AutowalkLoader, is_walk
 from spot_driver.missions.session import (
     MissionSession,
     MissionTask,

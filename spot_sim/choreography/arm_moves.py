@@ -65,6 +65,25 @@ def _workspace_target(arm: Arm, placed: Placed, body_height: float) -> np.ndarra
     return target
 
 
+_JOINT_TARGET_MOVES = ("stow", "unstow", "shoulder_left", "shoulder_right", "arm_move",
+                       "arm_move_no_gripper", "arm_move_relative", "workspace_arm_move")
+
+
+def _joint_target(placed: Placed, arm: Arm, body_height: float) -> np.ndarray:
+    """The arm joints a move that goes to one pose (one of _JOINT_TARGET_MOVES) ends at."""
+    name, v, q = placed.spec.name, placed.value, arm.q
+    if name in ("stow", "unstow"):
+        return ak.STOW if name == "stow" else ak.READY
+    if name.startswith("shoulder_"):
+        return q + np.array([_SHOULDER if name == "shoulder_left" else -_SHOULDER,
+                             0, 0, 0, 0, 0])
+    if name == "arm_move_relative":
+        return q + np.array([v(joint) for joint in _ARM_JOINTS])
+    if name == "workspace_arm_move":
+        return ak.solve_ik(_workspace_target(arm, placed, body_height), q)[0]
+    return np.array([v(joint) for joint in _ARM_JOINTS])
+
+
 def arm_trajectory(placed: Placed, arm: Arm, start_ns: int, body_height: float
                    ) -> JointTrajectory | None:
     """The arm's joint trajectory for an arm-track move starting now (None: no arm motion)."""
@@ -75,19 +94,8 @@ def arm_trajectory(placed: Placed, arm: Arm, start_ns: int, body_height: float
     if name == "nod":
         mid = start_ns + int(seconds * 5e8)
         return plan(q, start_ns, np.array([mid, end_ns]), np.array([_clip(q + _NOD), q]))[0]
-    if name in ("stow", "unstow", "shoulder_left", "shoulder_right", "arm_move",
-                "arm_move_no_gripper", "arm_move_relative", "workspace_arm_move"):
-        if name in ("stow", "unstow"):
-            target = ak.STOW if name == "stow" else ak.READY
-        elif name.startswith("shoulder_"):
-            target = q + np.array([_SHOULDER if name == "shoulder_left" else -_SHOULDER,
-                                   0, 0, 0, 0, 0])
-        elif name == "arm_move_relative":
-            target = q + np.array([v(joint) for joint in _ARM_JOINTS])
-        elif name == "workspace_arm_move":
-            target, _ = ak.solve_ik(_workspace_target(arm, placed, body_height), q)
-        else:
-            target = np.array([v(joint) for joint in _ARM_JOINTS])
+    if name in _JOINT_TARGET_MOVES:
+        target = _joint_target(placed, arm, body_height)
         return plan(q, start_ns, np.array([end_ns]), _clip(target)[None])[0]
     if name in ("figure8_move", "chicken_head"):
         beat_seconds = 60.0 / placed.slices_per_minute * SLICES_PER_BEAT

@@ -112,33 +112,21 @@ def _rest(robot) -> None:
     robot.leg_swing = np.zeros(12)
 
 
-def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
-    """Advance ``dance`` to ``now_ns`` on ``robot`` (under the robot's lock)."""
-    if dance.motion is not None and robot.mobility_command is not dance.motion:
-        dance.status = (Status.STATUS_INTERRUPTED if robot.powered
-                        else Status.STATUS_POWERED_OFF)
-        dance.active = []
-        _rest(robot)
-        task = robot.arm.task if robot.arm is not None else None
-        if task is not None and task.kind == "choreography" and not task.done:
-            task.overridden = task.done = True
-        return
-    if robot.active_fault():
-        dance.status = Status.STATUS_FALLEN
-        return
-    current = dance.slice_at(now_ns)
-    if current < dance.starting_slice:
-        dance.status = Status.STATUS_WAITING_FOR_START_TIME
-        return
-    dance.status, dance.current_slice = Status.STATUS_DANCING, current
-    dance.frames.setdefault(0, robot.odom_body)  # the dance frame: where it began
-    if current >= dance.total_slices:
-        dance.status, dance.active = Status.STATUS_COMPLETED_SEQUENCE, []
-        _rest(robot)
-        robot.finish_command(dance.motion)
-        return
+def _interrupt(robot, dance: Dance) -> None:
+    """Another command took the body (or power went): the dance and its arm move end."""
+    dance.status = (Status.STATUS_INTERRUPTED if robot.powered
+                    else Status.STATUS_POWERED_OFF)
+    dance.active = []
+    _rest(robot)
+    task = robot.arm.task if robot.arm is not None else None
+    if task is not None and task.kind == "choreography" and not task.done:
+        task.overridden = task.done = True
+
+
+def _step_moves(robot, dance: Dance, current: float, now_ns: int, dt: float) -> tuple:
+    """Start the moves that begin at slice ``current``, walk the robot by the ground motion
+    of those that move it; (the active moves' body offsets, the legs' swing)."""
     slice_seconds = 60.0 / dance.sequence.slices_per_minute
-    dance.active = [p for p in dance.placed if p.start <= current < p.end]
     body, swing = [], np.zeros(12)
     for index, placed in enumerate(dance.placed):
         if not placed.start <= current < placed.end:
@@ -157,6 +145,30 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
             robot.odom_body = mobility.compose(
                 robot.odom_body, Se2(total.x * fraction, total.y * fraction,
                                      total.yaw * fraction))
+    return body, swing
+
+
+def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
+    """Advance ``dance`` to ``now_ns`` on ``robot`` (under the robot's lock)."""
+    if dance.motion is not None and robot.mobility_command is not dance.motion:
+        _interrupt(robot, dance)
+        return
+    if robot.active_fault():
+        dance.status = Status.STATUS_FALLEN
+        return
+    current = dance.slice_at(now_ns)
+    if current < dance.starting_slice:
+        dance.status = Status.STATUS_WAITING_FOR_START_TIME
+        return
+    dance.status, dance.current_slice = Status.STATUS_DANCING, current
+    dance.frames.setdefault(0, robot.odom_body)  # the dance frame: where it began
+    if current >= dance.total_slices:
+        dance.status, dance.active = Status.STATUS_COMPLETED_SEQUENCE, []
+        _rest(robot)
+        robot.finish_command(dance.motion)
+        return
+    dance.active = [p for p in dance.placed if p.start <= current < p.end]
+    body, swing = _step_moves(robot, dance, current, now_ns, dt)
     dance.body = tuple(sum(values) for values in zip(*body, strict=True)) if body else ZERO
     robot.body_offset = offset_pose([dance.posture_at(current), dance.body])
     robot.leg_swing = swing

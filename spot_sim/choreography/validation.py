@@ -92,34 +92,46 @@ def check_sequence(sequence: choreography_sequence_pb2.ChoreographySequence,
         if not has_arm and {"arm", "gripper"} & set(spec.controls):
             out.errors.append(f"{label}: {move.type} moves the arm and this robot has none")
             continue
-        length = spec.length(move.requested_slices)
-        if move.requested_slices and move.requested_slices != length:
-            out.warnings.append(
-                f"{label}: requested_slices {move.requested_slices} is not a length "
-                f"{move.type} can have ({_lengths(spec)}); using {length}")
-            move.requested_slices = length
-        needed = spec.min_slices_at(spm) if math.isfinite(spm) and spm > 0 else 0
-        if length < needed:
-            out.warnings.append(
-                f"{label}: {move.type} needs at least {spec.min_seconds:g} s, {needed} slices "
-                f"at {spm:g} slices per minute; using {needed}")
-            length = move.requested_slices = needed
+        length = _fit_length(move, spec, spm, label, out)
         if which is not None:
-            params = getattr(move, which)
-            for param in spec.parameters.values():
-                value = read_param(params, param.path)
-                if value is None or param.contains(value):
-                    continue
-                fixed = min(max(value, param.minimum), param.maximum) \
-                    if math.isfinite(value) else param.default
-                out.warnings.append(
-                    f"{label}: parameter {param.path} = {value:g} is outside "
-                    f"[{param.minimum:g}, {param.maximum:g}]; using {fixed:g}")
-                write_param(params, param.path, fixed)
+            _clamp_parameters(getattr(move, which), spec, label, out)
         spans.append((move.start_slice, move.start_slice + length, spec, label))
     _check_tracks(spans, out)
     _check_states(spans, sequence.entrance_state or State.TRANSITION_STATE_STAND, out)
     return out
+
+
+def _fit_length(move, spec: MoveSpec, spm: float, label: str, out: Checked) -> int:
+    """The move's length in slices: one it can have, and long enough at ``spm``; a changed
+    length is written to the move with a warning."""
+    length = spec.length(move.requested_slices)
+    if move.requested_slices and move.requested_slices != length:
+        out.warnings.append(
+            f"{label}: requested_slices {move.requested_slices} is not a length "
+            f"{move.type} can have ({_lengths(spec)}); using {length}")
+        move.requested_slices = length
+    needed = spec.min_slices_at(spm) if math.isfinite(spm) and spm > 0 else 0
+    if length < needed:
+        out.warnings.append(
+            f"{label}: {move.type} needs at least {spec.min_seconds:g} s, {needed} slices "
+            f"at {spm:g} slices per minute; using {needed}")
+        length = move.requested_slices = needed
+    return length
+
+
+def _clamp_parameters(params, spec: MoveSpec, label: str, out: Checked) -> None:
+    """Clamp each parameter outside its range into it (a non-finite one to its default),
+    with a warning."""
+    for param in spec.parameters.values():
+        value = read_param(params, param.path)
+        if value is None or param.contains(value):
+            continue
+        fixed = min(max(value, param.minimum), param.maximum) \
+            if math.isfinite(value) else param.default
+        out.warnings.append(
+            f"{label}: parameter {param.path} = {value:g} is outside "
+            f"[{param.minimum:g}, {param.maximum:g}]; using {fixed:g}")
+        write_param(params, param.path, fixed)
 
 
 def _lengths(spec: MoveSpec) -> str:

@@ -139,40 +139,12 @@ def compile_walk(walk: walks_pb2.Walk, warnings_are_errors: bool = False) -> Com
     for index, element in enumerate(walk.elements):
         if element.is_skipped:
             continue
-        name = element.name or f"element {index}"
-        errors: list[str] = []
-        warnings: list[str] = []
-        ids = autowalk_pb2.ElementIdentifiers()
-        nav_uid, action_uid, root_uid = (f"walk-{index}-navigation", f"walk-{index}-action",
-                                         f"walk-{index}-root")
-        target = _target(element, name, nav_uid)
-        if target is None:
-            errors.append("the element has no target")
-        wrappers = [f.name for f in element.action_wrapper.DESCRIPTOR.fields
-                    if element.action_wrapper.HasField(f.name)]
-        errors += [f"action wrapper {wrapper!r} is not simulated" for wrapper in wrappers
-                   if wrapper not in SIMULATED_WRAPPERS]
-        action = _action(element, name, action_uid, errors)
-        action_id = action.user_data.id if action is not None else ""
-        if action is not None and not errors:
-            action = _wrapped(action, element.action_wrapper, name)
-        if errors or (warnings_are_errors and warnings):
-            out.failed[index] = autowalk_pb2.FailedElement(errors=errors, warnings=warnings)
-            continue
-        parts = [_with_failure(target, element.target_failure_behavior, warnings, "target")]
-        ids.navigation_id.user_data_id = nav_uid
-        if action is not None:
-            parts.append(_with_failure(action, element.action_failure_behavior, warnings,
-                                       "action"))
-            ids.action_id.user_data_id = action_id
-        if warnings:
-            if warnings_are_errors:
-                out.failed[index] = autowalk_pb2.FailedElement(errors=warnings)
-                continue
-            out.failed[index] = autowalk_pb2.FailedElement(warnings=warnings)
-        children.append(_node(name, root_uid, sequence=nodes_pb2.Sequence(children=parts)))
-        ids.root_id.user_data_id = root_uid
-        out.identifiers.append(ids)
+        node, ids, failed = _compile_element(element, index, warnings_are_errors)
+        if failed is not None:
+            out.failed[index] = failed
+        if node is not None:
+            children.append(node)
+            out.identifiers.append(ids)
     if not children and not out.failed:
         out.failed[0] = autowalk_pb2.FailedElement(errors=["the walk has no elements to play"])
     if any(f.errors for f in out.failed.values()):
@@ -181,6 +153,41 @@ def compile_walk(walk: walks_pb2.Walk, warnings_are_errors: bool = False) -> Com
     body = _node(walk.mission_name or "autowalk", sequence=nodes_pb2.Sequence(children=children))
     out.root = _playback(walk.playback_mode, body)
     return out
+
+
+def _compile_element(element: walks_pb2.Element, index: int, warnings_are_errors: bool
+                     ) -> tuple:
+    """(node, ElementIdentifiers, FailedElement) of one element: node None when it failed,
+    FailedElement None when it compiled without a word."""
+    name = element.name or f"element {index}"
+    errors: list[str] = []
+    warnings: list[str] = []
+    ids = autowalk_pb2.ElementIdentifiers()
+    nav_uid, action_uid, root_uid = (f"walk-{index}-navigation", f"walk-{index}-action",
+                                     f"walk-{index}-root")
+    target = _target(element, name, nav_uid)
+    if target is None:
+        errors.append("the element has no target")
+    wrappers = [f.name for f in element.action_wrapper.DESCRIPTOR.fields
+                if element.action_wrapper.HasField(f.name)]
+    errors += [f"action wrapper {wrapper!r} is not simulated" for wrapper in wrappers
+               if wrapper not in SIMULATED_WRAPPERS]
+    action = _action(element, name, action_uid, errors)
+    action_id = action.user_data.id if action is not None else ""
+    if action is not None and not errors:
+        action = _wrapped(action, element.action_wrapper, name)
+    if errors or (warnings_are_errors and warnings):
+        return None, ids, autowalk_pb2.FailedElement(errors=errors, warnings=warnings)
+    parts = [_with_failure(target, element.target_failure_behavior, warnings, "target")]
+    ids.navigation_id.user_data_id = nav_uid
+    if action is not None:
+        parts.append(_with_failure(action, element.action_failure_behavior, warnings, "action"))
+        ids.action_id.user_data_id = action_id
+    if warnings and warnings_are_errors:
+        return None, ids, autowalk_pb2.FailedElement(errors=warnings)
+    failed = autowalk_pb2.FailedElement(warnings=warnings) if warnings else None
+    ids.root_id.user_data_id = root_uid
+    return (_node(name, root_uid, sequence=nodes_pb2.Sequence(children=parts)), ids, failed)
 
 
 def _docking(walk: walks_pb2.Walk) -> list[nodes_pb2.Node]:

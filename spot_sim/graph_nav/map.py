@@ -30,6 +30,13 @@ def se2_from_proto(pose: geometry_pb2.SE3Pose) -> Se2:
     return Se2(pose.position.x, pose.position.y, Quat(q.w, q.x, q.y, q.z).to_yaw())
 
 
+def se2_from_pose2(pose) -> Se2:
+    """An SE2Pose proto as Se2 (non-finite values become zero)."""
+    values = (pose.position.x, pose.position.y, pose.angle)
+    x, y, angle = (v if math.isfinite(v) else 0.0 for v in values)
+    return Se2(x, y, angle)
+
+
 def se3_proto(pose: Se2, z: float = 0.0) -> geometry_pb2.SE3Pose:
     return SE3Pose(pose.x, pose.y, z, Quat.from_yaw(pose.yaw)).to_proto()
 

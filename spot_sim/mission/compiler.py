@@ -18,12 +18,15 @@ from bosdyn.client.service_customization_helpers import (
     InvalidCustomParamSpecError,
     validate_dict_spec,
 )
-from google.protobuf import descriptor
 
+from spot_sim.mission import blackboard_nodes as board
+from spot_sim.mission import flow_nodes as flow
 from spot_sim.mission import graph_nav_nodes as graph_nav
-from spot_sim.mission import more_nodes as more
 from spot_sim.mission import nodes as core
-from spot_sim.mission.blackboard import BlackboardError, from_constant
+from spot_sim.mission import parameters
+from spot_sim.mission import robot_nodes as robot
+from spot_sim.mission.blackboard import BlackboardError
+from spot_sim.mission.parameters import CompileError
 
 _PACKAGE = "bosdyn.api.mission."
 _TYPE_FIELDS = {f.message_type.full_name: f.name
@@ -54,10 +57,6 @@ REFUSED = {
     "set_gripper_camera_params": "the gripper camera parameters are not simulated",
     "set_grasp_override": "grasp overrides in missions are not simulated",
 }
-
-
-class CompileError(ValueError):
-    """A node that cannot be compiled; the message says why."""
 
 
 @dataclass
@@ -125,39 +124,6 @@ def _references(root: nodes_pb2.Node) -> dict[str, nodes_pb2.Node]:
     return found
 
 
-def _set_field(message, path: str, value) -> None:
-    """Write ``value`` (a Python scalar) into the scalar field at dotted ``path``."""
-    *parents, last = path.split(".")
-    for part in parents:
-        fd = message.DESCRIPTOR.fields_by_name.get(part)
-        if fd is None or fd.message_type is None or fd.is_repeated:
-            raise CompileError(f"override {path!r}: no message field {part!r}")
-        message = getattr(message, part)
-    fd = message.DESCRIPTOR.fields_by_name.get(last)
-    if fd is None or fd.is_repeated:
-        raise CompileError(f"override {path!r}: {message.DESCRIPTOR.name} has no field {last!r}")
-    if fd.message_type is not None:  # wrappers (DoubleValue, ...) and Duration
-        if fd.message_type.full_name == "google.protobuf.Duration" and \
-                isinstance(value, (int, float)) and not isinstance(value, bool):
-            getattr(message, last).FromNanoseconds(int(value * 1e9))
-            return
-        inner = fd.message_type.fields_by_name.get("value")
-        if inner is None:
-            raise CompileError(f"override {path!r}: cannot write a value into a "
-                               f"{fd.message_type.name}")
-        message, fd, last = getattr(message, last), inner, "value"
-    expected = {descriptor.FieldDescriptor.CPPTYPE_BOOL: (bool,),
-                descriptor.FieldDescriptor.CPPTYPE_STRING: (str,),
-                descriptor.FieldDescriptor.CPPTYPE_DOUBLE: (int, float),
-                descriptor.FieldDescriptor.CPPTYPE_FLOAT: (int, float)}.get(fd.cpp_type, (int,))
-    if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
-        raise CompileError(f"override {path!r}: {value!r} does not fit the field")
-    try:
-        setattr(message, last, value)
-    except (TypeError, ValueError) as exc:
-        raise CompileError(f"override {path!r}: {exc}") from exc
-
-
 class _Compiler:
     def __init__(self, root: nodes_pb2.Node) -> None:
         self.next_id = 1
@@ -170,40 +136,6 @@ class _Compiler:
         self.failed.append(mission_pb2.FailedNode(
             name=proto.name, error=f"{proto.name or '(unnamed)'}: {error}",
             impl_typename=f"{_PACKAGE}{type_name}"))
-
-    def _parameters(self, proto: nodes_pb2.Node, inherited: dict) -> dict:
-        params = dict(inherited)
-        for kv in proto.parameter_values:
-            source = kv.value.WhichOneof("source")
-            if source == "constant":
-                params[kv.key] = from_constant(kv.value.constant)
-            elif source == "parameter":
-                if kv.value.parameter.name not in inherited:
-                    raise CompileError(f"parameter {kv.key!r} refers to undefined parameter "
-                                       f"{kv.value.parameter.name!r}")
-                params[kv.key] = inherited[kv.value.parameter.name]
-            else:
-                raise CompileError(f"parameter {kv.key!r} must be a constant or a parameter")
-        for declared in proto.parameters:
-            if declared.name not in params:
-                raise CompileError(f"parameter {declared.name!r} is declared but has no value")
-        return params
-
-    def _apply_overrides(self, proto: nodes_pb2.Node, spec, params: dict):
-        if not proto.overrides:
-            return spec
-        spec = type(spec).FromString(spec.SerializeToString())  # the proto stays as loaded
-        for kv in proto.overrides:
-            source = kv.value.WhichOneof("source")
-            if source == "constant":
-                value = from_constant(kv.value.constant)
-            elif source == "parameter" and kv.value.parameter.name in params:
-                value = params[kv.value.parameter.name]
-            else:
-                raise CompileError(f"override {kv.key!r} needs a constant or a defined "
-                                   f"parameter")
-            _set_field(spec, kv.key, value)
-        return spec
 
     def compile(self, proto: nodes_pb2.Node, info: mission_pb2.NodeInfo,
                 inherited: dict) -> core.Node | None:
@@ -225,8 +157,8 @@ class _Compiler:
             builder = getattr(self, f"_{which}", None)
             if builder is None:
                 raise CompileError(f"node type {type_name!r} is not supported by this robot")
-            params = self._parameters(proto, inherited)
-            spec = self._apply_overrides(proto, spec, params)
+            params = parameters.node_parameters(proto, inherited)
+            spec = parameters.overridden(proto, spec, params)
             node = builder(node_id, proto.name, params, spec, info)
         except (CompileError, BlackboardError, ValueError) as exc:
             self.fail(proto, type_name, str(exc))
@@ -263,11 +195,11 @@ class _Compiler:
 
     # ------------------------------------------------------------------ composites
     def _sequence(self, node_id, name, params, spec, info):
-        return core.Sequence(node_id, name, params, self._kids(spec.children, info, params),
+        return flow.Sequence(node_id, name, params, self._kids(spec.children, info, params),
                              spec.always_restart)
 
     def _selector(self, node_id, name, params, spec, info):
-        return core.Selector(node_id, name, params, self._kids(spec.children, info, params),
+        return flow.Selector(node_id, name, params, self._kids(spec.children, info, params),
                              spec.always_restart)
 
     def _switch(self, node_id, name, params, spec, info):
@@ -276,71 +208,71 @@ class _Compiler:
         cases = {key: self.compile(spec.int_children[key], info.children.add(), params)
                  for key in sorted(spec.int_children)}
         default = self._child(spec.default_child, info, params, required=False)
-        return more.Switch(node_id, name, params, cases, default, spec)
+        return flow.Switch(node_id, name, params, cases, default, spec)
 
     def _parallel_and(self, node_id, name, params, spec, info):
-        return more.ParallelAnd(node_id, name, params, self._kids(spec.children, info, params),
+        return flow.ParallelAnd(node_id, name, params, self._kids(spec.children, info, params),
                                 spec.finish_every_node)
 
     def _repeat(self, node_id, name, params, spec, info):
-        return core.Repeat(node_id, name, params, self._child(spec.child, info, params), spec)
+        return flow.Repeat(node_id, name, params, self._child(spec.child, info, params), spec)
 
     def _retry(self, node_id, name, params, spec, info):
         if spec.max_attempts <= 0:
             raise CompileError("max_attempts must be positive")
-        return core.Retry(node_id, name, params, self._child(spec.child, info, params), spec)
+        return flow.Retry(node_id, name, params, self._child(spec.child, info, params), spec)
 
     def _for_duration(self, node_id, name, params, spec, info):
         child = self._child(spec.child, info, params)
         timeout_child = self._child(spec.timeout_child, info, params, required=False)
-        return core.ForDuration(node_id, name, params, child, timeout_child, spec)
+        return flow.ForDuration(node_id, name, params, child, timeout_child, spec)
 
     def _simple_parallel(self, node_id, name, params, spec, info):
         primary = self._child(spec.primary, info, params)
         secondary = self._child(spec.secondary, info, params)
-        return core.SimpleParallel(node_id, name, params, primary, secondary, spec)
+        return flow.SimpleParallel(node_id, name, params, primary, secondary, spec)
 
     def _restart_when_paused(self, node_id, name, params, spec, info):
-        return more.RestartWhenPaused(node_id, name, params,
+        return flow.RestartWhenPaused(node_id, name, params,
                                       self._child(spec.child, info, params))
 
     # ------------------------------------------------------------------ blackboard
     def _condition(self, node_id, name, params, spec, info):
-        if spec.operation not in core._COMPARE:
+        if spec.operation not in board._COMPARE:
             raise CompileError("comparison operator is not set")
         for side in (spec.lhs, spec.rhs):
             if side.WhichOneof("type") is None:
                 raise CompileError("operand is empty")
-        return core.Condition(node_id, name, params, spec)
+        return board.Condition(node_id, name, params, spec)
 
     def _define_blackboard(self, node_id, name, params, spec, info):
         child = self._child(spec.child, info, params)
-        return core.DefineBlackboard(node_id, name, params, child,
+        return board.DefineBlackboard(node_id, name, params, child,
                                      list(spec.blackboard_variables))
 
     def _set_blackboard(self, node_id, name, params, spec, info):
-        return core.SetBlackboard(node_id, name, params, list(spec.blackboard_variables))
+        return board.SetBlackboard(node_id, name, params, list(spec.blackboard_variables))
 
     def _format_blackboard(self, node_id, name, params, spec, info):
         if not spec.key:
             raise CompileError("key is not set")
-        return more.FormatBlackboard(node_id, name, params, spec.key, spec.format)
+        return board.FormatBlackboard(node_id, name, params, spec.key, spec.format)
 
     def _date_to_blackboard(self, node_id, name, params, spec, info):
         if not spec.key:
             raise CompileError("key is not set")
-        return more.DateToBlackboard(node_id, name, params, spec.key, spec.write_as_timestamp)
+        return board.DateToBlackboard(node_id, name, params, spec.key, spec.write_as_timestamp)
 
     def _constant_result(self, node_id, name, params, spec, info):
         if spec.result not in (core.SUCCESS, core.FAILURE, core.RUNNING, core.ERROR):
             raise CompileError("result is not set")
-        return core.ConstantResult(node_id, name, params, spec.result)
+        return board.ConstantResult(node_id, name, params, spec.result)
 
     def _sleep(self, node_id, name, params, spec, info):
         if spec.WhichOneof("duration") != "duration_name_in_blackboard" and (
                 not math.isfinite(spec.seconds) or spec.seconds < 0):
             raise CompileError("sleep duration must be a finite, non-negative number")
-        return core.Sleep(node_id, name, params, spec)
+        return flow.Sleep(node_id, name, params, spec)
 
     def _prompt(self, node_id, name, params, spec, info):
         which = spec.WhichOneof("answer_spec")
@@ -354,29 +286,29 @@ class _Compiler:
         elif not (spec.options_list.options if which == "options_list" else spec.options):
             raise CompileError("prompt has no options")
         child = self._child(spec.child, info, params, required=False)
-        return core.Prompt(node_id, name, params, child, spec)
+        return flow.Prompt(node_id, name, params, child, spec)
 
     def _create_mission_text(self, node_id, name, params, spec, info):
         child = self._child(spec.child, info, params, required=False)
-        return more.CreateMissionText(node_id, name, params, child, spec)
+        return board.CreateMissionText(node_id, name, params, child, spec)
 
     # ------------------------------------------------------------------ robot
     def _retain_lease(self, node_id, name, params, spec, info):
-        return core.RetainLease(node_id, name, params)
+        return robot.RetainLease(node_id, name, params)
 
     def _bosdyn_robot_state(self, node_id, name, params, spec, info):
         child = self._child(spec.child, info, params, required=False)
-        return more.BosdynRobotState(node_id, name, params, child, spec.state_name)
+        return robot.BosdynRobotState(node_id, name, params, child, spec.state_name)
 
     def _clear_behavior_faults(self, node_id, name, params, spec, info):
-        return more.ClearBehaviorFaults(node_id, name, params, spec)
+        return robot.ClearBehaviorFaults(node_id, name, params, spec)
 
     def _bosdyn_power_request(self, node_id, name, params, spec, info):
         request = power_pb2.PowerCommandRequest
         if spec.request not in (request.REQUEST_ON, request.REQUEST_OFF,
                                 request.REQUEST_ON_MOTORS, request.REQUEST_OFF_MOTORS):
             raise CompileError("power request must switch motor power on or off")
-        return core.BosdynPowerRequest(node_id, name, params, power_pb2.PowerCommandRequest(
+        return robot.BosdynPowerRequest(node_id, name, params, power_pb2.PowerCommandRequest(
             request=spec.request))
 
     def _bosdyn_robot_command(self, node_id, name, params, spec, info):
@@ -391,12 +323,12 @@ class _Compiler:
         if kind is None:
             raise CompileError("mobility command must be stand, sit, stop, velocity or "
                                "SE2 trajectory")
-        return core.BosdynRobotCommand(node_id, name, params, command, kind)
+        return robot.BosdynRobotCommand(node_id, name, params, command, kind)
 
     def _dock(self, node_id, name, params, spec, info):
         if spec.WhichOneof("id") is None:
             raise CompileError("dock id is not set")
-        return core.Dock(node_id, name, params, spec)
+        return robot.Dock(node_id, name, params, spec)
 
     def _bosdyn_navigate_to(self, node_id, name, params, spec, info):
         if not spec.destination_waypoint_id:
@@ -418,7 +350,7 @@ class _Compiler:
 
     def _bosdyn_dock_state(self, node_id, name, params, spec, info):
         child = self._child(spec.child, info, params, required=False)
-        return core.BosdynDockState(node_id, name, params, child, spec.state_name)
+        return robot.BosdynDockState(node_id, name, params, child, spec.state_name)
 
 
 def compile_tree(root: nodes_pb2.Node) -> Compiled:

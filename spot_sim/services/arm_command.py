@@ -93,23 +93,7 @@ def _joint_move(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTa
     has_velocity = any(p.HasField("velocity") for p in points)
     previous = arm.q.copy()
     for index, point in enumerate(points):
-        q = previous.copy()
-        for j, name in enumerate(JOINT_FIELDS):
-            if point.position.HasField(name):
-                q[j] = getattr(point.position, name).value
-        _check_finite(q, f"joint position of point {index}")
-        low, high = ak.JOINT_LIMITS[:, 0], ak.JOINT_LIMITS[:, 1]
-        outside = [(JOINT_FIELDS[j], q[j], low[j], high[j]) for j in range(6)
-                   if not low[j] - 1e-6 <= q[j] <= high[j] + 1e-6]
-        if outside:
-            name, value, lo, hi = outside[0]
-            _reject(f"arm0.{name} target {value:.3f} rad at point {index} is outside the "
-                    f"joint limits [{lo:.3f}, {hi:.3f}]")
-        v = np.zeros(6)
-        for j, name in enumerate(JOINT_FIELDS):
-            if point.velocity.HasField(name):
-                v[j] = getattr(point.velocity, name).value
-        _check_finite(v, f"joint velocity of point {index}")
+        q, v = _joint_point(point, previous, index)
         t = _seconds(point.time_since_reference)
         if not math.isfinite(t) or t < 0:
             _reject(f"point {index} has a negative time")
@@ -130,6 +114,28 @@ def _joint_move(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTa
     planned, modified = plan(arm.q, now_ns, np.array(times), np.array(positions),
                              np.array(velocities) if has_velocity else None, max_speed)
     return ArmTask(command_id, "joint_move", trajectory=planned, planner_modified=modified)
+
+
+def _joint_point(point, previous: np.ndarray, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, velocities) of one ArmJointMovePoint: a joint it leaves out keeps its
+    ``previous`` position; refused when not finite or outside the joint limits."""
+    q = previous.copy()
+    v = np.zeros(6)
+    for j, name in enumerate(JOINT_FIELDS):
+        if point.position.HasField(name):
+            q[j] = getattr(point.position, name).value
+        if point.velocity.HasField(name):
+            v[j] = getattr(point.velocity, name).value
+    _check_finite(q, f"joint position of point {index}")
+    low, high = ak.JOINT_LIMITS[:, 0], ak.JOINT_LIMITS[:, 1]
+    outside = [(JOINT_FIELDS[j], q[j], low[j], high[j]) for j in range(6)
+               if not low[j] - 1e-6 <= q[j] <= high[j] + 1e-6]
+    if outside:
+        name, value, lo, hi = outside[0]
+        _reject(f"arm0.{name} target {value:.3f} rad at point {index} is outside the "
+                f"joint limits [{lo:.3f}, {hi:.3f}]")
+    _check_finite(v, f"joint velocity of point {index}")
+    return q, v
 
 
 def _cartesian(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
@@ -255,51 +261,71 @@ def fill_arm_feedback(arm: Arm, task: ArmTask, now_ns: int,
                       feedback: arm_command_pb2.ArmCommand.Feedback) -> None:
     feedback.status = Status.STATUS_COMMAND_OVERRIDDEN if task.overridden else \
         Status.STATUS_PROCESSING
-    if task.kind == "joint_move":
-        fb = feedback.arm_joint_move_feedback
-        Fb = arm_command_pb2.ArmJointMoveCommand.Feedback
-        fb.status = Fb.STATUS_COMPLETE if task.done and not task.overridden else \
-            Fb.STATUS_IN_PROGRESS
-        fb.planner_status = Fb.PLANNER_STATUS_MODIFIED if task.planner_modified else \
-            Fb.PLANNER_STATUS_SUCCESS
-        fb.time_to_goal.FromNanoseconds(max(0, task.trajectory.end_ns - now_ns))
-    elif task.kind == "named":
-        Fb = Named.Feedback
-        if task.stalled_holding:
-            feedback.named_arm_position_feedback.status = Fb.STATUS_STALLED_HOLDING_ITEM
-        else:
-            feedback.named_arm_position_feedback.status = (
-                Fb.STATUS_COMPLETE if task.done and not task.overridden else
-                Fb.STATUS_IN_PROGRESS)
-    elif task.kind == "cartesian":
-        fb = feedback.arm_cartesian_feedback
-        Fb = arm_command_pb2.ArmCartesianCommand.Feedback
-        hand = arm.hand()
-        error = ak.pose_error(hand, task.goal_hand)
-        fb.measured_pos_distance_to_goal = float(np.linalg.norm(error[:3]))
-        fb.measured_rot_distance_to_goal = float(np.linalg.norm(error[3:]))
-        if task.overridden:
-            fb.status = Fb.STATUS_TRAJECTORY_CANCELLED
-        elif task.done:
-            fb.status = Fb.STATUS_TRAJECTORY_COMPLETE if task.reachable else \
-                Fb.STATUS_TRAJECTORY_STALLED
-        else:
-            fb.status = Fb.STATUS_IN_PROGRESS
-    elif task.kind == "gaze":
-        fb = feedback.arm_gaze_feedback
-        Fb = arm_command_pb2.GazeCommand.Feedback
-        if task.done and not task.overridden:
-            fb.status = Fb.STATUS_TRAJECTORY_COMPLETE if task.reachable else \
-                Fb.STATUS_TOOL_TRAJECTORY_STALLED
-        else:
-            fb.status = Fb.STATUS_IN_PROGRESS
-        fb.gazing_at_target = bool(task.done and task.reachable)
-    elif task.kind == "velocity":
-        feedback.arm_velocity_feedback.SetInParent()
-        if task.done and not task.overridden:
-            feedback.status = Status.STATUS_COMMAND_TIMED_OUT
-    elif task.kind == "stop":
-        feedback.arm_stop_feedback.SetInParent()
+    _ARM_FEEDBACK[task.kind](arm, task, now_ns, feedback)
+
+
+def _finished(task: ArmTask) -> bool:
+    return task.done and not task.overridden
+
+
+def _joint_move_feedback(arm, task, now_ns, feedback) -> None:
+    fb = feedback.arm_joint_move_feedback
+    Fb = arm_command_pb2.ArmJointMoveCommand.Feedback
+    fb.status = Fb.STATUS_COMPLETE if _finished(task) else Fb.STATUS_IN_PROGRESS
+    fb.planner_status = Fb.PLANNER_STATUS_MODIFIED if task.planner_modified else \
+        Fb.PLANNER_STATUS_SUCCESS
+    fb.time_to_goal.FromNanoseconds(max(0, task.trajectory.end_ns - now_ns))
+
+
+def _named_feedback(arm, task, now_ns, feedback) -> None:
+    Fb = Named.Feedback
+    if task.stalled_holding:
+        status = Fb.STATUS_STALLED_HOLDING_ITEM
+    else:
+        status = Fb.STATUS_COMPLETE if _finished(task) else Fb.STATUS_IN_PROGRESS
+    feedback.named_arm_position_feedback.status = status
+
+
+def _cartesian_feedback(arm, task, now_ns, feedback) -> None:
+    fb = feedback.arm_cartesian_feedback
+    Fb = arm_command_pb2.ArmCartesianCommand.Feedback
+    error = ak.pose_error(arm.hand(), task.goal_hand)
+    fb.measured_pos_distance_to_goal = float(np.linalg.norm(error[:3]))
+    fb.measured_rot_distance_to_goal = float(np.linalg.norm(error[3:]))
+    if task.overridden:
+        fb.status = Fb.STATUS_TRAJECTORY_CANCELLED
+    elif task.done:
+        fb.status = Fb.STATUS_TRAJECTORY_COMPLETE if task.reachable else \
+            Fb.STATUS_TRAJECTORY_STALLED
+    else:
+        fb.status = Fb.STATUS_IN_PROGRESS
+
+
+def _gaze_feedback(arm, task, now_ns, feedback) -> None:
+    fb = feedback.arm_gaze_feedback
+    Fb = arm_command_pb2.GazeCommand.Feedback
+    if _finished(task):
+        fb.status = Fb.STATUS_TRAJECTORY_COMPLETE if task.reachable else \
+            Fb.STATUS_TOOL_TRAJECTORY_STALLED
+    else:
+        fb.status = Fb.STATUS_IN_PROGRESS
+    fb.gazing_at_target = bool(task.done and task.reachable)
+
+
+def _velocity_feedback(arm, task, now_ns, feedback) -> None:
+    feedback.arm_velocity_feedback.SetInParent()
+    if _finished(task):
+        feedback.status = Status.STATUS_COMMAND_TIMED_OUT
+
+
+def _stop_feedback(arm, task, now_ns, feedback) -> None:
+    feedback.arm_stop_feedback.SetInParent()
+
+
+# ArmCommand.Feedback per task kind: fn(arm, task, now_ns, feedback).
+_ARM_FEEDBACK = {"joint_move": _joint_move_feedback, "named": _named_feedback,
+                 "cartesian": _cartesian_feedback, "gaze": _gaze_feedback,
+                 "velocity": _velocity_feedback, "stop": _stop_feedback}
 
 
 def fill_gripper_feedback(arm: Arm, task: GripperTask, now_ns: int,

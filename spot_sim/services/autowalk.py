@@ -9,9 +9,8 @@ from bosdyn.client import data_chunk
 from google.protobuf.message import DecodeError
 
 from spot_sim.graph_nav.autowalk import compile_walk
+from spot_sim.rpc import CHUNK_BYTES
 from spot_sim.services import ServiceSpec
-
-CHUNK_BYTES = 1_000_000
 
 
 def _node_ids(info: mission_pb2.NodeInfo) -> dict[str, int]:

@@ -3,25 +3,28 @@ streamed), localization (set and get) and navigation (to a waypoint, along a rou
 in the seed frame) with its feedback. Behaviour lives in ``spot_sim.graph_nav``."""
 
 import itertools
-import math
 
-from bosdyn.api import data_chunk_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2, graph_nav_service_pb2_grpc, map_pb2
 from bosdyn.api.header_pb2 import CommonError
 from google.protobuf.message import DecodeError
 
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.graph_nav import navigation
-from spot_sim.graph_nav.map import InvalidGraphError, pose_finite, se2_from_proto, validate
+from spot_sim.graph_nav.map import (
+    InvalidGraphError,
+    pose_finite,
+    se2_from_pose2,
+    se2_from_proto,
+    validate,
+)
 from spot_sim.graph_nav.navigation import GraphNav, LocalizationError
 from spot_sim.graph_nav.recording import Recorder
 from spot_sim.mobility import Se2
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import LeaseCheck, set_error, unary
+from spot_sim.rpc import NAVIGATION_LEASES, OPTIONAL_LEASE, assemble, chunks, set_error, unary
 from spot_sim.services import ServiceSpec
 from spot_sim.services.time_sync import TimeSyncServicer
 
-CHUNK_BYTES = 1_000_000
 NavTo = graph_nav_pb2.NavigateToResponse
 NavRoute = graph_nav_pb2.NavigateRouteResponse
 NavAnchor = graph_nav_pb2.NavigateToAnchorResponse
@@ -32,27 +35,6 @@ class NavigationRejectedError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
-
-
-def chunks(data: bytes):
-    """``data`` as DataChunks of at most CHUNK_BYTES (at least one, even when empty)."""
-    for start in range(0, max(len(data), 1), CHUNK_BYTES):
-        yield data_chunk_pb2.DataChunk(total_size=len(data), data=data[start:start + CHUNK_BYTES])
-
-
-def assemble(requests) -> tuple[bytes, list]:
-    """The bytes of a streamed upload, and the requests (for their header and lease)."""
-    parts, seen = [], []
-    for request in requests:
-        seen.append(request)
-        parts.append(request.chunk.data)
-    return b"".join(parts), seen
-
-
-# Map and recording RPCs check a lease when one is sent; the SDK sends none with snapshot
-# uploads or (without a lease wallet) recording requests. Navigation needs its leases.
-OPTIONAL_LEASE = LeaseCheck(optional=True)
-NAVIGATION_LEASES = LeaseCheck("leases")
 
 
 class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
@@ -398,13 +380,6 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
     def NavigationFeedback(self, request, response, context):
         with self.robot.lock:
             self.graph_nav.feedback(request.command_id, response)
-
-
-def se2_from_pose2(pose) -> Se2:
-    """An SE2Pose proto as Se2 (non-finite values become zero)."""
-    values = (pose.position.x, pose.position.y, pose.angle)
-    x, y, angle = (v if math.isfinite(v) else 0.0 for v in values)
-    return Se2(x, y, angle)
 
 
 def spec() -> ServiceSpec:

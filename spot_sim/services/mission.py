@@ -11,12 +11,10 @@ from bosdyn.client import data_chunk
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mission.runner import MissionRunner
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import LeaseCheck, set_error, unary
+from spot_sim.rpc import CHUNK_BYTES, LeaseCheck, set_error, unary
 from spot_sim.services import ServiceSpec
 from spot_sim.services.time_sync import ROBOT_CLOCK
 from spot_sim.state_report import robot_state
-
-CHUNK_BYTES = 1_000_000
 
 
 def _lease_refused(response, uses) -> None:

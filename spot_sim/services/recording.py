@@ -8,9 +8,8 @@ from spot_sim.graph_nav.map import InvalidGraphError, validate
 from spot_sim.graph_nav.navigation import fiducial_poses
 from spot_sim.graph_nav.recording import Recorder, RecordingError
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import OPTIONAL_LEASE, set_error, unary
 from spot_sim.services import ServiceSpec
-from spot_sim.services.graph_nav import OPTIONAL_LEASE
 
 
 class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServicer):

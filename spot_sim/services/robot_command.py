@@ -51,31 +51,14 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         """Check every part of the command, then start them all (nothing starts if any part
         is refused)."""
         robot = self.robot
-        command = request.command
-        sync = command.synchronized_command if command.HasField("synchronized_command") \
-            else None
-        arm_request = sync.arm_command if sync is not None and sync.HasField("arm_command") \
-            else None
-        gripper_request = sync.gripper_command if sync is not None and \
-            sync.HasField("gripper_command") else None
+        arm_request, gripper_request = _manipulator_requests(request.command)
         manipulator = arm_request is not None or gripper_request is not None
-        if manipulator and robot.arm is None:
-            raise CommandRejectedError(Response.STATUS_UNSUPPORTED, "this robot has no arm")
-        if manipulator and not robot.license.allows("arm"):
-            raise CommandRejectedError(Response.STATUS_UNSUPPORTED, robot.license.refusal("arm"))
         kind, body = None, None
-        if not manipulator or sync.HasField("mobility_command"):
-            kind, body = _classify(command)
+        if not manipulator or request.command.synchronized_command.HasField("mobility_command"):
+            kind, body = _classify(request.command)
             if kind is None:
                 raise CommandRejectedError(Response.STATUS_UNSUPPORTED, body)
-        if kind == "joint" and not robot.license.allows("joint_control"):
-            raise CommandRejectedError(Response.STATUS_UNSUPPORTED,
-                                       robot.license.refusal("joint_control"))
-        if robot.active_fault() and (manipulator or kind not in _ALLOWED_IN_FAULT):
-            raise CommandRejectedError(Response.STATUS_BEHAVIOR_FAULT,
-                                       "the robot has an active behavior fault")
-        if (manipulator or kind in _NEEDS_POWER) and not robot.powered:
-            raise CommandRejectedError(Response.STATUS_NOT_POWERED_ON, "motor power is off")
+        _check_robot_allows(robot, kind, manipulator)
         now = self.clock.now_nsec()
         arm_task = gripper_task = None
         if arm_request is not None:
@@ -202,6 +185,33 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         response.status = response.STATUS_CLEARED if cleared else response.STATUS_NOT_CLEARED
 
 
+def _manipulator_requests(command: robot_command_pb2.RobotCommand) -> tuple:
+    """The (arm, gripper) requests of a synchronized command; None for a part it lacks."""
+    if not command.HasField("synchronized_command"):
+        return None, None
+    sync = command.synchronized_command
+    return (sync.arm_command if sync.HasField("arm_command") else None,
+            sync.gripper_command if sync.HasField("gripper_command") else None)
+
+
+def _check_robot_allows(robot: SimRobot, kind: str | None, manipulator: bool) -> None:
+    """Raise CommandRejectedError unless the robot can run a command of ``kind`` (None: no
+    mobility part) with or without an arm/gripper part: hardware, license, faults, power."""
+    license = robot.license
+    if manipulator and robot.arm is None:
+        raise CommandRejectedError(Response.STATUS_UNSUPPORTED, "this robot has no arm")
+    if manipulator and not license.allows("arm"):
+        raise CommandRejectedError(Response.STATUS_UNSUPPORTED, license.refusal("arm"))
+    if kind == "joint" and not license.allows("joint_control"):
+        raise CommandRejectedError(Response.STATUS_UNSUPPORTED,
+                                   license.refusal("joint_control"))
+    if robot.active_fault() and (manipulator or kind not in _ALLOWED_IN_FAULT):
+        raise CommandRejectedError(Response.STATUS_BEHAVIOR_FAULT,
+                                   "the robot has an active behavior fault")
+    if (manipulator or kind in _NEEDS_POWER) and not robot.powered:
+        raise CommandRejectedError(Response.STATUS_NOT_POWERED_ON, "motor power is off")
+
+
 def _classify(command: robot_command_pb2.RobotCommand):
     """(kind, request message) of a RobotCommand, or (None, reason) when unsupported."""
     which = command.WhichOneof("command")
@@ -231,73 +241,101 @@ def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
         if command.id in arm.gripper_tasks:
             arm_command.fill_gripper_feedback(arm, arm.gripper_tasks[command.id], now,
                                               sync.gripper_command_feedback)
-    if command.kind == "manipulator":
-        return
-    still_active = robot.mobility_command is command
-    status = command.status
-    if command.kind in FULL_BODY_KINDS:
+    if command.kind in _FULL_BODY_FEEDBACK:
         fb = feedback.full_body_feedback
-        fb.status = status
-        if command.kind == "stop_fb":
-            fb.stop_feedback.SetInParent()
-        elif command.kind == "freeze":
-            fb.freeze_feedback.SetInParent()
-        elif command.kind == "selfright":
-            fb.selfright_feedback.status = (basic.SelfRightCommand.Feedback.STATUS_COMPLETED
-                                            if command.done else
-                                            basic.SelfRightCommand.Feedback.STATUS_IN_PROGRESS)
-        elif command.kind == "safe_power_off":
-            off = robot.motor_power == MotorPower.STATE_OFF
-            fb.safe_power_off_feedback.status = (
-                basic.SafePowerOffCommand.Feedback.STATUS_POWERED_OFF if off
-                else basic.SafePowerOffCommand.Feedback.STATUS_IN_PROGRESS)
-        elif command.kind == "joint":
-            active = robot.joint_mode.command_id == command.id
-            fb.joint_feedback.status = (basic.JointCommand.Feedback.STATUS_ACTIVE if active
-                                        else basic.JointCommand.Feedback.STATUS_UNKNOWN)
-        elif command.kind == "battery_change_pose":
-            fb.battery_change_pose_feedback.status = (
-                basic.BatteryChangePoseCommand.Feedback.STATUS_COMPLETED if command.done
-                else basic.BatteryChangePoseCommand.Feedback.STATUS_IN_PROGRESS)
-        return
-    fb = feedback.synchronized_feedback.mobility_command_feedback
-    fb.status = status
+        fb.status = command.status
+        _FULL_BODY_FEEDBACK[command.kind](robot, command, now, fb)
+    elif command.kind in _MOBILITY_FEEDBACK:
+        fb = feedback.synchronized_feedback.mobility_command_feedback
+        fb.status = command.status
+        _MOBILITY_FEEDBACK[command.kind](robot, command, now, fb)
+
+
+def _settled_in_place(robot: SimRobot, command: Command, now: int) -> bool:
+    """Whether ``command`` still drives the robot and the legs stand still, standing."""
     posture = robot.posture
-    if command.kind == "stand":
-        standing = still_active and posture.standing and not posture.moving(now)
-        fb.stand_feedback.status = (basic.StandCommand.Feedback.STATUS_IS_STANDING if standing
-                                    else basic.StandCommand.Feedback.STATUS_IN_PROGRESS)
-        fb.stand_feedback.standing_state = basic.StandCommand.Feedback.STANDING_CONTROLLED
-    elif command.kind == "sit":
-        sitting = not posture.standing and not posture.moving(now)
-        fb.sit_feedback.status = (basic.SitCommand.Feedback.STATUS_IS_SITTING if sitting
-                                  else basic.SitCommand.Feedback.STATUS_IN_PROGRESS)
-    elif command.kind == "velocity":
-        fb.se2_velocity_feedback.SetInParent()
-    elif command.kind == "stance":
-        Stance = basic.StanceCommand.Feedback
-        if not command.details.get("reachable", True):
-            fb.stance_feedback.status = Stance.STATUS_TOO_FAR_AWAY
-        elif still_active and posture.standing and not posture.moving(now):
-            fb.stance_feedback.status = Stance.STATUS_STANCED
-        else:
-            fb.stance_feedback.status = Stance.STATUS_GOING_TO_STANCE
-    elif command.kind == "stop":
-        fb.stop_feedback.SetInParent()
-    elif command.kind == "trajectory":
-        traj = fb.se2_trajectory_feedback
-        reached = mobility.goal_reached(robot.odom_body, command.goal)
-        distance, _ = mobility.distance_to(robot.odom_body, command.goal)
-        moving = robot.body_velocity != Se2()
-        Traj = basic.SE2TrajectoryCommand.Feedback
-        if reached:
-            traj.status = Traj.STATUS_AT_GOAL
-        elif distance < mobility.NEAR_GOAL_DIST:
-            traj.status = Traj.STATUS_NEAR_GOAL
-        else:
-            traj.status = Traj.STATUS_GOING_TO_GOAL
-        traj.body_movement_status = Traj.BODY_STATUS_MOVING if moving else Traj.BODY_STATUS_SETTLED
-        traj.final_goal_status = Traj.FINAL_GOAL_STATUS_ACHIEVABLE
+    return robot.mobility_command is command and posture.standing and not posture.moving(now)
+
+
+def _selfright(robot, command, now, fb) -> None:
+    Self = basic.SelfRightCommand.Feedback
+    fb.selfright_feedback.status = Self.STATUS_COMPLETED if command.done \
+        else Self.STATUS_IN_PROGRESS
+
+
+def _safe_power_off(robot, command, now, fb) -> None:
+    Off = basic.SafePowerOffCommand.Feedback
+    fb.safe_power_off_feedback.status = Off.STATUS_POWERED_OFF \
+        if robot.motor_power == MotorPower.STATE_OFF else Off.STATUS_IN_PROGRESS
+
+
+def _joint(robot, command, now, fb) -> None:
+    Joint = basic.JointCommand.Feedback
+    fb.joint_feedback.status = Joint.STATUS_ACTIVE \
+        if robot.joint_mode.command_id == command.id else Joint.STATUS_UNKNOWN
+
+
+def _battery_change_pose(robot, command, now, fb) -> None:
+    Pose = basic.BatteryChangePoseCommand.Feedback
+    fb.battery_change_pose_feedback.status = Pose.STATUS_COMPLETED if command.done \
+        else Pose.STATUS_IN_PROGRESS
+
+
+def _stand(robot, command, now, fb) -> None:
+    Stand = basic.StandCommand.Feedback
+    fb.stand_feedback.status = Stand.STATUS_IS_STANDING \
+        if _settled_in_place(robot, command, now) else Stand.STATUS_IN_PROGRESS
+    fb.stand_feedback.standing_state = Stand.STANDING_CONTROLLED
+
+
+def _sit(robot, command, now, fb) -> None:
+    Sit = basic.SitCommand.Feedback
+    posture = robot.posture
+    fb.sit_feedback.status = Sit.STATUS_IS_SITTING \
+        if not posture.standing and not posture.moving(now) else Sit.STATUS_IN_PROGRESS
+
+
+def _stance(robot, command, now, fb) -> None:
+    Stance = basic.StanceCommand.Feedback
+    if not command.details.get("reachable", True):
+        fb.stance_feedback.status = Stance.STATUS_TOO_FAR_AWAY
+    elif _settled_in_place(robot, command, now):
+        fb.stance_feedback.status = Stance.STATUS_STANCED
+    else:
+        fb.stance_feedback.status = Stance.STATUS_GOING_TO_STANCE
+
+
+def _trajectory(robot, command, now, fb) -> None:
+    Traj = basic.SE2TrajectoryCommand.Feedback
+    traj = fb.se2_trajectory_feedback
+    distance, _ = mobility.distance_to(robot.odom_body, command.goal)
+    if mobility.goal_reached(robot.odom_body, command.goal):
+        traj.status = Traj.STATUS_AT_GOAL
+    elif distance < mobility.NEAR_GOAL_DIST:
+        traj.status = Traj.STATUS_NEAR_GOAL
+    else:
+        traj.status = Traj.STATUS_GOING_TO_GOAL
+    traj.body_movement_status = Traj.BODY_STATUS_MOVING if robot.body_velocity != Se2() \
+        else Traj.BODY_STATUS_SETTLED
+    traj.final_goal_status = Traj.FINAL_GOAL_STATUS_ACHIEVABLE
+
+
+def _present(name: str):
+    """Feedback that only says which command it is (an empty message named ``name``)."""
+    return lambda robot, command, now, fb: getattr(fb, name).SetInParent()
+
+
+# Feedback per command kind: fn(robot, command, now_ns, feedback message) fills the
+# command's part; full-body kinds write FullBodyCommand.Feedback, mobility kinds
+# MobilityCommand.Feedback. "manipulator" commands have only arm and gripper feedback.
+_FULL_BODY_FEEDBACK = {
+    "stop_fb": _present("stop_feedback"), "freeze": _present("freeze_feedback"),
+    "selfright": _selfright, "safe_power_off": _safe_power_off, "joint": _joint,
+    "battery_change_pose": _battery_change_pose}
+_MOBILITY_FEEDBACK = {
+    "stand": _stand, "sit": _sit, "velocity": _present("se2_velocity_feedback"),
+    "stance": _stance, "stop": _present("stop_feedback"), "trajectory": _trajectory}
+assert set(_FULL_BODY_FEEDBACK) == FULL_BODY_KINDS
 
 
 def spec() -> ServiceSpec:
