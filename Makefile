@@ -1,5 +1,5 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
-.PHONY: run test test-fast test-field setup lint bench clean
+.PHONY: run test test-fast test-field setup lint config bench clean
 
 run: setup
 	@scripts/run.sh $(ARGS)
@@ -20,6 +20,11 @@ setup:
 
 lint: setup
 	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch
+
+# config/spot_driver.yaml from the parameters the driver declares (spot_driver/config_file.py).
+config: setup
+	@.venv/bin/python -c "from spot_driver import config_file, registry; \
+	open('config/spot_driver.yaml', 'w').write(config_file.render(list(registry.SECTIONS)))"
 
 bench: setup
 	@scripts/run_benchmarks.sh

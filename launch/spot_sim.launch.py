@@ -1,7 +1,7 @@
 """The simulated Spot and the driver connected to it, in one launch (what `make run` starts).
 
-    ros2 launch spot_driver spot_sim.launch.py [arm:=true] [robot_name:=spot1] [port:=0]
-        [sim_profile:=field]
+    ros2 launch spot_driver spot_sim.launch.py [arm:=true] [lidar:=false] [color_cameras:=true]
+        [robot_name:=spot1] [port:=0] [sim_profile:=field]
 
 The robot listens on 127.0.0.1 (a free port unless `port` is given) with its CA in
 `certs_dir`; the driver gets that port and CA. The robot's password is SPOT_SIM_PASSWORD when
@@ -30,6 +30,7 @@ from launch.substitutions import LaunchConfiguration
 
 from launch import LaunchDescription
 from spot_driver.registry import CAPABILITIES
+from spot_sim.hardware import OPTIONS as HARDWARE
 
 SHARE = get_package_share_directory("spot_driver")
 SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)
@@ -56,8 +57,9 @@ def _robot_and_driver(context):
                  "PYTHONUNBUFFERED": "1"}
     sim_args = [sys.executable, "-m", "spot_sim", "--port", str(port), "--certs-dir", certs,
                 "--profile", arg("sim_profile")]
-    if arg("arm").lower() == "true":
-        sim_args.append("--arm")
+    for option in HARDWARE:
+        fitted = arg(option.name).lower() == "true"
+        sim_args.append(f"--{option.flag}" if fitted else f"--no-{option.flag}")
     robot = ExecuteProcess(cmd=sim_args, name="spot_sim", output="screen",
                            additional_env=robot_env, sigterm_timeout="5")
     driver_arguments = {name: arg(name) for name in DRIVER_ARGUMENTS}
@@ -96,8 +98,9 @@ def generate_launch_description() -> LaunchDescription:
                               description="port of the simulated robot on 127.0.0.1 (0: free)"),
         DeclareLaunchArgument("certs_dir", default_value=os.path.join("~", ".spot_sim_certs"),
                               description="where the simulated robot keeps its CA"),
-        DeclareLaunchArgument("arm", default_value="false",
-                              description="give the simulated robot an arm"),
+        *[DeclareLaunchArgument(option.name, default_value=str(option.default).lower(),
+                                description=f"the simulated robot has {option.help}")
+          for option in HARDWARE],
         DeclareLaunchArgument("sim_profile", default_value="default",
                               description="default (deterministic) or field (a robot on Wi-Fi)"),
         *[DeclareLaunchArgument(name, default_value=value,

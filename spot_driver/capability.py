@@ -3,7 +3,8 @@
 A capability (``spot_driver/<name>/``) declares itself once, in its ``__init__.py``, as a
 ``Capability``: its nodes (by import path, so launch files can read the registry without
 importing ROS nodes), the executor they spin in, the SDK clients it needs registered, and the
-section of ``config/spot_driver.yaml`` that holds its parameters. ``registry.py`` lists them;
+parameters it reads (a ``Section`` of ``config/spot_driver.yaml``, which is rendered from these
+declarations). ``registry.py`` lists them;
 ``main.py``, the launch files, the connection and the diagnostics read that list.
 
 This module imports nothing from ROS or the SDK.
@@ -26,6 +27,31 @@ def load(path: str):
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """One ROS parameter of the driver as ``config/spot_driver.yaml`` shows it: its default
+    there and its description (what ``ros2 param describe`` says). A parameter without a
+    default (``None``) is optional and shown commented out with ``example``."""
+
+    name: str
+    default: object
+    description: str
+    example: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """The parameters one capability (or the connection) reads, under ``heading`` in the
+    config file."""
+
+    heading: str
+    parameters: tuple[Parameter, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+
+@dataclass(frozen=True)
 class Capability:
     """One capability of the driver.
 
@@ -36,6 +62,13 @@ class Capability:
     SDK clients that ``create_standard_sdk`` does not register by itself. ``uses`` names the
     other optional capabilities whose plain classes this one imports (their nodes need not
     run); a capability imports the core and these, nothing else.
+
+    The recipe's other places, checked by ``test/test_recipe.py``: ``readme`` is the heading
+    of its interface section in the README; ``health`` the ``/diagnostics`` aspects its nodes
+    report (``spot_driver: <aspect>...``); ``field_test`` a test of it in
+    ``test/field_pass.txt`` (or, after "none: ", why the field profile cannot matter to it);
+    ``unsimulated`` the robot services it calls that the simulator does not serve, each with
+    the reason.
     """
 
     name: str
@@ -45,8 +78,12 @@ class Capability:
     optional: bool = True
     default_enabled: bool = True  # optional ones only: on unless switched off
     sdk_clients: tuple[str, ...] = ()
-    parameters: str = ""  # the "# --- <section> ---" heading in config/spot_driver.yaml
+    parameters: Section | None = None
     uses: tuple[str, ...] = ()
+    readme: str = ""
+    health: tuple[str, ...] = ()
+    field_test: str = ""
+    unsimulated: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:

@@ -6,13 +6,19 @@ Reading the registry imports no ROS node: launch files use it for their argument
 
 from importlib import import_module
 
-from spot_driver.capability import Capability, load
+from spot_driver.capability import Capability, Parameter, Section, load
+from spot_driver.driver_parameters import CONNECTION
 
 PACKAGES = ("state", "body", "motion", "perception", "manipulation", "docking", "missions",
             "autonomy", "choreography", "description", "network", "low_level", "diagnostics")
 CAPABILITIES: tuple[Capability, ...] = tuple(
     import_module(f"spot_driver.{name}").CAPABILITY for name in PACKAGES)
 OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)
+# Every parameter section, as config/spot_driver.yaml shows them: the connection's, then each
+# capability's in registry order.
+SECTIONS: tuple[Section, ...] = (CONNECTION, *(c.parameters for c in CAPABILITIES
+                                               if c.parameters is not None))
+PARAMETERS: dict[str, Parameter] = {p.name: p for s in SECTIONS for p in s.parameters}
 
 
 def enabled(switches: dict[str, bool]) -> list[Capability]:

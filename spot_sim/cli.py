@@ -12,6 +12,7 @@ from bosdyn.api.point_cloud_pb2 import PointCloud
 from spot_sim.admin import AdminServer
 from spot_sim.config import SimConfig
 from spot_sim.field import PROFILES, knob_flags, parse_range
+from spot_sim.hardware import OPTIONS
 from spot_sim.server import SimulatedSpot
 
 LIDAR_ENCODINGS = {"32F": PointCloud.ENCODING_XYZ_32F, "4SC": PointCloud.ENCODING_XYZ_4SC,
@@ -26,11 +27,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--username", default=os.environ.get("SPOT_SIM_USERNAME", "user"))
     parser.add_argument("--password", default=None,
                         help="robot password (default: $SPOT_SIM_PASSWORD or 'password')")
-    parser.add_argument("--arm", action="store_true", help="give the robot an arm")
-    parser.add_argument("--color-cameras", action="store_true",
-                        help="RGB body cameras (default: greyscale, as on most Spots)")
-    parser.add_argument("--no-lidar", action="store_true",
-                        help="no lidar payload (velodyne-point-cloud service)")
+    hardware = parser.add_argument_group("optional hardware")
+    for option in OPTIONS:
+        hardware.add_argument(f"--{option.flag}", dest=option.name,
+                              action=argparse.BooleanOptionalAction, default=option.default,
+                              help=option.help)
     parser.add_argument("--lidar-encoding", choices=sorted(LIDAR_ENCODINGS), default="32F",
                         help="encoding of the lidar's point clouds")
     parser.add_argument("--clock-offset", type=float, default=12.345,
@@ -75,10 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     password = args.password or os.environ.get("SPOT_SIM_PASSWORD", "password")
-    config = SimConfig(username=args.username, password=password, has_arm=args.arm,
+    config = SimConfig(username=args.username, password=password,
                        clock_offset_sec=args.clock_offset,
                        estop_required=not args.no_estop_required,
-                       color_cameras=args.color_cameras, has_lidar=not args.no_lidar,
+                       **{option.field: getattr(args, option.name) for option in OPTIONS},
                        start_docked_id=args.docked,
                        withheld_features=tuple(args.withhold_feature), field=profile)
     sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port)

@@ -20,39 +20,10 @@ from spot_sim.graph_nav.recording import Recorder
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import AuthInterceptor, TokenIssuer
 from spot_sim.sensors import Sensors
-from spot_sim.services import (
-    autowalk,
-    camera_settings,
-    choreography,
-    data_buffer,
-    directory_registration,
-    docking,
-    estop,
-    fault,
-    graph_nav,
-    identity,
-    image,
-    inverse_kinematics,
-    joint_streaming,
-    keepalive,
-    lease,
-    license,
-    local_grid,
-    log_status,
-    manipulation,
-    map_processing,
-    mission,
-    payload,
-    point_cloud,
-    power,
-    ray_cast,
-    recording,
-    robot_command,
-    robot_state,
-    spot_check,
-    time_sync,
-    world_object,
-)
+from spot_sim.services import SimParts, registry
+from spot_sim.services.data_buffer import DataStore
+from spot_sim.services.identity import directory_entries
+from spot_sim.services.payload import PayloadRegistry
 
 _LOG = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -84,83 +55,27 @@ class SimulatedSpot:
         self.commands = CommandLog((self.config.max_vel_x, self.config.max_vel_y,
                                     self.config.max_vel_yaw))
         self.faults = FaultControl(self)
-        self.time_sync = time_sync.TimeSyncServicer(self.clock)
         self.sensors = Sensors(self.config.has_arm, self.config.color_cameras)
-        command = robot_command.RobotCommandServicer(self.robot, self.time_sync)
-        power_servicer = power.PowerServicer(self.robot)
-        docking_servicer = docking.DockingServicer(self.robot)
         self.graph_nav = GraphNav(self.sensors.scene)
         self.recorder = Recorder(self.graph_nav, self.sensors)
         self.robot.step_hooks += [self.graph_nav.step, self.recorder.step]
-        graph_nav_servicer = graph_nav.GraphNavServicer(self.robot, self.graph_nav,
-                                                        self.recorder, self.time_sync)
-        self.choreography = choreography.ChoreographyServicer(self.robot)
-        self.mission = mission.MissionServicer(self.robot, mission.RobotServices(
-            self.robot, command, power_servicer, docking_servicer, graph_nav_servicer))
-        self.data = data_buffer.DataStore(self.clock)
-        self.payloads = payload.PayloadRegistry()
-        self.keepalive = keepalive.KeepaliveServicer(self.robot, self.data)
-        self.ir = camera_settings.IREnableDisableServicer(self.clock)
-        pc_servicer = point_cloud.PointCloudServicer(self.robot, self.sensors,
-                                                     self.config.has_lidar)
-        data_specs, payload_specs = data_buffer.specs(), payload.specs()
-        streaming_specs = joint_streaming.specs()
-        self._servicers = [
-            (identity.specs()[0], identity.RobotIdServicer(self.config, self.clock)),
-            (identity.specs()[1], identity.AuthServicer(self.config, self.clock, self.tokens)),
-            (time_sync.spec(), self.time_sync),
-            (lease.spec(), lease.LeaseServicer(self.robot, self.tokens)),
-            (estop.spec(), estop.EstopServicer(self.robot)),
-            (power.spec(), power_servicer),
-            (robot_command.spec(), command),
-            (image.spec(), image.ImageServicer(self.robot, self.sensors)),
-            (docking.spec(), docking_servicer),
-            (world_object.spec(), world_object.WorldObjectServicer(self.robot)),
-            (mission.spec(), self.mission),
-            (graph_nav.spec(), graph_nav_servicer),
-            (recording.spec(), recording.RecordingServicer(self.robot, self.recorder)),
-            (map_processing.spec(), map_processing.MapProcessingServicer(self.robot,
-                                                                         self.graph_nav)),
-            (local_grid.spec(), local_grid.LocalGridServicer(self.robot, self.sensors.scene)),
-            (autowalk.spec(), autowalk.AutowalkServicer(self.clock, self.mission)),
-            (choreography.spec(), self.choreography),
-            (license.spec(), license.LicenseServicer(self.clock, self.robot.license)),
-            (fault.spec(), fault.FaultServicer(self.clock, self.robot.service_faults)),
-            (data_specs[0], data_buffer.DataBufferServicer(self.clock, self.data)),
-            (data_specs[1], data_buffer.DataServicer(self.clock, self.data)),
-            (keepalive.spec(), self.keepalive),
-            (payload_specs[0], payload.PayloadServicer(self.clock, self.payloads)),
-            (payload_specs[1], payload.PayloadRegistrationServicer(self.clock, self.payloads,
-                                                                   self.tokens)),
-            (log_status.spec(), log_status.LogStatusServicer(self.clock)),
-            (ray_cast.spec(), ray_cast.RayCastServicer(self.robot, self.sensors.scene)),
-            (camera_settings.ir_spec(), self.ir),
-            (spot_check.spec(), spot_check.SpotCheckServicer(self.robot, self.config.field)),
-            (streaming_specs[0], joint_streaming.RobotStateStreamingServicer(self.robot)),
-            (streaming_specs[1], joint_streaming.RobotCommandStreamingServicer(self.robot)),
-            *[(spec, pc_servicer) for spec in point_cloud.specs(self.config.has_lidar)],
-        ]
-        if self.config.has_arm:
-            self._servicers += [
-                (manipulation.spec(), manipulation.ManipulationServicer(
-                    self.robot, self.sensors.scene)),
-                (inverse_kinematics.spec(),
-                 inverse_kinematics.InverseKinematicsServicer(self.robot)),
-                (camera_settings.gripper_spec(),
-                 camera_settings.GripperCameraParamServicer(self.clock)),
-            ]
-        directory_spec = identity.specs()[2]
-        registration_spec = directory_registration.spec()
-        all_specs = [spec for spec, _ in self._servicers] + [directory_spec, registration_spec,
-                                                             robot_state.spec()]
+        self.data = DataStore(self.clock)
+        self.payloads = PayloadRegistry()
+        served = registry.served(self.config)
         self.directory = Directory(self.clock, self.robot.service_faults,
-                                   identity.directory_entries(self.clock, all_specs))
-        self._servicers += [
-            (directory_spec, identity.DirectoryServicer(self.clock, self.directory)),
-            (registration_spec,
-             directory_registration.DirectoryRegistrationServicer(self.clock, self.directory)),
-            (robot_state.spec(), robot_state.RobotStateServicer(self.robot, self.directory)),
-        ]
+                                   directory_entries(self.clock, [s.spec for s in served]))
+        parts = SimParts(self.config, self.clock, self.robot, self.tokens, self.sensors,
+                         self.graph_nav, self.recorder, self.data, self.payloads, self.directory)
+        self._servicers = []
+        for service in served:
+            parts.servicers[service.spec.name] = service.build(parts)
+            self._servicers.append((service.spec, parts.servicers[service.spec.name]))
+        # The servicers that tests, the admin channel and start/stop reach by name.
+        self.time_sync = parts.servicer("time-sync")
+        self.choreography = parts.servicer("choreography")
+        self.mission = parts.servicer("robot-mission")
+        self.keepalive = parts.servicer("keepalive")
+        self.ir = parts.servicer("ir-enable-disable-service")
 
     def authorize_payload(self, guid: str, authorized: bool = True) -> bool:
         """What an administrator does in the robot's web interface for a new payload."""

@@ -178,6 +178,7 @@ def _packed(node: nodes_pb2.Node) -> nodes_pb2.Node:
 @pytest.mark.parametrize("encoding", ["typed", "impl"])
 def test_mission_with_a_prompt_answered_over_ros(world, tmp_path, encoding):
     sim, _driver, ros = world
+    assert ros.call(Trigger, "/power_on").success  # the mission's commands need motor power
     prompt = nodes_pb2.Prompt(text="Sit down now?", source="answer",
                               options=[nodes_pb2.Prompt.Option(text="yes", answer_code=1),
                                        nodes_pb2.Prompt.Option(text="no", answer_code=0)])

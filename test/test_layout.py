@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ros_harness import REPO
 
-from spot_driver import registry
+from spot_driver import config_file, registry
 from spot_driver.capability import EXECUTORS, load
 
 DRIVER = REPO / "spot_driver"
@@ -29,10 +29,34 @@ def test_every_folder_is_a_registered_capability_and_every_capability_a_folder()
             assert hasattr(load(path), "default_service_name"), path
 
 
-def test_each_optional_capability_has_its_parameter_section():
-    config = (REPO / "config" / "spot_driver.yaml").read_text()
+def _declared_names() -> set[str]:
+    """Parameter names the driver's nodes declare by a literal (``declare(node, "name")``)."""
+    names = set()
+    for path in DRIVER.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "declare" and \
+                    len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+                names.add(node.args[1].value)
+    return names
+
+
+def test_the_config_file_is_rendered_from_the_parameters_each_capability_declares():
     for capability in registry.CAPABILITIES:
-        assert f"# --- {capability.parameters}" in config, capability.name
+        section = capability.parameters
+        assert section is not None and section.parameters, f"{capability.name}: no parameters"
+        assert all(p.description for p in section.parameters), capability.name
+    config = (REPO / "config" / "spot_driver.yaml").read_text()
+    assert config == config_file.render(list(registry.SECTIONS)), \
+        "config/spot_driver.yaml is not the rendering of the declarations: run make config"
+    names = [p.name for s in registry.SECTIONS for p in s.parameters]
+    assert len(names) == len(set(names)), "a parameter is declared in two sections"
+    declared = _declared_names()
+    undescribed = declared - set(registry.PARAMETERS)
+    assert not undescribed, f"nodes declare parameters no section describes: {undescribed}"
+    # The body's velocity limits and the cameras' optional rates are declared in loops.
+    unread = set(registry.PARAMETERS) - declared - {
+        "max_linear_velocity_x", "max_linear_velocity_y", "max_angular_velocity_z", "rates"}
+    assert not unread, f"sections describe parameters no node declares: {unread}"
 
 
 def test_nodes_make_no_sdk_clients_and_conversions_import_no_robot_classes():

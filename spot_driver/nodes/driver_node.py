@@ -30,7 +30,9 @@ class DriverNode(Node):
         self.auto_claim = declare(self, "auto_claim", False)
         self.auto_power_on = declare(self, "auto_power_on", False)
         self.auto_stand = declare(self, "auto_stand", False)
-        self.capabilities = {c.name: declare(self, f"enable_{c.name}", c.default_enabled)
-                             for c in registry.CAPABILITIES if c.optional}
+        self.capabilities = {
+            c.name: declare(self, f"enable_{c.name}", c.default_enabled,
+                            f"{c.summary} (launch argument {c.launch_argument}:=true|false)")
+            for c in registry.CAPABILITIES if c.optional}
         if not self.connection_config.hostname:
             raise ValueError("parameter 'hostname' is required (the robot's address)")

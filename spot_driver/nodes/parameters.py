@@ -7,9 +7,7 @@ values.
 """
 
 import math
-import re
 from collections.abc import Callable
-from functools import cache
 
 from rcl_interfaces.msg import (
     FloatingPointRange,
@@ -19,36 +17,19 @@ from rcl_interfaces.msg import (
 )
 from rclpy.node import Node
 
-from spot_driver.description.robot_model import urdf_dir
+from spot_driver import registry
 
 Check = Callable[[object], str]  # value -> "" when acceptable, else why not
 Apply = Callable[[object], None]
-
-
-@cache
-def descriptions() -> dict[str, str]:
-    """Each parameter's comment in config/spot_driver.yaml (where every parameter is
-    documented), continuation lines included."""
-    config = urdf_dir().parent / "config" / "spot_driver.yaml"
-    found, last = {}, None
-    for line in config.read_text().splitlines() if config.is_file() else ():
-        match = re.match(r"\s{4}(#\s*)?([a-z_.]+):[^#]*#\s*(.*)$", line)
-        if match and not match.group(1):
-            last = match.group(2)
-            found[last] = match.group(3).strip()
-        elif last and re.match(r"\s{20,}#\s*(.*)$", line):
-            found[last] += " " + line.split("#", 1)[1].strip()
-        else:
-            last = None
-    return found
 
 
 def declare(node: Node, name: str, default, description: str = "", read_only: bool = True,
             bounds: tuple[float, float] | None = None, step: float = 0.0):
     """Declare ``name`` with a descriptor and return its value. Read-only unless the node
     applies changes (``on_change``); numbers get their range; the description defaults to the
-    parameter's comment in config/spot_driver.yaml."""
-    text = description or descriptions().get(name, "")
+    one declared with the parameter (``registry.PARAMETERS``)."""
+    declared = registry.PARAMETERS.get(name) or registry.PARAMETERS.get(name.split(".")[0])
+    text = description or (declared.description if declared is not None else "")
     if read_only:
         text = f"{text} (read-only: restart the driver to change it)".strip()
     descriptor = ParameterDescriptor(description=text, read_only=read_only)

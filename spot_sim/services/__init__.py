@@ -1,7 +1,13 @@
-"""gRPC servicers of the simulated robot, one module per Spot API service."""
+"""gRPC servicers of the simulated robot, one module per Spot API service.
+
+Each module declares what it serves in ``SERVICES``: one ``Served`` per gRPC service (or
+directory entry), with the function that builds its servicer from the robot's parts and the
+optional hardware it needs. ``registry.py`` lists the modules; the server serves what they
+declare, in that order.
+"""
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -14,3 +20,36 @@ class ServiceSpec:
     authority: str
     add_to_server: Callable[[Any, Any], None]
     user_token_required: bool = True
+
+
+@dataclass
+class SimParts:
+    """What servicers are built from: the robot's configuration, clock and state, the parts
+    beside it (sensors, GraphNav, the data store, ...), and the servicers built so far (a
+    servicer that calls another gets it by service name; ``registry`` orders them so)."""
+
+    config: Any
+    clock: Any
+    robot: Any
+    tokens: Any
+    sensors: Any
+    graph_nav: Any
+    recorder: Any
+    data: Any
+    payloads: Any
+    directory: Any
+    servicers: dict[str, Any] = field(default_factory=dict)
+
+    def servicer(self, name: str) -> Any:
+        """The servicer of service ``name`` (built earlier in the registry's order)."""
+        return self.servicers[name]
+
+
+@dataclass(frozen=True)
+class Served:
+    """One service of the simulated robot: its spec, ``build(parts)`` -> servicer, and the
+    ``hardware`` option (``spot_sim.hardware``) without which it is not served."""
+
+    spec: ServiceSpec
+    build: Callable[[SimParts], Any]
+    hardware: str = ""

@@ -10,7 +10,7 @@ from google.protobuf.message import DecodeError
 
 from spot_sim.graph_nav.autowalk import compile_walk
 from spot_sim.rpc import CHUNK_BYTES
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 def _node_ids(info: mission_pb2.NodeInfo) -> dict[str, int]:
@@ -103,3 +103,7 @@ def spec() -> ServiceSpec:
     return ServiceSpec("autowalk-service", "bosdyn.api.autowalk.AutowalkService",
                        "api.spot.robot",
                        autowalk_service_pb2_grpc.add_AutowalkServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: AutowalkServicer(parts.clock,
+                                                            parts.servicer("robot-mission"))),)

@@ -10,7 +10,7 @@ from bosdyn.api import (
 from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.rpc import set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 _RANGES = {"brightness": (0.0, 1.0), "contrast": (0.0, 1.0), "saturation": (0.0, 1.0),
            "gain": (0.0, 1.0), "exposure_absolute": (0.0, 1.0), "focus_absolute": (0.0, 1.0)}
@@ -74,3 +74,10 @@ def ir_spec() -> ServiceSpec:
     return ServiceSpec(
         "ir-enable-disable-service", "bosdyn.api.IREnableDisableService", "api.spot.robot",
         ir_enable_disable_service_pb2_grpc.add_IREnableDisableServiceServicer_to_server)
+
+
+SERVICES = (
+    Served(ir_spec(), lambda parts: IREnableDisableServicer(parts.clock)),
+    Served(gripper_spec(), lambda parts: GripperCameraParamServicer(parts.clock),
+           hardware="arm"),
+)

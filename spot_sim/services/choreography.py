@@ -20,7 +20,7 @@ from spot_sim.choreography.validation import check_sequence
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import LeaseCheck, set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 Execute = seq_pb2.ExecuteChoreographyResponse
 Status = seq_pb2.ChoreographyStatusResponse
@@ -177,3 +177,6 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
 def spec() -> ServiceSpec:
     return ServiceSpec("choreography", "bosdyn.api.spot.ChoreographyService", "api.spot.robot",
                        choreography_service_pb2_grpc.add_ChoreographyServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: ChoreographyServicer(parts.robot)),)

@@ -13,7 +13,7 @@ from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.rpc import set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 _CLIENT_ERROR = buf.RecordTextMessagesResponse.Error.CLIENT_ERROR
 
@@ -220,3 +220,9 @@ def specs() -> list[ServiceSpec]:
         ServiceSpec("data", "bosdyn.api.DataService", "api.spot.robot",
                     data_service_pb2_grpc.add_DataServiceServicer_to_server),
     ]
+
+
+SERVICES = (
+    Served(specs()[0], lambda parts: DataBufferServicer(parts.clock, parts.data)),
+    Served(specs()[1], lambda parts: DataServicer(parts.clock, parts.data)),
+)

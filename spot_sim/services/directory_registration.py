@@ -7,7 +7,7 @@ from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.directory import Directory
 from spot_sim.rpc import set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 def _invalid(request, response) -> bool:
@@ -49,3 +49,7 @@ def spec() -> ServiceSpec:
     return ServiceSpec(
         "directory-registration", "bosdyn.api.DirectoryRegistrationService", "api.spot.robot",
         directory_registration_service_pb2_grpc.add_DirectoryRegistrationServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: DirectoryRegistrationServicer(
+    parts.clock, parts.directory)),)

@@ -8,7 +8,7 @@ from spot_sim.clock import timestamp_to_nsec
 from spot_sim.docking import DockingRejectedError
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import LeaseCheck, set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 Response = docking_pb2.DockingCommandResponse
 
@@ -64,3 +64,6 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("docking", "bosdyn.api.docking.DockingService", "api.spot.robot",
                        docking_service_pb2_grpc.add_DockingServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: DockingServicer(parts.robot)),)

@@ -4,7 +4,7 @@ from bosdyn.api import estop_pb2, estop_service_pb2_grpc
 
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 class EstopServicer(estop_service_pb2_grpc.EstopServiceServicer):
@@ -60,3 +60,6 @@ class EstopServicer(estop_service_pb2_grpc.EstopServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("estop", "bosdyn.api.EstopService", "api.spot.robot",
                        estop_service_pb2_grpc.add_EstopServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: EstopServicer(parts.robot)),)

@@ -5,7 +5,7 @@ from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.rpc import set_error, unary
 from spot_sim.service_faults import ServiceFaults
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 class FaultServicer(fault_service_pb2_grpc.FaultServiceServicer):
@@ -32,3 +32,7 @@ class FaultServicer(fault_service_pb2_grpc.FaultServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("fault", "bosdyn.api.FaultService", "api.spot.robot",
                        fault_service_pb2_grpc.add_FaultServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: FaultServicer(parts.clock,
+                                                        parts.robot.service_faults)),)

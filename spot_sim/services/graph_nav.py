@@ -22,7 +22,7 @@ from spot_sim.graph_nav.recording import Recorder
 from spot_sim.mobility import Se2
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import NAVIGATION_LEASES, OPTIONAL_LEASE, assemble, chunks, set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 from spot_sim.services.time_sync import TimeSyncServicer
 
 NavTo = graph_nav_pb2.NavigateToResponse
@@ -386,3 +386,7 @@ def spec() -> ServiceSpec:
     return ServiceSpec("graph-nav-service", "bosdyn.api.graph_nav.GraphNavService",
                        "api.spot.robot",
                        graph_nav_service_pb2_grpc.add_GraphNavServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: GraphNavServicer(
+    parts.robot, parts.graph_nav, parts.recorder, parts.servicer("time-sync"))),)

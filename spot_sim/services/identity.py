@@ -15,7 +15,7 @@ from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.directory import Directory
 from spot_sim.rpc import TokenIssuer, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 SOFTWARE_VERSION = (5, 2, 0)
 
@@ -101,3 +101,10 @@ def specs() -> list[ServiceSpec]:
         ServiceSpec("directory", "bosdyn.api.DirectoryService", "api.spot.robot",
                     directory_service_pb2_grpc.add_DirectoryServiceServicer_to_server),
     ]
+
+
+SERVICES = (
+    Served(specs()[0], lambda parts: RobotIdServicer(parts.config, parts.clock)),
+    Served(specs()[1], lambda parts: AuthServicer(parts.config, parts.clock, parts.tokens)),
+    Served(specs()[2], lambda parts: DirectoryServicer(parts.clock, parts.directory)),
+)

@@ -9,7 +9,7 @@ from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
 from spot_sim.sensors import InvalidRequestError, Sensors
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
@@ -51,3 +51,6 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("image", "bosdyn.api.ImageService", "api.spot.robot",
                        image_service_pb2_grpc.add_ImageServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: ImageServicer(parts.robot, parts.sensors)),)

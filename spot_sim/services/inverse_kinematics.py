@@ -13,7 +13,7 @@ from spot_sim import arm_kinematics as ak
 from spot_sim import kinematics
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 ROOT_FRAMES = ("odom", "vision")
 
@@ -111,3 +111,7 @@ def spec() -> ServiceSpec:
     return ServiceSpec(
         "inverse-kinematics", "bosdyn.api.spot.InverseKinematicsService", "api.spot.robot",
         inverse_kinematics_service_pb2_grpc.add_InverseKinematicsServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: InverseKinematicsServicer(parts.robot),
+                   hardware="arm"),)

@@ -24,7 +24,7 @@ from spot_sim import joint_control
 from spot_sim.frame_tree import body_pose
 from spot_sim.joint_control import StreamRefusedError
 from spot_sim.robot import SimRobot
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 from spot_sim.state_report import body_velocity
 
 PERIOD_S = 0.003
@@ -169,3 +169,9 @@ def specs() -> list[ServiceSpec]:
                     robot_command_service_pb2_grpc
                     .add_RobotCommandStreamingServiceServicer_to_server),
     ]
+
+
+SERVICES = (
+    Served(specs()[0], lambda parts: RobotStateStreamingServicer(parts.robot)),
+    Served(specs()[1], lambda parts: RobotCommandStreamingServicer(parts.robot)),
+)

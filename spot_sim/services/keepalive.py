@@ -13,7 +13,7 @@ from bosdyn.api.keepalive import keepalive_service_pb2_grpc
 
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 from spot_sim.services.data_buffer import DataStore
 
 CHECK_PERIOD_SEC = 0.05
@@ -144,3 +144,6 @@ class KeepaliveServicer(keepalive_service_pb2_grpc.KeepaliveServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("keepalive", "bosdyn.api.keepalive.KeepaliveService", "api.spot.robot",
                        keepalive_service_pb2_grpc.add_KeepaliveServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: KeepaliveServicer(parts.robot, parts.data)),)

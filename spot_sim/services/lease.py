@@ -4,7 +4,7 @@ from bosdyn.api import lease_pb2, lease_service_pb2_grpc
 
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import TokenIssuer, token_from_metadata, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
@@ -50,3 +50,6 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("lease", "bosdyn.api.LeaseService", "api.spot.robot",
                        lease_service_pb2_grpc.add_LeaseServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: LeaseServicer(parts.robot, parts.tokens)),)

@@ -4,7 +4,7 @@ from bosdyn.api import license_pb2, license_service_pb2_grpc
 
 from spot_sim.license import License
 from spot_sim.rpc import unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 VALID_FROM_SEC = 1_700_000_000  # 2023-11
 VALID_FOR_SEC = 20 * 365 * 86400
@@ -33,3 +33,6 @@ class LicenseServicer(license_service_pb2_grpc.LicenseServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("license", "bosdyn.api.LicenseService", "api.spot.robot",
                        license_service_pb2_grpc.add_LicenseServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: LicenseServicer(parts.clock, parts.robot.license)),)

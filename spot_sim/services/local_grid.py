@@ -7,7 +7,7 @@ from spot_sim import local_grids
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
 from spot_sim.scene import Scene
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 _Response = local_grid_pb2.LocalGridResponse
 
@@ -42,3 +42,7 @@ class LocalGridServicer(local_grid_service_pb2_grpc.LocalGridServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("local-grid-service", "bosdyn.api.LocalGridService", "api.spot.robot",
                        local_grid_service_pb2_grpc.add_LocalGridServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: LocalGridServicer(parts.robot,
+                                                             parts.sensors.scene)),)

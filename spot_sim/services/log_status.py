@@ -8,7 +8,7 @@ from bosdyn.api.log_status import log_status_pb2 as pb
 from bosdyn.api.log_status import log_status_service_pb2_grpc
 
 from spot_sim.rpc import unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 MAX_CONCURRENT = 2
 Status = pb.LogStatus
@@ -145,3 +145,6 @@ class LogStatusServicer(log_status_service_pb2_grpc.LogStatusServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("log-status", "bosdyn.api.log_status.LogStatusService", "api.spot.robot",
                        log_status_service_pb2_grpc.add_LogStatusServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: LogStatusServicer(parts.clock)),)

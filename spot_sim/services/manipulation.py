@@ -15,7 +15,7 @@ from spot_sim.manipulation import PICK_STANDOFF, WALK_OFFSET, Manipulation
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import LEASE, set_error, unary
 from spot_sim.scene import NOTHING, Scene
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 _INVALID = header_pb2.CommonError.CODE_INVALID_REQUEST
 MAX_RAY_M = 6.0
@@ -118,3 +118,8 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
 def spec() -> ServiceSpec:
     return ServiceSpec("manipulation", "bosdyn.api.ManipulationApiService", "api.spot.robot",
                        manipulation_api_service_pb2_grpc.add_ManipulationApiServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: ManipulationServicer(parts.robot,
+                                                               parts.sensors.scene),
+                   hardware="arm"),)

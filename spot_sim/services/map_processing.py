@@ -25,7 +25,7 @@ from spot_sim import mobility
 from spot_sim.graph_nav.map import se3_proto
 from spot_sim.graph_nav.navigation import GraphNav, waypoint_fiducials
 from spot_sim.robot import SimRobot
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 ODOMETRY_CLOSURE_DISTANCE = 1.0  # m
 
@@ -128,3 +128,7 @@ def spec() -> ServiceSpec:
     return ServiceSpec("map-processing-service", "bosdyn.api.graph_nav.MapProcessingService",
                        "api.spot.robot",
                        map_processing_service_pb2_grpc.add_MapProcessingServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: MapProcessingServicer(parts.robot,
+                                                                     parts.graph_nav)),)

@@ -12,7 +12,7 @@ from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mission.runner import MissionRunner
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import CHUNK_BYTES, LeaseCheck, set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 from spot_sim.services.time_sync import ROBOT_CLOCK
 from spot_sim.state_report import robot_state
 
@@ -229,3 +229,8 @@ class MissionServicer(mission_service_pb2_grpc.MissionServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("robot-mission", "bosdyn.api.mission.MissionService", "api.spot.robot",
                        mission_service_pb2_grpc.add_MissionServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: MissionServicer(parts.robot, RobotServices(
+    parts.robot, parts.servicer("robot-command"), parts.servicer("power"),
+    parts.servicer("docking"), parts.servicer("graph-nav-service")))),)

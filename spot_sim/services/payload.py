@@ -9,7 +9,7 @@ from bosdyn.api import payload_registration_pb2 as reg
 from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.rpc import TokenIssuer, set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 class PayloadRegistry:
@@ -128,3 +128,10 @@ def specs() -> list[ServiceSpec]:
                     .add_PayloadRegistrationServiceServicer_to_server,
                     user_token_required=False),
     ]
+
+
+SERVICES = (
+    Served(specs()[0], lambda parts: PayloadServicer(parts.clock, parts.payloads)),
+    Served(specs()[1], lambda parts: PayloadRegistrationServicer(parts.clock, parts.payloads,
+                                                                 parts.tokens)),
+)

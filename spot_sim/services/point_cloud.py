@@ -10,7 +10,7 @@ from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
 from spot_sim.sensors import LIDAR_FRAME, LIDAR_SOURCE, Sensors
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 _Response = point_cloud_pb2.PointCloudResponse
 
@@ -49,12 +49,19 @@ class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer)
             out.status = _Response.STATUS_OK
 
 
-def specs(has_lidar: bool) -> list[ServiceSpec]:
-    """The standard name (serves the gRPC service) and, with a lidar, the payload's name (a
-    directory entry for the same servicer)."""
-    out = [ServiceSpec("point-cloud", "bosdyn.api.PointCloudService", "api.spot.robot",
-                       point_cloud_service_pb2_grpc.add_PointCloudServiceServicer_to_server)]
-    if has_lidar:
-        out.append(ServiceSpec(LIDAR_SOURCE, "bosdyn.api.PointCloudService",
-                               f"{LIDAR_SOURCE}.spot.robot", lambda servicer, server: None))
-    return out
+def spec() -> ServiceSpec:
+    return ServiceSpec("point-cloud", "bosdyn.api.PointCloudService", "api.spot.robot",
+                       point_cloud_service_pb2_grpc.add_PointCloudServiceServicer_to_server)
+
+
+def lidar_spec() -> ServiceSpec:
+    """The lidar payload's name: a directory entry for the point-cloud servicer."""
+    return ServiceSpec(LIDAR_SOURCE, "bosdyn.api.PointCloudService", f"{LIDAR_SOURCE}.spot.robot",
+                       lambda servicer, server: None)
+
+
+SERVICES = (
+    Served(spec(), lambda parts: PointCloudServicer(parts.robot, parts.sensors,
+                                                    parts.config.has_lidar)),
+    Served(lidar_spec(), lambda parts: parts.servicer("point-cloud"), hardware="lidar"),
+)

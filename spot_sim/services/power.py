@@ -5,7 +5,7 @@ from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import LEASE, set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 _REQUEST = power_pb2.PowerCommandRequest
 _MOTORS_ON = (_REQUEST.REQUEST_ON, _REQUEST.REQUEST_ON_MOTORS)
@@ -34,3 +34,6 @@ class PowerServicer(power_service_pb2_grpc.PowerServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("power", "bosdyn.api.PowerService", "api.spot.robot",
                        power_service_pb2_grpc.add_PowerServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: PowerServicer(parts.robot)),)

@@ -11,7 +11,7 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
 from spot_sim.scene import FLOOR, Scene
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 Hit = pb.RayIntersection
 
@@ -72,3 +72,6 @@ class RayCastServicer(ray_cast_service_pb2_grpc.RayCastServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("ray-cast", "bosdyn.api.RayCastService", "api.spot.robot",
                        ray_cast_service_pb2_grpc.add_RayCastServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: RayCastServicer(parts.robot, parts.sensors.scene)),)

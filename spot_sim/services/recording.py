@@ -9,7 +9,7 @@ from spot_sim.graph_nav.navigation import fiducial_poses
 from spot_sim.graph_nav.recording import Recorder, RecordingError
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import OPTIONAL_LEASE, set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServicer):
@@ -113,3 +113,6 @@ def spec() -> ServiceSpec:
     return ServiceSpec("recording-service", "bosdyn.api.graph_nav.GraphNavRecordingService",
                        "api.spot.robot",
                        recording_service_pb2_grpc.add_GraphNavRecordingServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: RecordingServicer(parts.robot, parts.recorder)),)

@@ -12,7 +12,7 @@ from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mobility import Se2
 from spot_sim.robot import FULL_BODY_KINDS, Command, CommandRejectedError, MotorPower, SimRobot
 from spot_sim.rpc import LEASE, unary
-from spot_sim.services import ServiceSpec, arm_command
+from spot_sim.services import Served, ServiceSpec, arm_command
 from spot_sim.services.time_sync import TimeSyncServicer
 
 Response = robot_command_pb2.RobotCommandResponse
@@ -341,3 +341,7 @@ assert set(_FULL_BODY_FEEDBACK) == FULL_BODY_KINDS
 def spec() -> ServiceSpec:
     return ServiceSpec("robot-command", "bosdyn.api.RobotCommandService", "api.spot.robot",
                        robot_command_service_pb2_grpc.add_RobotCommandServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: RobotCommandServicer(
+    parts.robot, parts.servicer("time-sync"))),)

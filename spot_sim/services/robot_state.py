@@ -8,7 +8,7 @@ from spot_sim import link_models
 from spot_sim.directory import Directory
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 from spot_sim.state_report import robot_state
 
 STRIDE_M = 0.6  # distance per gait cycle, for the gait-cycle metric
@@ -61,3 +61,7 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
 def spec() -> ServiceSpec:
     return ServiceSpec("robot-state", "bosdyn.api.RobotStateService", "api.spot.robot",
                        robot_state_service_pb2_grpc.add_RobotStateServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: RobotStateServicer(parts.robot,
+                                                             parts.directory)),)

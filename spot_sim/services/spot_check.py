@@ -14,7 +14,7 @@ from bosdyn.api.spot import spot_check_service_pb2_grpc
 from spot_sim.field import Draw, FieldProfile
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 Feedback = pb.SpotCheckFeedbackResponse
 STAGES = (Feedback.STATE_STARTING, Feedback.STATE_LOADCELL_CAL, Feedback.STATE_ENDSTOP_CAL,
@@ -150,3 +150,7 @@ class SpotCheckServicer(spot_check_service_pb2_grpc.SpotCheckServiceServicer):
 def spec() -> ServiceSpec:
     return ServiceSpec("spot-check", "bosdyn.api.spot.SpotCheckService", "api.spot.robot",
                        spot_check_service_pb2_grpc.add_SpotCheckServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: SpotCheckServicer(parts.robot,
+                                                             parts.config.field)),)

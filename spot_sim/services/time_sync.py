@@ -9,7 +9,7 @@ from google.protobuf.duration_pb2 import Duration
 
 from spot_sim.clock import RobotClock, timestamp_to_nsec
 from spot_sim.rpc import unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 SAMPLES_NEEDED = 5
 _KEEP = 20
@@ -78,3 +78,6 @@ def _duration(nsec: int) -> Duration:
 def spec() -> ServiceSpec:
     return ServiceSpec("time-sync", "bosdyn.api.TimeSyncService", "api.spot.robot",
                        time_sync_service_pb2_grpc.add_TimeSyncServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: TimeSyncServicer(parts.clock)),)

@@ -7,7 +7,7 @@ from spot_sim import world
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
-from spot_sim.services import ServiceSpec
+from spot_sim.services import Served, ServiceSpec
 
 
 class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServicer):
@@ -36,3 +36,6 @@ class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServic
 def spec() -> ServiceSpec:
     return ServiceSpec("world-objects", "bosdyn.api.WorldObjectService", "api.spot.robot",
                        world_object_service_pb2_grpc.add_WorldObjectServiceServicer_to_server)
+
+
+SERVICES = (Served(spec(), lambda parts: WorldObjectServicer(parts.robot)),)

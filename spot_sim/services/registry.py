@@ -1,0 +1,26 @@
+"""Every service module of the simulated robot, in the order their servicers are built.
+
+A module declares its services in ``SERVICES`` (see ``spot_sim.services``); a servicer that
+calls another comes after it here (robot-mission after robot-command, power, docking and GraphNav;
+autowalk after mission). The directory lists the services in this order.
+"""
+
+from importlib import import_module
+
+from spot_sim.config import SimConfig
+from spot_sim.hardware import fitted
+from spot_sim.services import Served
+
+MODULES = ("identity", "time_sync", "lease", "estop", "power", "robot_command", "image",
+           "docking", "world_object", "graph_nav", "mission", "recording", "map_processing",
+           "local_grid", "autowalk", "choreography", "license", "fault", "data_buffer",
+           "keepalive", "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
+           "joint_streaming", "point_cloud", "manipulation", "inverse_kinematics",
+           "directory_registration", "robot_state")
+SERVICES: tuple[Served, ...] = tuple(
+    served for name in MODULES for served in import_module(f"spot_sim.services.{name}").SERVICES)
+
+
+def served(config: SimConfig) -> list[Served]:
+    """The services a robot of ``config`` serves: every one whose hardware it has."""
+    return [s for s in SERVICES if not s.hardware or fitted(config, s.hardware)]
