@@ -105,7 +105,7 @@ def test_a_deployment_renders_one_profile_per_process_and_the_server(tmp_path, m
     assert local.environment(0) == {}
     network = deployment("payload", "10.1.2.3", 21811, 3, str(tmp_path / "p"))
     env = network.environment(1)
-    assert env["ROS_LOCALHOST_ONLY"] == "0"
+    assert env["ROS_LOCALHOST_ONLY"] == ""  # off, and rcl does not warn
     ET.parse(env["FASTRTPS_DEFAULT_PROFILES_FILE"])
     command, _ = network.server_command()
     assert command[1:] == ["-x", str(tmp_path / "p" / "discovery_server.xml")]

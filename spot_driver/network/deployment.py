@@ -62,11 +62,12 @@ class Deployment:
 
 def variables(profile: Path, domain: int | str) -> dict[str, str]:
     """The environment of a process whose DDS setup is ``profile``: the XML decides transports
-    and discovery, not localhost-only settings."""
+    and discovery, not localhost-only settings (an inherited deprecated ROS_LOCALHOST_ONLY is
+    emptied: rcl warns when it is set to anything, 0 included)."""
     return {"FASTRTPS_DEFAULT_PROFILES_FILE": str(profile),
             "FASTDDS_DEFAULT_PROFILES_FILE": str(profile),
             "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
-            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "0",
+            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT", "ROS_LOCALHOST_ONLY": "",
             "ROS_DOMAIN_ID": str(domain)}
 
 
