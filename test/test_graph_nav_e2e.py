@@ -48,13 +48,18 @@ def world(tmp_path_factory):
                                params={"localization_rate": 10.0, "local_grid_rate": 4.0,
                                        "navigation_command_window": 2.0,
                                        "enable_perception": False})
-        assert ros.wait_for(lambda: ros.received("/tf"), timeout=30), driver.output()
-        for name in ("claim", "power_on", "stand"):
-            response = ros.call(Trigger, f"/{name}")
-            assert response.success, (name, response.message)
-        yield sim, driver, ros, tmp_path_factory.mktemp("maps")
-        ros.close()
-        driver.stop()
+        try:  # a failed setup must not leave its driver running beside later tests
+            assert ros.wait_for(lambda: ros.received("/tf"), timeout=30), driver.output()
+            for name in ("claim", "power_on", "stand"):
+                try:
+                    response = ros.call(Trigger, f"/{name}")
+                except AssertionError as exc:
+                    raise AssertionError(f"{exc}\n{driver.output()[-3000:]}") from None
+                assert response.success, (name, response.message)
+            yield sim, driver, ros, tmp_path_factory.mktemp("maps")
+        finally:
+            ros.close()
+            driver.stop()
 
 
 def drive(ros, robot, vx: float = 0.0, distance: float = 0.0) -> None:

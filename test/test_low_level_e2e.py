@@ -165,6 +165,15 @@ def test_a_squat_through_the_joint_command_topic(world):
     gc.freeze()
     gc.disable()
     try:
+        # As a controller does: hold the pose the robot is in until the stream is live (the
+        # robot answers the first command), then move. Opening a stream can take longer than
+        # one command's 50 ms horizon on a busy machine; a trajectory started before then
+        # runs away from a robot that has not followed yet.
+        deadline = time.monotonic() + 5.0
+        while len(ros.received("/low_level/command_latency")) == latencies_before:
+            assert time.monotonic() < deadline, "the joint command stream never went live"
+            pub.publish(_command(start, load=load))
+            time.sleep(0.005)
         t0 = time.monotonic()
         while (elapsed := time.monotonic() - t0) < 3.0:  # down in 1.5 s, up in 1.5 s, 200 Hz
             f = elapsed / 1.5 if elapsed < 1.5 else 2.0 - elapsed / 1.5
