@@ -36,6 +36,7 @@ from spot_driver.nodes.parameters import declare
 from spot_msgs.msg import FootStateArray, JointCommand
 
 KEYS_KEPT = 4096  # sent command keys remembered for the latency
+FIRST_HORIZON_S = 0.25  # s: the end time of a stream's first command, at least
 
 
 class LowLevelNode(Node):
@@ -154,7 +155,11 @@ class LowLevelNode(Node):
 
     def _build(self, item, first: bool):
         targets, key = item
-        end = time.time_ns() + int(self.horizon * 1e9) + self._connection.skew_nsec
+        # The first command of a stream also opens the stream (a new HTTP/2 stream, the
+        # robot's checks): on a busy computer that took 51-57 ms here, past a 50 ms horizon,
+        # and the robot refused it as expired. It gets at least FIRST_HORIZON_S.
+        horizon = max(self.horizon, FIRST_HORIZON_S) if first else self.horizon
+        end = time.time_ns() + int(horizon * 1e9) + self._connection.skew_nsec
         return update_request(targets, key, end, self.extrapolation, gains=True)
 
     # ------------------------------------------------------------------ health
