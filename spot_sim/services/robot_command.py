@@ -257,12 +257,6 @@ def _settled_in_place(robot: SimRobot, command: Command, now: int) -> bool:
     return robot.mobility_command is command and posture.standing and not posture.moving(now)
 
 
-def _selfright(robot, command, now, fb) -> None:
-    Self = basic.SelfRightCommand.Feedback
-    fb.selfright_feedback.status = Self.STATUS_COMPLETED if command.done \
-        else Self.STATUS_IN_PROGRESS
-
-
 def _safe_power_off(robot, command, now, fb) -> None:
     Off = basic.SafePowerOffCommand.Feedback
     fb.safe_power_off_feedback.status = Off.STATUS_POWERED_OFF \
@@ -273,12 +267,6 @@ def _joint(robot, command, now, fb) -> None:
     Joint = basic.JointCommand.Feedback
     fb.joint_feedback.status = Joint.STATUS_ACTIVE \
         if robot.joint_mode.command_id == command.id else Joint.STATUS_UNKNOWN
-
-
-def _battery_change_pose(robot, command, now, fb) -> None:
-    Pose = basic.BatteryChangePoseCommand.Feedback
-    fb.battery_change_pose_feedback.status = Pose.STATUS_COMPLETED if command.done \
-        else Pose.STATUS_IN_PROGRESS
 
 
 def _stand(robot, command, now, fb) -> None:
@@ -320,6 +308,14 @@ def _trajectory(robot, command, now, fb) -> None:
     traj.final_goal_status = Traj.FINAL_GOAL_STATUS_ACHIEVABLE
 
 
+def _completed_once_done(name: str, feedback):
+    """Feedback ``name`` that says COMPLETED once the command is done, IN_PROGRESS before."""
+    def fill(robot, command, now, fb) -> None:
+        getattr(fb, name).status = feedback.STATUS_COMPLETED if command.done \
+            else feedback.STATUS_IN_PROGRESS
+    return fill
+
+
 def _present(name: str):
     """Feedback that only says which command it is (an empty message named ``name``)."""
     return lambda robot, command, now, fb: getattr(fb, name).SetInParent()
@@ -330,8 +326,10 @@ def _present(name: str):
 # MobilityCommand.Feedback. "manipulator" commands have only arm and gripper feedback.
 _FULL_BODY_FEEDBACK = {
     "stop_fb": _present("stop_feedback"), "freeze": _present("freeze_feedback"),
-    "selfright": _selfright, "safe_power_off": _safe_power_off, "joint": _joint,
-    "battery_change_pose": _battery_change_pose}
+    "selfright": _completed_once_done("selfright_feedback", basic.SelfRightCommand.Feedback),
+    "safe_power_off": _safe_power_off, "joint": _joint,
+    "battery_change_pose": _completed_once_done("battery_change_pose_feedback",
+                                                basic.BatteryChangePoseCommand.Feedback)}
 _MOBILITY_FEEDBACK = {
     "stand": _stand, "sit": _sit, "velocity": _present("se2_velocity_feedback"),
     "stance": _stance, "stop": _present("stop_feedback"), "trajectory": _trajectory}
