@@ -15,7 +15,8 @@ if [ -f "$_SPOT_ROOT/.work/ros2-tools/setup.bash" ]; then
 fi
 [ "$_spot_nounset" = 1 ] && set -u
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-export ROS_LOCALHOST_ONLY=1
+# The deprecated ROS_LOCALHOST_ONLY is left unset: rcl warns whenever it is set, even to 0.
+unset ROS_LOCALHOST_ONLY
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( ($$ % 200) + 1 ))}"
 export ROS_LOG_DIR="$_SPOT_ROOT/.work/ros_log"
 export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
