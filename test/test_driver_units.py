@@ -381,12 +381,13 @@ def test_streams_of_one_rate_take_evenly_spread_turns():
 
 def test_a_stream_keeps_its_phase_through_an_idle_spell_and_a_slow_call():
     """Ticks stay on start + k * period after the stream was unwanted for a while and after
-    a call slower than several periods (ticks are skipped, not shifted)."""
+    a call three and a half periods long (ticks are skipped, not shifted): a shifted stream
+    would run half a period off its ticks, while load only makes calls a little late."""
     import time
 
     from spot_driver.acquisition import Scheduler, Stream
 
-    period = 0.05
+    period = 0.1
 
     class Camera(Stream):
         name = "camera"
@@ -402,7 +403,7 @@ def test_a_stream_keeps_its_phase_through_an_idle_spell_and_a_slow_call():
         def fetch(self):
             self.calls.append(time.monotonic())
             if len(self.calls) == 2:
-                time.sleep(3.7 * period)
+                time.sleep(3.5 * period)
 
         def handle(self, response) -> None:
             pass
@@ -411,9 +412,11 @@ def test_a_stream_keeps_its_phase_through_an_idle_spell_and_a_slow_call():
     scheduler = Scheduler([stream])
     start = time.monotonic()
     scheduler.start()
-    time.sleep(1.2)
+    deadline = start + 30.0
+    while len(stream.calls) < 12 and time.monotonic() < deadline:
+        time.sleep(0.05)
     scheduler.stop()
-    assert len(stream.calls) >= 8, stream.calls
+    assert len(stream.calls) >= 12, stream.calls
     errors = [((t - start) / period + 0.5) % 1.0 - 0.5 for t in stream.calls]  # in periods
-    assert abs(float(np.median(errors))) < 0.2, errors
+    assert abs(float(np.median(errors))) < 0.25, errors
     assert stream.stats.skipped >= 2
