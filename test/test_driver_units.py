@@ -316,8 +316,8 @@ def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
 
 
 def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
-    """A fetch that takes longer than the period: two lanes keep the rate with at most two
-    requests out; a stream nobody wants is not fetched; a failing fetch is reported and the
+    """A fetch that takes nearly two periods: two lanes keep the rate (one lane could not pass
+    22 Hz) with at most two requests out; a stream nobody wants is not fetched; a failing fetch is reported and the
     stream goes on."""
     import threading
     import time
@@ -342,7 +342,7 @@ def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
             with self._lock:
                 self._out += 1
                 self.most_out = max(self.most_out, self._out)
-            time.sleep(0.035)  # longer than the 25 ms period
+            time.sleep(0.045)  # 1.8 times the 25 ms period
             with self._lock:
                 self._out -= 1
                 self.fetched += 1
@@ -361,7 +361,7 @@ def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
     fetched = slow.fetched
     time.sleep(0.1)
     assert slow.fetched == fetched  # nothing after stop()
-    assert 28 <= slow.stats.delivered <= 42, slow.stats.delivered  # 40 Hz, not 1/35 ms
+    assert 30 <= slow.stats.delivered <= 42, slow.stats.delivered  # 40 Hz, not 1/45 ms
     assert slow.most_out == 2
     assert failing.stats.errors >= 20 and failing.stats.last_error == "camera gone"
     assert unwanted.fetched == 0 and unwanted.stats.requested == 0
