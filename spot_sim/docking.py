@@ -120,7 +120,7 @@ class Docking:
         if dock is None or world.dock_type(dock_id) == docking_pb2.DOCK_TYPE_UNKNOWN:
             raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
                                        f"no dock with id {dock_id}")
-        if not world.in_view(robot.odom_body, dock) and self.docked_id != dock_id:
+        if not world.in_view(robot.base.odom_body, dock) and self.docked_id != dock_id:
             raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
                                        f"dock {dock_id} is not in view")
         if self.docked_id and self.docked_id != dock_id:
@@ -156,8 +156,8 @@ class Docking:
             self._step_task(robot, task, now_ns)
         if self.docked_id and self.active is None:
             dock = self.docks[self.docked_id]
-            if math.hypot(robot.odom_body.x - dock.pose.x,
-                          robot.odom_body.y - dock.pose.y) > LEAVE_DISTANCE:
+            if math.hypot(robot.base.odom_body.x - dock.pose.x,
+                          robot.base.odom_body.y - dock.pose.y) > LEAVE_DISTANCE:
                 self.docked_id, self.status = 0, DockState.DOCK_STATUS_UNDOCKED
 
     def _step_task(self, robot, task: DockingTask, now_ns: int) -> None:
@@ -165,7 +165,7 @@ class Docking:
             robot.new_command("stop")
             self._end(task, Feedback.STATUS_ERROR_COMMAND_TIMED_OUT, "end time reached")
             return
-        if task.motion is not None and robot.mobility_command is not task.motion:
+        if task.motion is not None and robot.book.mobility is not task.motion:
             reason = "motor power lost" if not robot.powered else "overridden by another command"
             self._end(task, Feedback.STATUS_ERROR_SYSTEM, reason)
             return
@@ -183,7 +183,7 @@ class Docking:
         if task.steps[-1] == "prep":
             self._end(task, Feedback.STATUS_AT_PREP_POSE)
             return
-        error, _ = mobility.distance_to(robot.odom_body, task.dock.pose)
+        error, _ = mobility.distance_to(robot.base.odom_body, task.dock.pose)
         if error > ALIGN_TOLERANCE:
             self._end(task, Feedback.STATUS_MISALIGNED, f"{error:.3f} m off the dock")
         else:
@@ -203,9 +203,9 @@ class Docking:
         if name == "stand":
             return robot.standing
         if name == "sit":
-            return not robot.posture.standing and not robot.posture.moving(now_ns)
-        return (mobility.goal_reached(robot.odom_body, task.motion.goal)
-                and robot.body_velocity == Se2())
+            return not robot.legs.posture.standing and not robot.legs.posture.moving(now_ns)
+        return (mobility.goal_reached(robot.base.odom_body, task.motion.goal)
+                and robot.base.velocity == Se2())
 
     # ------------------------------------------------------------------ reports
     def feedback(self, task_id: int) -> int:

@@ -207,7 +207,7 @@ class FaultControl:
         if not 0.0 <= percent <= 100.0:
             raise ValueError("percent must be within [0, 100]")
         with self._sim.robot.lock:
-            self._sim.robot.battery_percent = percent
+            self._sim.robot.battery.percent = percent
 
     def jump_clock(self, seconds: float) -> None:
         """Step the robot clock (as an NTP step would)."""

@@ -86,7 +86,7 @@ class Manipulation:
                 self._set(State.MANIP_STATE_GRASP_SUCCEEDED)
 
     def _walk(self, robot, now_ns: int) -> None:
-        body = robot.odom_body
+        body = robot.base.odom_body
         dx, dy = self.target[0] - body.x, self.target[1] - body.y
         distance = math.hypot(dx, dy)
         if self.walk_command is None:
@@ -100,11 +100,11 @@ class Manipulation:
                                                   end_ns=now_ns + WALK_TIMEOUT_NS)
             return
         command = self.walk_command
-        if robot.mobility_command is not command or command.done:
+        if robot.book.mobility is not command or command.done:
             if not mobility.goal_reached(body, command.goal):
                 self._set(State.MANIP_STATE_GRASP_FAILED)
                 return
-        if mobility.goal_reached(body, command.goal) and robot.body_velocity == Se2():
+        if mobility.goal_reached(body, command.goal) and robot.base.velocity == Se2():
             self._arrived(robot, now_ns)
 
     def _arrived(self, robot, now_ns: int) -> None:

@@ -36,11 +36,11 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
         comms.timestamp.CopyFrom(stamp)
         comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
         comms.wifi_state.essid = "spot-sim-net"
-        state.system_fault_state.faults.extend(robot.system_faults)
-        state.behavior_fault_state.faults.extend(robot.behavior_faults.values())
+        state.system_fault_state.faults.extend(robot.faults.system)
+        state.behavior_fault_state.faults.extend(robot.faults.behavior.values())
         state.service_fault_state.faults.extend(robot.service_faults.active())
         state.service_fault_state.historical_faults.extend(robot.service_faults.historical)
-        for foot in kinematics.foot_positions_in_body(robot.posture.joints + robot.leg_swing):
+        for foot in kinematics.foot_positions_in_body(robot.legs.posture.joints + robot.legs.swing):
             entry = state.foot_state.add()
             entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \
                 entry.foot_position_rt_body.z = (float(v) for v in foot)
@@ -62,10 +62,10 @@ def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
         joint.load.value = float(load)
     kin.transforms_snapshot.CopyFrom(robot_state_view(robot.transforms_snapshot()))
     noise = field.body_velocity_noise
-    measured = mobility.Se2(robot.body_velocity.x + draw.gauss(noise),
-                            robot.body_velocity.y + draw.gauss(noise),
-                            robot.body_velocity.yaw + draw.gauss(noise))
-    body_velocity(measured, robot.odom_body.yaw, kin.velocity_of_body_in_odom)
+    measured = mobility.Se2(robot.base.velocity.x + draw.gauss(noise),
+                            robot.base.velocity.y + draw.gauss(noise),
+                            robot.base.velocity.yaw + draw.gauss(noise))
+    body_velocity(measured, robot.base.odom_body.yaw, kin.velocity_of_body_in_odom)
     body_velocity(measured, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
 
 
@@ -84,11 +84,11 @@ def _manipulator_state(robot: SimRobot, out: RS.ManipulatorState) -> None:
         out.carry_state = out.CARRY_STATE_NOT_CARRIABLE
     hand = arm.hand()
     if arm.holding:
-        weight = _yaw_rotation(robot.odom_body.yaw).T @ np.array([0.0, 0.0, -ITEM_WEIGHT_N])
+        weight = _yaw_rotation(robot.base.odom_body.yaw).T @ np.array([0.0, 0.0, -ITEM_WEIGHT_N])
         f = out.estimated_end_effector_force_in_hand
         f.x, f.y, f.z = (float(v) for v in hand[:3, :3].T @ weight)
-    body = robot.body_velocity
-    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, robot.odom_body.yaw),
+    body = robot.base.velocity
+    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, robot.base.odom_body.yaw),
                                 (out.velocity_of_hand_in_vision, robot.vision_body().yaw)):
         world_r_body = _yaw_rotation(world_yaw)
         linear = world_r_body @ (arm.hand_velocity[:3] + np.array([body.x, body.y, 0.0]))
@@ -112,27 +112,27 @@ def body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3
 
 def _power_state(robot: SimRobot, power: RS.PowerState, stamp) -> None:
     power.timestamp.CopyFrom(stamp)
-    power.motor_power_state = robot.motor_power
+    power.motor_power_state = robot.power.state
     power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if robot.docking.charging
                                else RS.PowerState.STATE_OFF_SHORE_POWER)
     power.robot_power_state = RS.PowerState.ROBOT_POWER_STATE_ON
     power.payload_ports_power_state = RS.PowerState.PAYLOAD_PORTS_POWER_STATE_ON
     power.wifi_radio_power_state = RS.PowerState.WIFI_RADIO_POWER_STATE_ON
-    power.locomotion_charge_percentage.value = robot.battery_percent
+    power.locomotion_charge_percentage.value = robot.battery.percent
     power.locomotion_estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
 
 
 def _battery(robot: SimRobot, battery: RS.BatteryState, stamp) -> None:
     battery.timestamp.CopyFrom(stamp)
     battery.identifier = "sim-battery-0"
-    battery.charge_percentage.value = robot.battery_percent
+    battery.charge_percentage.value = robot.battery.percent
     battery.estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
     battery.voltage.value = _EMPTY_VOLTAGE + (_NOMINAL_VOLTAGE - _EMPTY_VOLTAGE) * (
-        robot.battery_percent / 100.0)
+        robot.battery.percent / 100.0)
     charging = robot.docking.charging
     # Negative current: discharging.
     battery.current.value = (10.0 if charging else 0.0) + (-8.0 if robot.powered else -1.5)
-    battery.temperatures.extend([30.0 + 0.05 * (100 - robot.battery_percent)] * 4)
+    battery.temperatures.extend([30.0 + 0.05 * (100 - robot.battery.percent)] * 4)
     battery.status = (RS.BatteryState.STATUS_CHARGING if charging
                       else RS.BatteryState.STATUS_DISCHARGING)
 

@@ -142,11 +142,11 @@ def test_unreachable_and_unknown_frame_poses_fail_clearly(world):
     goal.pose.pose.orientation.w = 1.0
     result = run(ros, ArmPose, "/arm/pose", goal)
     assert not result.success and "reach" in result.message
-    before = len(sim.robot.commands)
+    before = len(sim.robot.book.commands)
     goal.pose.header.frame_id = "no_such_frame"
     result = run(ros, ArmPose, "/arm/pose", goal)
     assert not result.success and "unknown frame 'no_such_frame'" in result.message
-    assert len(sim.robot.commands) == before
+    assert len(sim.robot.book.commands) == before
 
 
 def test_gripper_open_and_close_change_the_open_percentage(world):
@@ -183,16 +183,16 @@ def test_long_trajectory_is_sent_in_pieces(world):
     times = np.linspace(0.0, 3.0, 601)
     positions = [start + np.array([0.6 * math.sin(math.pi * t / 3.0), 0, 0, 0, 0, 0])
                  for t in times]
-    before = len(sim.robot.commands)
+    before = len(sim.robot.book.commands)
     result = run(ros, FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions))
     assert result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.error_string
-    assert len(sim.robot.commands) - before == 3  # 601 points in pieces of at most 250
+    assert len(sim.robot.book.commands) - before == 3  # 601 points in pieces of at most 250
 
 
 def test_bad_trajectories_are_refused_and_nothing_is_sent(world):
     sim, _, ros = world
     here = arm_joints(ros)
-    before = len(sim.robot.commands)
+    before = len(sim.robot.book.commands)
     cases = [
         (fjt_goal(["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "elbow"],
                   [1.0], [here]), FollowJointTrajectory.Result.INVALID_JOINTS, "elbow"),
@@ -214,7 +214,7 @@ def test_bad_trajectories_are_refused_and_nothing_is_sent(world):
         result = run(ros, FollowJointTrajectory, FJT, goal)
         assert result.error_code == code, (text, result.error_string)
         assert text in result.error_string
-    assert len(sim.robot.commands) == before
+    assert len(sim.robot.book.commands) == before
 
 
 def test_cancel_mid_move_stops_the_arm(world):

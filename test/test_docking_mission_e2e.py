@@ -131,7 +131,7 @@ def test_undock_walk_away_and_dock_again(world):
     statuses = [f.status for f in feedback]
     assert statuses[0] == "STATUS_IN_PROGRESS" and statuses[-1] == "STATUS_DOCKED"
     assert ros.wait_for(lambda: docking_status(ros) == DockState.STATUS_DOCKED, timeout=3)
-    assert sim.robot.odom_body.x == pytest.approx(-2.0, abs=0.05)
+    assert sim.robot.base.odom_body.x == pytest.approx(-2.0, abs=0.05)
 
     def battery():
         return ros.latest("/status/battery").battery_states[0]
@@ -215,7 +215,7 @@ def test_mission_with_a_prompt_answered_over_ros(world, tmp_path, encoding):
     result = ros.wait_future(result_future, timeout=30).result
     assert result.success, result.message
     assert result.status == "STATUS_SUCCESS" and not result.failed_nodes
-    assert not sim.robot.posture.standing
+    assert not sim.robot.legs.posture.standing
     assert "STATUS_RUNNING" in {f.status for f in feedback}
     assert ros.wait_for(lambda: ros.latest("/status/mission") is not None
                         and ros.latest("/status/mission").status == MissionStatus.STATUS_SUCCESS)

@@ -317,8 +317,8 @@ def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
 
 def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
     """A fetch that takes nearly two periods: two lanes keep the rate (one lane could not pass
-    22 Hz) with at most two requests out; a stream nobody wants is not fetched; a failing fetch is reported and the
-    stream goes on."""
+    22 Hz) with at most two requests out; a stream nobody wants is not fetched; a failing
+    fetch is reported and the stream goes on."""
     import threading
     import time
 

@@ -68,17 +68,17 @@ def drive(ros, robot, vx: float = 0.0, distance: float = 0.0) -> None:
     publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
     twist = Twist()
     twist.linear.x = vx
-    start = robot.odom_body
+    start = robot.base.odom_body
     deadline = time.monotonic() + 30.0
     while time.monotonic() < deadline:
-        now = robot.odom_body
+        now = robot.base.odom_body
         if math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
             break
         publisher.publish(twist)
         time.sleep(0.05)
     publisher.publish(Twist())
     ros.node.destroy_publisher(publisher)
-    assert ros.wait_for(lambda: robot.body_velocity == Se2(), timeout=5.0), "still moving"
+    assert ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0), "still moving"
 
 
 def turn_to(ros, robot, heading: float, tolerance: float = 0.03) -> None:
@@ -87,11 +87,11 @@ def turn_to(ros, robot, heading: float, tolerance: float = 0.03) -> None:
     publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
     deadline = time.monotonic() + 30.0
     while time.monotonic() < deadline:
-        error = math.remainder(heading - robot.odom_body.yaw, 2 * math.pi)
+        error = math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)
         if abs(error) < tolerance:
             publisher.publish(Twist())
-            if ros.wait_for(lambda: robot.body_velocity == Se2(), timeout=5.0) and abs(
-                    math.remainder(heading - robot.odom_body.yaw, 2 * math.pi)) < tolerance:
+            if ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0) and abs(
+                    math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance:
                 break
             continue
         twist = Twist()
@@ -99,7 +99,7 @@ def turn_to(ros, robot, heading: float, tolerance: float = 0.03) -> None:
         publisher.publish(twist)
         time.sleep(0.05)
     ros.node.destroy_publisher(publisher)
-    assert abs(math.remainder(heading - robot.odom_body.yaw, 2 * math.pi)) < tolerance, \
+    assert abs(math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance, \
         "did not reach the heading"
 
 
@@ -137,8 +137,8 @@ def recorded(world):
     started = ros.call(Trigger, "/graph_nav/recording/start")
     assert started.success, started.message
     ids = [started.message.rsplit(" ", 1)[-1]]
-    stood = [sim.robot.odom_body]
-    heading = sim.robot.odom_body.yaw
+    stood = [sim.robot.base.odom_body]
+    heading = sim.robot.base.odom_body.yaw
     for turns in range(3):
         if turns:
             heading += math.pi / 2
@@ -148,7 +148,7 @@ def recorded(world):
                         CreateWaypoint.Request(name=f"leg{len(ids)}"))
         assert made.success, made.message
         ids.append(made.waypoint_id)
-        stood.append(sim.robot.odom_body)
+        stood.append(sim.robot.base.odom_body)
     assert ros.call(Trigger, "/graph_nav/recording/stop").success
     directory = maps / "recorded"
     downloaded = ros.call(MapDirectory, "/graph_nav/download_map",
@@ -297,11 +297,11 @@ def test_cancel_mid_route_stops_the_robot(world, recorded):
                  NavigateRoute.Goal(waypoint_ids=[ids[2], ids[1], ids[0]]), feedback=feedback,
                  cancel_when=lambda f: 0 < f.remaining_route_length < 2.5)
     assert "canceled" in result.message
-    assert ros.wait_for(lambda: sim.robot.body_velocity.x == 0.0, timeout=1.0)
-    stopped_at = sim.robot.odom_body
+    assert ros.wait_for(lambda: sim.robot.base.velocity.x == 0.0, timeout=1.0)
+    stopped_at = sim.robot.base.odom_body
     time.sleep(0.5)
-    assert math.hypot(sim.robot.odom_body.x - stopped_at.x,
-                      sim.robot.odom_body.y - stopped_at.y) < 0.01
+    assert math.hypot(sim.robot.base.odom_body.x - stopped_at.x,
+                      sim.robot.base.odom_body.y - stopped_at.y) < 0.01
 
 
 def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localization(
@@ -315,7 +315,7 @@ def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localizatio
     assert ros.wait_for(lambda: math.hypot(localization(ros).x - goal.x,
                                            localization(ros).y - goal.y) < 0.2, timeout=3)
     # standing still, and messages from then on: every source describes the same instant
-    assert ros.wait_for(lambda: sim.robot.body_velocity == Se2(), timeout=5.0)
+    assert ros.wait_for(lambda: sim.robot.base.velocity == Se2(), timeout=5.0)
     ros.next_messages("/tf", 5)
     ros.next_messages("/graph_nav/localization", 1)
 

@@ -61,13 +61,13 @@ def test_undock_then_dock_charges_the_battery(docked_sim):
         assert _dock_state(robot).status == docking_pb2.DockState.DOCK_STATUS_UNDOCKED
         assert odom_tform_body(robot).x == pytest.approx(-1.0, abs=0.05)
         blocking_dock_robot(robot, 520, timeout=30)
-        battery = docked_sim.robot.battery_percent
+        battery = docked_sim.robot.battery.percent
         state = _dock_state(robot)
         assert (state.status, state.dock_id) == (docking_pb2.DockState.DOCK_STATUS_DOCKED, 520)
         assert odom_tform_body(robot).x == pytest.approx(-2.0, abs=0.05)
-        assert not docked_sim.robot.posture.standing  # sits on the dock
+        assert not docked_sim.robot.legs.posture.standing  # sits on the dock
         time.sleep(1.0)
-        assert docked_sim.robot.battery_percent > battery
+        assert docked_sim.robot.battery.percent > battery
 
 
 def test_docking_refusals(sim, robot):
@@ -157,7 +157,7 @@ def test_mission_stand_sleep_prompt_sit(sim, robot):
         state = _wait_status(client, {State.STATUS_SUCCESS, State.STATUS_FAILURE,
                                       State.STATUS_ERROR})
         assert state.status == State.STATUS_SUCCESS, state
-        assert not sim.robot.posture.standing
+        assert not sim.robot.legs.posture.standing
         assert state.answered_questions[0].accepted_answer_code == 1
 
 
@@ -174,7 +174,7 @@ def test_mission_pauses_when_pause_time_passes_and_resumes(sim, robot):
         client.load_mission(node, leases=_leases(robot))
         client.play_mission(time.time() + 1.0, leases=_leases(robot))
         _wait_status(client, {State.STATUS_PAUSED}, timeout=5)
-        assert wait_for(lambda: sim.robot.body_velocity.x == 0.0, timeout=2)
+        assert wait_for(lambda: sim.robot.base.velocity.x == 0.0, timeout=2)
         moved = odom_tform_body(robot).x
         assert moved > 0.05
         client.play_mission(time.time() + 10.0, leases=_leases(robot))

@@ -97,10 +97,10 @@ def _start_move(robot, dance: Dance, index: int, placed: Placed, now_ns: int) ->
     elif name in _STANDS_UP and not robot.standing:
         robot.start_posture(True, now_ns, placed.seconds)
     elif name == "frame_snapshot":
-        dance.frames[int(placed.value("frame_id"))] = robot.odom_body
+        dance.frames[int(placed.value("frame_id"))] = robot.base.odom_body
     elif name == "body_const":
         dance.held = dance.body
-    motion = ground_motion(placed, robot.odom_body, dance.frames[0])
+    motion = ground_motion(placed, robot.base.odom_body, dance.frames[0])
     if motion != Se2():
         dance.motions[index] = motion
     if robot.arm is not None and {"arm", "gripper"} & set(placed.spec.controls):
@@ -108,8 +108,8 @@ def _start_move(robot, dance: Dance, index: int, placed: Placed, now_ns: int) ->
 
 
 def _rest(robot) -> None:
-    robot.body_offset = SE3Pose(0, 0, 0, Quat())
-    robot.leg_swing = np.zeros(12)
+    robot.base.offset = SE3Pose(0, 0, 0, Quat())
+    robot.legs.swing = np.zeros(12)
 
 
 def _interrupt(robot, dance: Dance) -> None:
@@ -138,19 +138,19 @@ def _step_moves(robot, dance: Dance, current: float, now_ns: int, dt: float) -> 
         elif "body" in placed.spec.controls or placed.spec.category == "dynamic":
             body.append(body_offset(placed, current, slice_seconds))
         if "legs" in placed.spec.controls:
-            swing += leg_offsets(placed, current, robot.posture.joints)
+            swing += leg_offsets(placed, current, robot.legs.posture.joints)
         total = dance.motions.get(index)
         if total is not None:
             fraction = dt / placed.seconds
-            robot.odom_body = mobility.compose(
-                robot.odom_body, Se2(total.x * fraction, total.y * fraction,
+            robot.base.odom_body = mobility.compose(
+                robot.base.odom_body, Se2(total.x * fraction, total.y * fraction,
                                      total.yaw * fraction))
     return body, swing
 
 
 def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
     """Advance ``dance`` to ``now_ns`` on ``robot`` (under the robot's lock)."""
-    if dance.motion is not None and robot.mobility_command is not dance.motion:
+    if dance.motion is not None and robot.book.mobility is not dance.motion:
         _interrupt(robot, dance)
         return
     if robot.active_fault():
@@ -161,7 +161,7 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
         dance.status = Status.STATUS_WAITING_FOR_START_TIME
         return
     dance.status, dance.current_slice = Status.STATUS_DANCING, current
-    dance.frames.setdefault(0, robot.odom_body)  # the dance frame: where it began
+    dance.frames.setdefault(0, robot.base.odom_body)  # the dance frame: where it began
     if current >= dance.total_slices:
         dance.status, dance.active = Status.STATUS_COMPLETED_SEQUENCE, []
         _rest(robot)
@@ -170,5 +170,5 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
     dance.active = [p for p in dance.placed if p.start <= current < p.end]
     body, swing = _step_moves(robot, dance, current, now_ns, dt)
     dance.body = tuple(sum(values) for values in zip(*body, strict=True)) if body else ZERO
-    robot.body_offset = offset_pose([dance.posture_at(current), dance.body])
-    robot.leg_swing = swing
+    robot.base.offset = offset_pose([dance.posture_at(current), dance.body])
+    robot.legs.swing = swing

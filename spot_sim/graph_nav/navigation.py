@@ -155,7 +155,7 @@ class GraphNav:
         if not candidates:
             raise LocalizationError(Localize.STATUS_NO_MATCHING_FIDUCIAL,
                                     "no fiducial in view is in the map")
-        body = robot.odom_body
+        body = robot.base.odom_body
         tag = min(candidates, key=lambda t: math.hypot(seen[t].x - body.x, seen[t].y - body.y))
         body_tform_tag = mobility.compose(mobility.inverse(body), seen[tag])
         poses = self.map.seed_poses()
@@ -181,7 +181,7 @@ class GraphNav:
             raise LocalizationError(Localize.STATUS_UNKNOWN_WAYPOINT,
                                     f"unknown waypoint {waypoint_id!r}")
         # Where the robot really is relative to the waypoint (what scan matching finds).
-        actual = mobility.compose(se2_from_proto(waypoint.waypoint_tform_ko), robot.odom_body)
+        actual = mobility.compose(se2_from_proto(waypoint.waypoint_tform_ko), robot.base.odom_body)
         distance, yaw = mobility.distance_to(waypoint_tform_body, actual)
         if distance > (max_distance or GUESS_MAX_DISTANCE) or yaw > (max_yaw or GUESS_MAX_YAW):
             raise LocalizationError(Localize.STATUS_FAILED,
@@ -251,7 +251,7 @@ class GraphNav:
             robot.new_command("stop")
             self._end(task, Feedback.STATUS_COMMAND_TIMED_OUT)
             return
-        if task.motion is not None and robot.mobility_command is not task.motion:
+        if task.motion is not None and robot.book.mobility is not task.motion:
             self._end(task, Feedback.STATUS_COMMAND_OVERRIDDEN if robot.powered
                       else Feedback.STATUS_ROBOT_IMPAIRED)
             return
@@ -262,7 +262,7 @@ class GraphNav:
             self._end(task, Feedback.STATUS_LOST)
             return
         goal = self._goal(task, poses)
-        seed_tform_odom = mobility.compose(seed_tform_body, mobility.inverse(robot.odom_body))
+        seed_tform_odom = mobility.compose(seed_tform_body, mobility.inverse(robot.base.odom_body))
         odom_goal = mobility.compose(mobility.inverse(seed_tform_odom), goal)
         if task.motion is None:
             task.motion = robot.new_command("trajectory", goal=odom_goal, end_ns=task.end_ns)
@@ -274,8 +274,8 @@ class GraphNav:
         if not last and distance < PASS_DISTANCE:
             task.completed.append(task.route[task.index])
             task.index += 1
-        elif last and mobility.goal_reached(robot.odom_body, odom_goal) and \
-                robot.body_velocity == Se2():
+        elif last and mobility.goal_reached(robot.base.odom_body, odom_goal) and \
+                robot.base.velocity == Se2():
             if task.index < len(task.route):
                 task.completed.append(task.route[task.index])
             task.remaining_length = 0.0
@@ -285,11 +285,11 @@ class GraphNav:
             self._end(task, Feedback.STATUS_STUCK)
 
     def _blocked(self, robot) -> bool:
-        velocity = robot.body_velocity
+        velocity = robot.base.velocity
         speed = math.hypot(velocity.x, velocity.y)
         if speed < 0.05:
             return False
-        body = robot.odom_body
+        body = robot.base.odom_body
         ahead = mobility.compose(body, Se2(STUCK_LOOKAHEAD * velocity.x / speed,
                                            STUCK_LOOKAHEAD * velocity.y / speed, 0.0))
         return any(box.lo[0] <= ahead.x <= box.hi[0] and box.lo[1] <= ahead.y <= box.hi[1]

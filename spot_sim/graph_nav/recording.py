@@ -87,7 +87,8 @@ class Recorder:
         if not self.recording:
             raise RecordingError(Create.STATUS_NOT_RECORDING, "not recording")
         graph_nav, graph_map = self.graph_nav, self.graph_nav.map
-        odom_tform_waypoint = Se2(robot.odom_body.x, robot.odom_body.y, robot.odom_body.yaw)
+        body = robot.base.odom_body
+        odom_tform_waypoint = Se2(body.x, body.y, body.yaw)
         waypoint = map_pb2.Waypoint(id=_new_id("waypoint"),
                                     waypoint_tform_ko=se3_proto(
                                         mobility.inverse(odom_tform_waypoint)))
@@ -107,7 +108,7 @@ class Recorder:
         if first:
             graph_nav.seed_tform_vision = None
             graph_nav._fix(robot, mobility.compose(mobility.inverse(odom_tform_waypoint),
-                                                   robot.odom_body))
+                                                   robot.base.odom_body))
         self.last_waypoint = waypoint
         return waypoint, edge
 
@@ -125,10 +126,10 @@ class Recorder:
                                              odom_tform_new)
         snapshot = map_pb2.EdgeSnapshot(id=_new_id("edge_snapshot"))
         stance = snapshot.stances.add(timestamp=robot.clock.timestamp())
-        stance.ko_tform_body.CopyFrom(body_pose(robot.odom_body, robot.body_height,
-                                                robot.body_rotation).to_proto())
+        stance.ko_tform_body.CopyFrom(body_pose(robot.base.odom_body, robot.body_height,
+                                                robot.base.rotation).to_proto())
         stance.vision_tform_body.CopyFrom(body_pose(robot.vision_body(), robot.body_height,
-                                                    robot.body_rotation).to_proto())
+                                                    robot.base.rotation).to_proto())
         self.graph_nav.map.edge_snapshots[snapshot.id] = snapshot
         edge = map_pb2.Edge(snapshot_id=snapshot.id, from_tform_to=se3_proto(from_tform_to))
         edge.id.from_waypoint, edge.id.to_waypoint = previous.id, new_id
@@ -138,7 +139,7 @@ class Recorder:
     def _snapshot(self, robot) -> map_pb2.WaypointSnapshot:
         snapshot = map_pb2.WaypointSnapshot(id=_new_id("snapshot"), is_point_cloud_processed=True)
         height = robot.body_height
-        odom_tform_body = body_pose(robot.odom_body, height, robot.body_rotation)
+        odom_tform_body = body_pose(robot.base.odom_body, height, robot.base.rotation)
         odom_tform_sensor = odom_tform_body * kinematics.LIDAR_IN_BODY
         points = self.sensors.lidar_points(odom_tform_sensor)[::CLOUD_STRIDE]
         cloud = snapshot.point_cloud
@@ -166,7 +167,7 @@ class Recorder:
         if not self.recording or self.last_waypoint is None:
             return
         last = mobility.inverse(se2_from_proto(self.last_waypoint.waypoint_tform_ko))
-        body = robot.odom_body
+        body = robot.base.odom_body
         if math.hypot(body.x - last.x, body.y - last.y) >= AUTO_WAYPOINT_SPACING:
             self.create_waypoint(robot, "")
 

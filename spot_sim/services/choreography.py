@@ -142,7 +142,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
             # As the robot does, it gets into the sequence's starting position by itself.
             stand = (sequence.entrance_state or MoveState.TRANSITION_STATE_STAND) \
                 != MoveState.TRANSITION_STATE_SIT
-            if robot.posture.standing != stand:
+            if robot.legs.posture.standing != stand:
                 robot.start_posture(stand, self.clock.now_nsec(),
                                     robot.config.posture_change_sec)
         response.status = Execute.STATUS_OK

@@ -61,13 +61,13 @@ def sample(robot: SimRobot, imu_after_ns: int | None = None
         q, qd = robot.joint_positions()
         load = robot.joint_loads()
         height = robot.body_height
-        odom_tform_body = body_pose(robot.odom_body, height, robot.body_rotation) \
-            * robot.body_offset
-        vision_tform_body = body_pose(robot.vision_body(), height, robot.body_rotation) \
-            * robot.body_offset
-        velocity, accel = robot.body_velocity, robot.body_acceleration
-        yaw = robot.odom_body.yaw, robot.vision_body().yaw
-        mode = robot.joint_mode
+        odom_tform_body = body_pose(robot.base.odom_body, height, robot.base.rotation) \
+            * robot.base.offset
+        vision_tform_body = body_pose(robot.vision_body(), height, robot.base.rotation) \
+            * robot.base.offset
+        velocity, accel = robot.base.velocity, robot.base.acceleration
+        yaw = robot.base.odom_body.yaw, robot.vision_body().yaw
+        mode = robot.legs.joint_mode
         packets = mode.imu.samples(imu_after_ns, now)
         key, key_ns = mode.last_key, mode.last_key_ns
     joints = out.joint_states
@@ -143,7 +143,7 @@ class RobotCommandStreamingServicer(
             update = request.joint_command
             now = clock.now_nsec()
             with robot.lock:
-                mode = robot.joint_mode
+                mode = robot.legs.joint_mode
                 mode.last_key, mode.last_key_ns = update.user_command_key, now
                 q, _ = robot.joint_positions()
                 try:

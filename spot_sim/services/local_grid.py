@@ -24,7 +24,7 @@ class LocalGridServicer(local_grid_service_pb2_grpc.LocalGridServiceServicer):
     @unary(local_grid_pb2.GetLocalGridsResponse)
     def GetLocalGrids(self, request, response, context):
         with self.robot.lock:
-            body = self.robot.odom_body
+            body = self.robot.base.odom_body
             snapshot = self.robot.transforms_snapshot()
         stamp = self.clock.timestamp()
         for grid_request in request.local_grid_requests:

@@ -56,7 +56,7 @@ class RobotServices:
     def stop_if_active(self, command_id: int, lease) -> None:
         """Stop the body if ``command_id`` is still the robot's mobility command."""
         with self._robot.lock:
-            active = self._robot.mobility_command
+            active = self._robot.book.mobility
             if active is None or active.id != command_id or active.done:
                 return
         request = robot_command_pb2.RobotCommandRequest(lease=lease)

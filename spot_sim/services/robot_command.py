@@ -120,9 +120,9 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         if frame == "odom":
             return Se2()
         if frame == "vision":
-            return mobility.inverse(robot.vision_odom)
+            return mobility.inverse(robot.base.vision_odom)
         if frame in ("body", "flat_body"):
-            return robot.odom_body
+            return robot.base.odom_body
         raise CommandRejectedError(Response.STATUS_UNKNOWN_FRAME, f"unknown frame {frame!r}")
 
     def _velocity(self, body) -> Se2:
@@ -132,7 +132,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             raise CommandRejectedError(Response.STATUS_INVALID_REQUEST, "velocity is not finite")
         frame_yaw = self._frame_pose(body.se2_frame_name or "body").yaw
         # Express the velocity in the body frame.
-        relative_yaw = frame_yaw - self.robot.odom_body.yaw
+        relative_yaw = frame_yaw - self.robot.base.odom_body.yaw
         c, s = math.cos(relative_yaw), math.sin(relative_yaw)
         return Se2(c * values[0] - s * values[1], s * values[0] + c * values[1], values[2])
 
@@ -144,7 +144,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             raise CommandRejectedError(Response.STATUS_INVALID_REQUEST,
                                        f"stance needs positions for feet {missing}")
         frame = self._frame_pose(stance.se2_frame_name or "odom")
-        body = self.robot.odom_body
+        body = self.robot.base.odom_body
         nominal = kinematics.foot_positions_in_body(
             kinematics.leg_joint_positions(kinematics.STAND_HEIGHT))
         for index, foot in enumerate(FEET):
@@ -172,7 +172,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
     @unary(robot_command_pb2.RobotCommandFeedbackResponse)
     def RobotCommandFeedback(self, request, response, context):
         with self.robot.lock:
-            command = self.robot.commands.get(request.robot_command_id)
+            command = self.robot.book.commands.get(request.robot_command_id)
             if command is None:
                 response.header.error.code = response.header.error.CODE_INVALID_REQUEST
                 response.header.error.message = f"unknown command id {request.robot_command_id}"
@@ -253,20 +253,20 @@ def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
 
 def _settled_in_place(robot: SimRobot, command: Command, now: int) -> bool:
     """Whether ``command`` still drives the robot and the legs stand still, standing."""
-    posture = robot.posture
-    return robot.mobility_command is command and posture.standing and not posture.moving(now)
+    posture = robot.legs.posture
+    return robot.book.mobility is command and posture.standing and not posture.moving(now)
 
 
 def _safe_power_off(robot, command, now, fb) -> None:
     Off = basic.SafePowerOffCommand.Feedback
     fb.safe_power_off_feedback.status = Off.STATUS_POWERED_OFF \
-        if robot.motor_power == MotorPower.STATE_OFF else Off.STATUS_IN_PROGRESS
+        if robot.power.state == MotorPower.STATE_OFF else Off.STATUS_IN_PROGRESS
 
 
 def _joint(robot, command, now, fb) -> None:
     Joint = basic.JointCommand.Feedback
     fb.joint_feedback.status = Joint.STATUS_ACTIVE \
-        if robot.joint_mode.command_id == command.id else Joint.STATUS_UNKNOWN
+        if robot.legs.joint_mode.command_id == command.id else Joint.STATUS_UNKNOWN
 
 
 def _stand(robot, command, now, fb) -> None:
@@ -278,7 +278,7 @@ def _stand(robot, command, now, fb) -> None:
 
 def _sit(robot, command, now, fb) -> None:
     Sit = basic.SitCommand.Feedback
-    posture = robot.posture
+    posture = robot.legs.posture
     fb.sit_feedback.status = Sit.STATUS_IS_SITTING \
         if not posture.standing and not posture.moving(now) else Sit.STATUS_IN_PROGRESS
 
@@ -296,14 +296,14 @@ def _stance(robot, command, now, fb) -> None:
 def _trajectory(robot, command, now, fb) -> None:
     Traj = basic.SE2TrajectoryCommand.Feedback
     traj = fb.se2_trajectory_feedback
-    distance, _ = mobility.distance_to(robot.odom_body, command.goal)
-    if mobility.goal_reached(robot.odom_body, command.goal):
+    distance, _ = mobility.distance_to(robot.base.odom_body, command.goal)
+    if mobility.goal_reached(robot.base.odom_body, command.goal):
         traj.status = Traj.STATUS_AT_GOAL
     elif distance < mobility.NEAR_GOAL_DIST:
         traj.status = Traj.STATUS_NEAR_GOAL
     else:
         traj.status = Traj.STATUS_GOING_TO_GOAL
-    traj.body_movement_status = Traj.BODY_STATUS_MOVING if robot.body_velocity != Se2() \
+    traj.body_movement_status = Traj.BODY_STATUS_MOVING if robot.base.velocity != Se2() \
         else Traj.BODY_STATUS_SETTLED
     traj.final_goal_status = Traj.FINAL_GOAL_STATUS_ACHIEVABLE
 

@@ -45,8 +45,8 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
     def GetRobotMetrics(self, request, response, context):
         robot = self.robot
         with robot.lock:
-            distance, moving, powered = (robot.distance_travelled, robot.time_moving_s,
-                                         robot.motors_on_s)
+            distance, moving, powered = (robot.base.distance_travelled, robot.base.time_moving_s,
+                                         robot.base.motors_on_s)
         metrics = response.robot_metrics
         metrics.timestamp.CopyFrom(self.clock.timestamp())
         metrics.metrics.add(label="distance", units="m", float_value=distance)
