@@ -60,7 +60,6 @@ from spot_sim import SimConfig
 from spot_sim.clock import RobotClock
 from spot_sim.field import PROFILES
 from spot_sim.robot import SimRobot
-from spot_sim.state_report import robot_state
 
 SKEW = 12_345_000_000
 STATES = 1000  # fresh per round; every state-reading timer makes fewer calls than this
@@ -91,7 +90,7 @@ def realistic_states(robot: SimRobot, clock: RobotClock, count: int) -> list:
     for _ in range(count):
         clock.jump(0.02)  # 50 Hz apart, as the driver streams them
         robot.step()
-        state = robot_state(robot)
+        state = robot.robot_state()
         for i in range(1, 4):
             battery = state.battery_states.add()
             battery.CopyFrom(state.battery_states[0])

@@ -206,8 +206,7 @@ class FaultControl:
         """Set the battery charge; at 0 % the robot cuts motor power."""
         if not 0.0 <= percent <= 100.0:
             raise ValueError("percent must be within [0, 100]")
-        with self._sim.robot.lock:
-            self._sim.robot.battery.percent = percent
+        self._sim.robot.set_battery(percent)
 
     def jump_clock(self, seconds: float) -> None:
         """Step the robot clock (as an NTP step would)."""

@@ -1,4 +1,9 @@
-"""Build the RobotState proto the robot-state service returns, from the simulated robot."""
+"""Build the RobotState proto the robot-state service returns, from the simulated robot's
+parts (``SimRobot.robot_state`` calls it under the robot's lock)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 from bosdyn.api import geometry_pb2, robot_state_pb2
@@ -6,7 +11,9 @@ from bosdyn.api import geometry_pb2, robot_state_pb2
 from spot_sim import kinematics, mobility
 from spot_sim.estop_manager import LEVEL_NONE
 from spot_sim.frame_tree import robot_state_view
-from spot_sim.robot import SimRobot
+
+if TYPE_CHECKING:
+    from spot_sim.robot import SimRobot
 
 RS = robot_state_pb2
 _NOMINAL_VOLTAGE = 58.8  # V, full charge
@@ -22,32 +29,31 @@ def _acquired(robot: SimRobot, now: int):
 def robot_state(robot: SimRobot) -> RS.RobotState:
     """A consistent snapshot of everything the robot reports, stamped in robot time (under a
     field profile each part a little earlier than the response, with sensor noise)."""
-    with robot.lock:
-        now = robot.clock.now_nsec()
-        stamp = robot.clock.timestamp(now)
-        state = RS.RobotState()
-        _kinematic_state(robot, state.kinematic_state, _acquired(robot, now))
-        _power_state(robot, state.power_state, _acquired(robot, now))
-        _battery(robot, state.battery_states.add(), _acquired(robot, now))
-        _estop_states(robot, state, stamp)
-        if robot.arm is not None:
-            _manipulator_state(robot, state.manipulator_state)
-        comms = state.comms_states.add()
-        comms.timestamp.CopyFrom(stamp)
-        comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
-        comms.wifi_state.essid = "spot-sim-net"
-        state.system_fault_state.faults.extend(robot.faults.system)
-        state.behavior_fault_state.faults.extend(robot.faults.behavior.values())
-        state.service_fault_state.faults.extend(robot.service_faults.active())
-        state.service_fault_state.historical_faults.extend(robot.service_faults.historical)
-        for foot in kinematics.foot_positions_in_body(robot.legs.posture.joints + robot.legs.swing):
-            entry = state.foot_state.add()
-            entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \
-                entry.foot_position_rt_body.z = (float(v) for v in foot)
-            entry.contact = RS.FootState.CONTACT_MADE
-            entry.terrain.ground_mu_est = 0.8
-            entry.terrain.frame_name = "odom"
-        return state
+    now = robot.clock.now_nsec()
+    stamp = robot.clock.timestamp(now)
+    state = RS.RobotState()
+    _kinematic_state(robot, state.kinematic_state, _acquired(robot, now))
+    _power_state(robot, state.power_state, _acquired(robot, now))
+    _battery(robot, state.battery_states.add(), _acquired(robot, now))
+    _estop_states(robot, state, stamp)
+    if robot.arm is not None:
+        _manipulator_state(robot, state.manipulator_state)
+    comms = state.comms_states.add()
+    comms.timestamp.CopyFrom(stamp)
+    comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
+    comms.wifi_state.essid = "spot-sim-net"
+    state.system_fault_state.faults.extend(robot.faults.system)
+    state.behavior_fault_state.faults.extend(robot.faults.behavior.values())
+    state.service_fault_state.faults.extend(robot.service_faults.active())
+    state.service_fault_state.historical_faults.extend(robot.service_faults.historical)
+    for foot in kinematics.foot_positions_in_body(robot.legs.posture.joints + robot.legs.swing):
+        entry = state.foot_state.add()
+        entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \
+            entry.foot_position_rt_body.z = (float(v) for v in foot)
+        entry.contact = RS.FootState.CONTACT_MADE
+        entry.terrain.ground_mu_est = 0.8
+        entry.terrain.frame_name = "odom"
+    return state
 
 
 def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:

@@ -229,11 +229,10 @@ def test_map_is_the_parent_of_the_tf_root_and_the_tree_stays_one(root):
     from spot_sim import SimConfig
     from spot_sim.clock import RobotClock
     from spot_sim.robot import SimRobot
-    from spot_sim.state_report import robot_state
 
     robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
     robot.step()
-    state = robot_state(robot)
+    state = robot.robot_state()
     out = StatePipeline(root).messages(state, 0, (True, 0, 0), (0, 0))
     parents = {t.child_frame_id: t.header.frame_id
                for t in deserialize_message(out.tf, TFMessage).transforms}

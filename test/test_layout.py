@@ -116,10 +116,7 @@ def test_capabilities_import_the_core_and_what_they_declare_they_use():
 # Modules and functions allowed past the size limits, each with the reason. The test reads
 # this list; an entry that no longer needs its exception fails too, so the list stays true.
 MAX_LINES, MAX_COMPLEXITY = 400, 10
-EXCEPTIONS = {
-    "spot_sim/robot.py": "one SimRobot still holds the robot's whole state and physics loop; "
-                         "its split into owned parts is issue 40's step 1",
-}
+EXCEPTIONS: dict[str, str] = {}
 
 
 def test_no_module_is_over_400_lines_and_no_function_over_complexity_10():
@@ -199,3 +196,23 @@ def test_the_fast_tier_loads_every_pure_module_of_the_driver():
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip() == "[]", f"not loaded by the fast tier: {result.stdout}"
+
+
+_FOREIGN_LOCK = re.compile(r"^[ \t]*with[ \t]+(?!self\._?\w*lock\b)([\w.]+\._?\w*lock)\b", re.M)
+
+
+def foreign_locks(source: str) -> list[str]:
+    """The ``with x.lock`` statements in ``source`` that take a lock ``self`` does not own."""
+    return _FOREIGN_LOCK.findall(source)
+
+
+def test_no_module_takes_another_objects_lock():
+    """State has one owner: a lock is taken only by the object it belongs to (``with
+    self._lock``); anyone else goes through the owner's methods (or its ``atomically``)."""
+    assert foreign_locks("with self._lock:\n    with self.state_lock:\n") == []
+    assert foreign_locks("    with robot.lock:\n    with self.robot._lock:\n") == [
+        "robot.lock", "self.robot._lock"]
+    found = {str(p.relative_to(REPO)): taken for folder in (DRIVER, REPO / "spot_sim")
+             for p in folder.rglob("*.py") if (taken := foreign_locks(p.read_text()))}
+    assert not found, found
+

@@ -25,7 +25,6 @@ from spot_sim import SimConfig
 from spot_sim.clock import RobotClock
 from spot_sim.frame_tree import build_snapshot
 from spot_sim.robot import SimRobot
-from spot_sim.state_report import robot_state
 
 finite = st.floats(-100, 100)
 
@@ -157,7 +156,7 @@ def test_the_pipeline_turns_one_state_into_every_message():
     pipeline = StatePipeline("odom", "spot1/")
     skew, now = 12_345_000_000, (1_700_000_000, 5)
     robot.step()
-    state = robot_state(robot)
+    state = robot.robot_state()
     assert pipeline.messages(state, skew, (True, skew, 0), now).tf_static is None  # a real
     # Spot's robot state has no static edges; a tree with fixed frames (the simulator's full
     # one: head, cameras) gets them on /tf_static
@@ -189,7 +188,7 @@ def test_a_time_sync_correction_never_sends_the_state_stamps_back():
     robot = SimRobot(SimConfig(has_arm=False), RobotClock(0.0))
     pipeline = StatePipeline("odom")
     robot.step()
-    state = robot_state(robot)
+    state = robot.robot_state()
     first = deserialize_message(pipeline.messages(state, 0, (True, 0, 0), (0, 0)).joint_states,
                                 JointState).header.stamp
     stamp = state.kinematic_state.acquisition_timestamp

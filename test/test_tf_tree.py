@@ -26,7 +26,6 @@ from spot_sim.frame_tree import (
     sensor_view,
 )
 from spot_sim.robot import SimRobot
-from spot_sim.state_report import robot_state
 
 PREFIX = "spot1/"
 SOFTWARE = {"4.x": WRIST_NAMES_4, "5.x": WRIST_NAMES_5, "5.x with the alias": ("link_wr1",
@@ -65,7 +64,7 @@ class Published:
         self.tf_static: dict[str, tuple] = {}  # child -> (parent, transform values)
         robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
         robot.step()
-        self.template = robot_state(robot)
+        self.template = robot.robot_state()
 
     def state(self, full, has_arm: bool) -> None:
         state = type(self.template)()

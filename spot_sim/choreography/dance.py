@@ -148,8 +148,19 @@ def _step_moves(robot, dance: Dance, current: float, now_ns: int, dt: float) -> 
     return body, swing
 
 
+def start_dance(robot, dance: Dance, stand: bool) -> bool:
+    """Begin ``dance`` on ``robot`` (inside ``robot.atomically``), getting up or down to its
+    entrance posture; False if the robot cannot dance now (motors off, a fault)."""
+    if not robot.powered or robot.active_fault():
+        return False
+    dance.motion = robot.new_command("choreography")
+    if robot.legs.posture.standing != stand:
+        robot.start_posture(stand, robot.clock.now_nsec(), robot.config.posture_change_sec)
+    return True
+
+
 def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
-    """Advance ``dance`` to ``now_ns`` on ``robot`` (under the robot's lock)."""
+    """Advance ``dance`` to ``now_ns`` on ``robot`` (inside ``robot.atomically``)."""
     if dance.motion is not None and robot.book.mobility is not dance.motion:
         _interrupt(robot, dance)
         return

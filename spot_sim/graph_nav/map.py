@@ -79,7 +79,7 @@ def validate(graph: map_pb2.Graph, known_waypoints: set[str]) -> None:
 
 @dataclass
 class GraphMap:
-    """The loaded graph and snapshots. Not thread-safe: use under the robot's lock."""
+    """The loaded graph and snapshots. Not thread-safe: ``GraphNav`` owns it, behind its lock."""
 
     graph: map_pb2.Graph = field(default_factory=map_pb2.Graph)
     waypoint_snapshots: dict[str, map_pb2.WaypointSnapshot] = field(default_factory=dict)
@@ -114,6 +114,19 @@ class GraphMap:
     def add_edge(self, edge: map_pb2.Edge) -> None:
         self.graph.edges.append(edge)
         self._poses = None
+
+    def report_snapshots(self, graph: map_pb2.Graph, response) -> None:
+        """Fill an UploadGraphResponse: which of ``graph``'s snapshots are loaded, and which
+        the client still has to upload."""
+        for waypoint in graph.waypoints:
+            if waypoint.snapshot_id:
+                (response.loaded_waypoint_snapshot_ids
+                 if waypoint.snapshot_id in self.waypoint_snapshots
+                 else response.unknown_waypoint_snapshot_ids).append(waypoint.snapshot_id)
+        for edge in graph.edges:
+            if edge.snapshot_id:
+                (response.loaded_edge_snapshot_ids if edge.snapshot_id in self.edge_snapshots
+                 else response.unknown_edge_snapshot_ids).append(edge.snapshot_id)
 
     @staticmethod
     def edge_key(edge: map_pb2.Edge) -> tuple[str, str]:

@@ -17,7 +17,10 @@ STATUS_LOST.
 
 import itertools
 import math
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from bosdyn.api import basic_command_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2, map_pb2, nav_pb2
@@ -26,6 +29,8 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from spot_sim import mobility
 from spot_sim.graph_nav.map import GraphMap, se2_from_proto, se3_proto
 from spot_sim.mobility import Se2
+
+T = TypeVar("T")
 
 Feedback = graph_nav_pb2.NavigationFeedbackResponse
 Localize = graph_nav_pb2.SetLocalizationResponse
@@ -96,16 +101,46 @@ class LocalizationError(Exception):
 
 
 class GraphNav:
-    """Map, localization and navigation commands. Call under the robot's lock; ``step`` runs in
-    the physics loop."""
+    """Map, localization and navigation commands, and (``Recorder``) recording: the graph-nav
+    state of one robot, behind its own lock. A service that checks and changes several things
+    at once does so in ``atomically``; the robot is only reached through its methods, with
+    this lock held and never the other way round (``step`` runs in the physics loop, outside
+    the robot's lock)."""
 
     def __init__(self, scene) -> None:
+        self._lock = threading.RLock()
         self.scene = scene
         self.map = GraphMap()
         self.seed_tform_vision: Se2 | None = None
         self.tasks: dict[int, NavTask] = {}
         self.active: NavTask | None = None
         self.last_task_id = 0
+
+    def atomically(self, change: Callable[[], T]) -> T:
+        """Run ``change`` with nothing else reading or changing the graph-nav state."""
+        with self._lock:
+            return change()
+
+    # ------------------------------------------------------------------ map
+    def add_snapshots(self, waypoint_snapshots=(), edge_snapshots=()) -> None:
+        with self._lock:
+            for snapshot in waypoint_snapshots:
+                self.map.waypoint_snapshots[snapshot.id] = snapshot
+            for snapshot in edge_snapshots:
+                self.map.edge_snapshots[snapshot.id] = snapshot
+
+    def find_snapshot(self, store: str, snapshot_id: str):
+        """A waypoint or edge snapshot (``store``: "waypoint_snapshots", "edge_snapshots")."""
+        with self._lock:
+            return getattr(self.map, store).get(snapshot_id)
+
+    def graph(self) -> map_pb2.Graph:
+        """A copy of the graph, with its anchoring."""
+        with self._lock:
+            graph = map_pb2.Graph()
+            graph.CopyFrom(self.map.graph)
+            graph.anchoring.CopyFrom(self.map.anchoring())
+            return graph
 
     # ------------------------------------------------------------------ localization
     def seed_tform_body(self, robot) -> Se2 | None:
@@ -118,6 +153,10 @@ class GraphNav:
                                                   mobility.inverse(robot.vision_body()))
 
     def localization(self, robot) -> nav_pb2.Localization:
+        with self._lock:
+            return self._localization(robot)
+
+    def _localization(self, robot) -> nav_pb2.Localization:
         """The robot's localization (empty when it is not localized)."""
         out = nav_pb2.Localization()
         seed_tform_body = self.seed_tform_body(robot)
@@ -207,14 +246,24 @@ class GraphNav:
         self.step(robot, robot.clock.now_nsec())  # the walk starts now, not at the next tick
         return task
 
-    def renew(self, task_id: int, end_ns: int) -> bool:
+    def renew(self, robot, task_id: int, end_ns: int) -> bool:
         """A new end time for the active command ``task_id``; False if it is not active."""
-        if self.active is None or self.active.id != task_id:
-            return False
-        self.active.end_ns = end_ns
-        if self.active.motion is not None:
-            self.active.motion.end_ns = end_ns
-        return True
+        with self._lock:
+            task = self.active
+            if task is None or task.id != task_id:
+                return False
+            task.end_ns = end_ns
+            if task.motion is not None:
+                robot.atomically(lambda: setattr(task.motion, "end_ns", end_ns))
+            return True
+
+    def motion_of(self, task_id: int) -> int | None:
+        """The robot command id navigation ``task_id`` drives the body with, while it runs."""
+        with self._lock:
+            task = self.tasks.get(task_id)
+            if task is None or task.done or task.motion is None:
+                return None
+            return task.motion.id
 
     def _end(self, task: NavTask, status: int) -> None:
         task.status = status
@@ -244,6 +293,11 @@ class GraphNav:
         return total
 
     def step(self, robot, now_ns: int) -> None:
+        """Follow the route: the physics loop's hook (and a new command's first step)."""
+        with self._lock:
+            robot.atomically(lambda: self._step(robot, now_ns))
+
+    def _step(self, robot, now_ns: int) -> None:
         task = self.active
         if task is None:
             return
@@ -297,6 +351,11 @@ class GraphNav:
 
     # ------------------------------------------------------------------ reports
     def feedback(self, task_id: int, response: graph_nav_pb2.NavigationFeedbackResponse) -> None:
+        with self._lock:
+            self._feedback(task_id, response)
+
+    def _feedback(self, task_id: int,
+                  response: graph_nav_pb2.NavigationFeedbackResponse) -> None:
         task = self.tasks.get(task_id or self.last_task_id)
         if task is None:
             response.status = Feedback.STATUS_UNKNOWN

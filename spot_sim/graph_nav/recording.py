@@ -24,7 +24,6 @@ from spot_sim.frame_tree import body_pose
 from spot_sim.graph_nav.map import se2_from_proto, se3_proto
 from spot_sim.graph_nav.navigation import GraphNav
 from spot_sim.mobility import Se2
-from spot_sim.state_report import robot_state
 
 AUTO_WAYPOINT_SPACING = 2.0  # m
 CLOUD_STRIDE = 4  # keep every 4th lidar return in a snapshot
@@ -44,7 +43,8 @@ def _new_id(prefix: str) -> str:
 
 
 class Recorder:
-    """Recording state of one robot. Call under the robot's lock."""
+    """Recording state of one robot, a part of its graph-nav state: call inside
+    ``GraphNav.atomically`` (``step`` takes care of that itself)."""
 
     def __init__(self, graph_nav: GraphNav, sensors) -> None:
         self.graph_nav, self.sensors = graph_nav, sensors
@@ -158,12 +158,16 @@ class Recorder:
         cloud.num_points = len(points)
         cloud.data = points.astype("<f4").tobytes()
         snapshot.objects.extend(robot.world_objects())
-        snapshot.robot_state.CopyFrom(robot_state(robot))
+        snapshot.robot_state.CopyFrom(robot.robot_state())
         return snapshot
 
     # ------------------------------------------------------------------ physics
     def step(self, robot, now_ns: int) -> None:
-        """Add a waypoint once the robot has walked far enough from the last one."""
+        """Add a waypoint once the robot has walked far enough from the last one (the
+        physics loop's hook)."""
+        self.graph_nav.atomically(lambda: robot.atomically(lambda: self._step(robot)))
+
+    def _step(self, robot) -> None:
         if not self.recording or self.last_waypoint is None:
             return
         last = mobility.inverse(se2_from_proto(self.last_waypoint.waypoint_tform_ko))

@@ -17,6 +17,7 @@ from bosdyn.client.service_customization_helpers import create_value_validator
 from spot_sim.mission.blackboard import Blackboard
 from spot_sim.mission.compiler import Compiled, compile_tree
 from spot_sim.mission.nodes import ERROR, FAILURE, RUNNING, SUCCESS, Node
+from spot_sim.ticker import Ticker
 
 _LOG = logging.getLogger(__name__)
 State = mission_pb2.State
@@ -37,8 +38,8 @@ class MissionRunner:
         self.clock, self.robot = clock, robot
         self.clock_identifier = clock_identifier
         self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._ticker = Ticker("spot-sim-mission", self._tick_once, 1.0 / TICK_SEC)
+        self._last_ns = 0
         self.mission_id = 0
         self.root_proto: nodes_pb2.Node | None = None
         self.compiled: Compiled | None = None
@@ -60,28 +61,23 @@ class MissionRunner:
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="spot-sim-mission", daemon=True)
-        self._thread.start()
+        self._last_ns = self.clock.now_nsec()
+        self._ticker.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2.0)
+        self._ticker.stop()
 
-    def _run(self) -> None:
-        last = self.clock.now_nsec()
-        while not self._stop.wait(TICK_SEC):
-            now = self.clock.now_nsec()
-            with self._lock:
-                if self.status == State.STATUS_RUNNING:
-                    try:
-                        self._step(now, now - last)
-                    except Exception as exc:  # a bug in a node must not stop the service
-                        _LOG.exception("mission tick failed")
-                        self._halt()
-                        self.status, self.error = State.STATUS_ERROR, f"internal error: {exc}"
-            last = now
+    def _tick_once(self) -> None:
+        now = self.clock.now_nsec()
+        with self._lock:
+            if self.status == State.STATUS_RUNNING:
+                try:
+                    self._step(now, now - self._last_ns)
+                except Exception as exc:  # a bug in a node must not stop the service
+                    _LOG.exception("mission tick failed")
+                    self._halt()
+                    self.status, self.error = State.STATUS_ERROR, f"internal error: {exc}"
+        self._last_ns = now
 
     # ------------------------------------------------------------------ commands
     def load(self, root: nodes_pb2.Node, leases) -> Compiled:

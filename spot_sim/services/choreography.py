@@ -9,13 +9,14 @@ motors off, e-stop or a behaviour fault (STATUS_ROBOT_COMMAND_ISSUES).
 """
 
 import itertools
+import threading
 
 from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.spot import choreography_sequence_pb2 as seq_pb2
 from bosdyn.api.spot import choreography_service_pb2_grpc
 
 from spot_sim.choreography.catalog import animation_move, load_catalog, param_config
-from spot_sim.choreography.dance import Dance, Placed, step_dance
+from spot_sim.choreography.dance import Dance, Placed, start_dance, step_dance
 from spot_sim.choreography.validation import check_sequence
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.robot import SimRobot
@@ -36,6 +37,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         self.sequences: dict[str, seq_pb2.ChoreographySequence] = {}
         self.dance: Dance | None = None
         self._executions = 0
+        self._lock = threading.RLock()  # the uploads and the dance
         robot.step_hooks.append(self.step)
 
     @property
@@ -61,7 +63,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
 
     @unary(seq_pb2.ListAllSequencesResponse)
     def ListAllSequences(self, request, response, context):
-        with self.robot.lock:
+        with self._lock:
             names = sorted(self.sequences)
         response.known_sequences.extend(names)
         for name in names:
@@ -78,7 +80,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
             set_error(response, CommonError.CODE_INVALID_REQUEST,
                       "the choreography is invalid: see the warnings")
             return
-        with self.robot.lock:
+        with self._lock:
             self.sequences[checked.sequence.name] = checked.sequence
 
     @unary(seq_pb2.UploadAnimatedMoveResponse)
@@ -101,7 +103,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
             problems.append("the animation controls nothing (body, legs, arm or gripper)")
         if animation.controls_arm and not self.robot.config.has_arm:
             problems.append("the animation moves the arm and this robot has none")
-        with self.robot.lock:
+        with self._lock:
             if self.dance is not None and not self.dance.done:
                 response.status = response.STATUS_REJECTED_DANCE_ACTIVE
                 return
@@ -119,15 +121,12 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         if not self._licensed(response):
             return
         robot = self.robot
-        with robot.lock:
+        with self._lock:
             sequence = self.sequences.get(request.choreography_sequence_name)
             if sequence is None:
                 response.status = Execute.STATUS_UNKNOWN_SEQUENCE
                 set_error(response, CommonError.CODE_OK,
                           f"no sequence named {request.choreography_sequence_name!r}")
-                return
-            if not robot.powered or robot.active_fault():
-                response.status = Execute.STATUS_ROBOT_COMMAND_ISSUES
                 return
             moves = self.moves
             placed = [Placed(m, moves[m.type], m.start_slice,
@@ -135,28 +134,30 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
                              sequence.slices_per_minute) for m in sequence.moves]
             start_ns = (timestamp_to_nsec(request.start_time) if request.HasField("start_time")
                         else self.clock.now_nsec())
-            self._executions += 1
-            self.dance = Dance(self._executions, sequence, placed, start_ns,
-                               request.choreography_starting_slice)
-            self.dance.motion = robot.new_command("choreography")
+            dance = Dance(self._executions + 1, sequence, placed, start_ns,
+                          request.choreography_starting_slice)
             # As the robot does, it gets into the sequence's starting position by itself.
             stand = (sequence.entrance_state or MoveState.TRANSITION_STATE_STAND) \
                 != MoveState.TRANSITION_STATE_SIT
-            if robot.legs.posture.standing != stand:
-                robot.start_posture(stand, self.clock.now_nsec(),
-                                    robot.config.posture_change_sec)
+            if not robot.atomically(lambda: start_dance(robot, dance, stand)):
+                response.status = Execute.STATUS_ROBOT_COMMAND_ISSUES
+                return
+            self._executions, self.dance = dance.execution_id, dance
         response.status = Execute.STATUS_OK
         response.execution_id = self._executions
 
     def step(self, robot, now_ns: int) -> None:
-        dance = self.dance
-        if dance is None or dance.done:
-            return
-        step_dance(robot, dance, now_ns, 1.0 / robot.config.physics_rate_hz)
+        """Advance the dance (the physics loop's hook)."""
+        with self._lock:
+            dance = self.dance
+            if dance is None or dance.done:
+                return
+            robot.atomically(lambda: step_dance(robot, dance, now_ns,
+                                                1.0 / robot.config.physics_rate_hz))
 
     @unary(seq_pb2.ChoreographyStatusResponse)
     def ChoreographyStatus(self, request, response, context):
-        with self.robot.lock:
+        with self._lock:
             dance = self.dance
             response.validity_time.CopyFrom(self.clock.timestamp(
                 self.clock.now_nsec() + STATUS_VALIDITY_NS))

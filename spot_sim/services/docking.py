@@ -28,27 +28,22 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
             set_error(response, CommonError.CODE_INVALID_REQUEST, "end_time is required")
             return
         robot = self.robot
-        with robot.lock:
-            try:
-                task = robot.docking.command(robot, robot.next_id(), request.docking_station_id,
-                                             request.prep_pose_behavior,
-                                             timestamp_to_nsec(request.end_time))
-            except DockingRejectedError as rejected:
-                response.status = rejected.status
-                return
+        try:
+            task = robot.dock(request.docking_station_id, request.prep_pose_behavior,
+                              timestamp_to_nsec(request.end_time))
+        except DockingRejectedError as rejected:
+            response.status = rejected.status
+            return
         response.status = Response.STATUS_OK
         response.docking_command_id = task.id
 
     @unary(docking_pb2.DockingCommandFeedbackResponse)
     def DockingCommandFeedback(self, request, response, context):
         robot = self.robot
-        with robot.lock:
-            if request.HasField("update_docking_params"):
-                params = request.update_docking_params
-                if params.HasField("end_time"):
-                    robot.docking.update_end_time(request.docking_command_id,
-                                                  timestamp_to_nsec(params.end_time))
-            response.status = robot.docking.feedback(request.docking_command_id)
+        params = request.update_docking_params
+        end_ns = (timestamp_to_nsec(params.end_time) if request.HasField("update_docking_params")
+                  and params.HasField("end_time") else None)
+        response.status = robot.docking_feedback(request.docking_command_id, end_ns)
 
     @unary(docking_pb2.GetDockingConfigResponse)
     def GetDockingConfig(self, request, response, context):
@@ -57,8 +52,7 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
 
     @unary(docking_pb2.GetDockingStateResponse)
     def GetDockingState(self, request, response, context):
-        with self.robot.lock:
-            response.dock_state.CopyFrom(self.robot.docking.state())
+        response.dock_state.CopyFrom(self.robot.docking_state())
 
 
 def spec() -> ServiceSpec:

@@ -61,12 +61,12 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
                 response: graph_nav_pb2.UploadGraphResponse) -> None:
         if not self._use_lease(request.lease, response):
             return
-        robot = self.robot
-        with robot.lock:
+
+        def _change() -> bool:
             if self.recorder.recording:
                 set_error(response, CommonError.CODE_INVALID_REQUEST,
                           "cannot change the map while recording")
-                return
+                return False
             graph_map = self.graph_nav.map
             known = set() if request.replace_graph else {w.id for w in graph_map.graph.waypoints}
             try:
@@ -75,23 +75,16 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
                 # as a robot answers it: the status (InvalidGraphError in the SDK), and why
                 response.status = response.STATUS_INVALID_GRAPH
                 response.header.error.message = str(exc)
-                return
+                return False
             if request.replace_graph:
                 self.graph_nav.seed_tform_vision = None
             graph_map.merge(request.graph, request.replace_graph)
             response.replaced_graph = request.replace_graph
-            for waypoint in request.graph.waypoints:
-                if not waypoint.snapshot_id:
-                    continue
-                (response.loaded_waypoint_snapshot_ids
-                 if waypoint.snapshot_id in graph_map.waypoint_snapshots
-                 else response.unknown_waypoint_snapshot_ids).append(waypoint.snapshot_id)
-            for edge in request.graph.edges:
-                if not edge.snapshot_id:
-                    continue
-                (response.loaded_edge_snapshot_ids
-                 if edge.snapshot_id in graph_map.edge_snapshots
-                 else response.unknown_edge_snapshot_ids).append(edge.snapshot_id)
+            graph_map.report_snapshots(request.graph, response)
+            return True
+
+        if not self.graph_nav.atomically(_change):
+            return
         response.status = response.STATUS_OK
 
     @unary(graph_nav_pb2.UploadGraphResponse)
@@ -124,8 +117,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         if not snapshot.id:
             set_error(response, CommonError.CODE_INVALID_REQUEST, "snapshot has no id")
             return self._stamp(response, header)
-        with self.robot.lock:
-            getattr(self.graph_nav.map, store)[snapshot.id] = snapshot
+        self.graph_nav.add_snapshots(**{store: [snapshot]})
         if "status" in response.DESCRIPTOR.fields_by_name:
             response.status = response.STATUS_OK
         return self._stamp(response, header)
@@ -151,20 +143,12 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         except DecodeError:
             set_error(response, CommonError.CODE_INVALID_REQUEST, "upload is not snapshots")
             return self._stamp(response, header)
-        with self.robot.lock:
-            for snapshot in snapshots.waypoint_snapshots:
-                self.graph_nav.map.waypoint_snapshots[snapshot.id] = snapshot
-            for snapshot in snapshots.edge_snapshots:
-                self.graph_nav.map.edge_snapshots[snapshot.id] = snapshot
+        self.graph_nav.add_snapshots(snapshots.waypoint_snapshots, snapshots.edge_snapshots)
         response.status = response.STATUS_OK
         return self._stamp(response, header)
 
     def _graph(self) -> map_pb2.Graph:
-        with self.robot.lock:
-            graph = map_pb2.Graph()
-            graph.CopyFrom(self.graph_nav.map.graph)
-            graph.anchoring.CopyFrom(self.graph_nav.map.anchoring())
-            return graph
+        return self.graph_nav.graph()
 
     @unary(graph_nav_pb2.DownloadGraphResponse)
     def DownloadGraph(self, request, response, context):
@@ -178,8 +162,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
                               request.header)
 
     def _download_snapshot(self, request, store: str, snapshot_id: str, response_type):
-        with self.robot.lock:
-            snapshot = getattr(self.graph_nav.map, store).get(snapshot_id)
+        snapshot = self.graph_nav.find_snapshot(store, snapshot_id)
         if snapshot is None:
             response = response_type(status=response_type.STATUS_SNAPSHOT_DOES_NOT_EXIST)
             yield self._stamp(response, request.header)
@@ -210,21 +193,27 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
 
     @unary(graph_nav_pb2.ClearGraphResponse, OPTIONAL_LEASE)
     def ClearGraph(self, request, response, context):
-        with self.robot.lock:
+
+        def _change() -> bool:
             if self.recorder.recording:
                 response.status = response.STATUS_RECORDING
-                return
+                return False
             self.graph_nav.clear(self.robot)
+            return True
+
+        if not self.graph_nav.atomically(_change):
+            return
         response.status = response.STATUS_OK
 
     # ------------------------------------------------------------------ localization
     @unary(graph_nav_pb2.SetLocalizationResponse)
     def SetLocalization(self, request, response, context):
         robot = self.robot
-        with robot.lock:
+
+        def _change() -> bool:
             if robot.active_fault():
                 response.status = response.STATUS_ROBOT_IMPAIRED
-                return
+                return False
             try:
                 if request.fiducial_init in (Localize.FIDUCIAL_INIT_UNKNOWN,
                                              Localize.FIDUCIAL_INIT_NO_FIDUCIAL):
@@ -242,16 +231,19 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
             except LocalizationError as exc:
                 response.status = exc.status
                 set_error(response, CommonError.CODE_OK, str(exc))
-                return
+                return False
             response.localization.CopyFrom(self.graph_nav.localization(robot))
+            return True
+
+        if not self.graph_nav.atomically(_change):
+            return
         response.status = response.STATUS_OK
 
     @unary(graph_nav_pb2.GetLocalizationStateResponse)
     def GetLocalizationState(self, request, response, context):
         robot = self.robot
-        with robot.lock:
-            response.localization.CopyFrom(self.graph_nav.localization(robot))
-            snapshot = robot.transforms_snapshot()
+        response.localization.CopyFrom(self.graph_nav.localization(robot))
+        snapshot = robot.transforms_snapshot()
         response.robot_kinematics.transforms_snapshot.CopyFrom(snapshot)
         response.robot_kinematics.acquisition_timestamp.CopyFrom(self.clock.timestamp())
 
@@ -285,26 +277,32 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         """Common part of the three navigation commands; ``plan(seed_tform_body)`` returns the
         route (and optional final seed goal) or raises NavigationRejectedError."""
         robot = self.robot
-        with robot.lock:
+
+        def _change() -> navigation.NavTask | None:
+            """The new task; None if refused or only renewed (``response`` says which)."""
             try:
                 end_ns = self._end_ns(request, statuses)
                 if request.command_id:  # continue a command: only the active one can be
-                    if not self.graph_nav.renew(request.command_id, end_ns):
+                    if not self.graph_nav.renew(robot, request.command_id, end_ns):
                         raise NavigationRejectedError(statuses.STATUS_UNRECOGNIZED_COMMAND,
                                                       f"command {request.command_id} is not "
                                                       f"the active navigation command")
                     response.status, response.command_id = statuses.STATUS_OK, request.command_id
-                    return
+                    return None
                 route, final_goal = plan(self._check_robot(statuses))
             except NavigationRejectedError as exc:
                 response.status = exc.status
                 set_error(response, CommonError.CODE_OK, str(exc))
-                return
+                return None
             offset_field = "destination_waypoint_tform_body_goal"
             offset = (se2_from_pose2(getattr(request, offset_field))
                       if offset_field in request.DESCRIPTOR.fields_by_name
                       and request.HasField(offset_field) else None)
-            task = self.graph_nav.navigate(robot, route, end_ns, final_goal, offset)
+            return self.graph_nav.navigate(robot, route, end_ns, final_goal, offset)
+
+        task = self.graph_nav.atomically(_change)
+        if task is None:
+            return
         response.status = statuses.STATUS_OK
         response.command_id = task.id
 
@@ -378,8 +376,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
 
     @unary(graph_nav_pb2.NavigationFeedbackResponse)
     def NavigationFeedback(self, request, response, context):
-        with self.robot.lock:
-            self.graph_nav.feedback(request.command_id, response)
+        self.graph_nav.feedback(request.command_id, response)
 
 
 def spec() -> ServiceSpec:

@@ -55,11 +55,10 @@ class InverseKinematicsServicer(
         if task is None:
             set_error(response, CommonError.CODE_INVALID_REQUEST, "no task given")
             return
-        with robot.lock:
-            snapshot = robot.transforms_snapshot()
-            seed = robot.arm.joints.copy()
-            if request.nominal_arm_configuration == pb.InverseKinematicsRequest.ARM_CONFIG_READY:
-                seed[:6] = ak.READY
+        snapshot = robot.transforms_snapshot()
+        seed = robot.joint_positions()[0][12:]  # the arm's joints now
+        if request.nominal_arm_configuration == pb.InverseKinematicsRequest.ARM_CONFIG_READY:
+            seed[:6] = ak.READY
         root_t_scene = _matrix(request.root_tform_scene) if \
             request.HasField("root_tform_scene") else np.eye(4)
         root_t_task = root_t_scene @ (_matrix(request.scene_tform_task) if

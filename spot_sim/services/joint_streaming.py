@@ -10,7 +10,6 @@ never drove the joints ends INACTIVE.
 
 import time
 
-import numpy as np
 from bosdyn.api import (
     geometry_pb2,
     robot_command_pb2,
@@ -21,7 +20,6 @@ from bosdyn.api import (
 from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim import joint_control
-from spot_sim.frame_tree import body_pose
 from spot_sim.joint_control import StreamRefusedError
 from spot_sim.robot import SimRobot
 from spot_sim.services import Served, ServiceSpec
@@ -54,22 +52,13 @@ def sample(robot: SimRobot, imu_after_ns: int | None = None
     sampled after ``imu_after_ns`` (this stream's last packet)."""
     out = robot_state_pb2.RobotStateStreamResponse()
     clock = robot.clock
-    with robot.lock:
-        now = clock.now_nsec()
-        robot.step_joint_mode(now)
-        stamp = clock.timestamp(now)
-        q, qd = robot.joint_positions()
-        load = robot.joint_loads()
-        height = robot.body_height
-        odom_tform_body = body_pose(robot.base.odom_body, height, robot.base.rotation) \
-            * robot.base.offset
-        vision_tform_body = body_pose(robot.vision_body(), height, robot.base.rotation) \
-            * robot.base.offset
-        velocity, accel = robot.base.velocity, robot.base.acceleration
-        yaw = robot.base.odom_body.yaw, robot.vision_body().yaw
-        mode = robot.legs.joint_mode
-        packets = mode.imu.samples(imu_after_ns, now)
-        key, key_ns = mode.last_key, mode.last_key_ns
+    seen = robot.joint_sample(imu_after_ns)
+    stamp = clock.timestamp(seen.now_ns)
+    q, qd, load = seen.q, seen.qd, seen.load
+    odom_tform_body, vision_tform_body = seen.odom_tform_body, seen.vision_tform_body
+    velocity, accel = seen.velocity, seen.acceleration
+    yaw = seen.odom_yaw, seen.vision_yaw
+    packets, key, key_ns = seen.imu_packets, seen.last_key, seen.last_key_ns
     joints = out.joint_states
     joints.acquisition_timestamp.CopyFrom(stamp)
     joints.position.extend(q.tolist())
@@ -142,19 +131,14 @@ class RobotCommandStreamingServicer(
             header = request.header
             update = request.joint_command
             now = clock.now_nsec()
-            with robot.lock:
-                mode = robot.legs.joint_mode
-                mode.last_key, mode.last_key_ns = update.user_command_key, now
-                q, _ = robot.joint_positions()
-                try:
-                    setpoint = mode.receive(update, gains_known, now, np.asarray(q))
-                except StreamRefusedError as refused:
-                    status, message = StreamStatus.Status.Value(refused.status), str(refused)
-                    break
-                gains_known = True
-                robot.offer_joint_setpoint(setpoint)
-                if mode.engaged:
-                    status, message = StreamStatus.STATUS_OK, ""
+            try:
+                engaged = robot.receive_joint_update(update, gains_known, now)
+            except StreamRefusedError as refused:
+                status, message = StreamStatus.Status.Value(refused.status), str(refused)
+                break
+            gains_known = True
+            if engaged:
+                status, message = StreamStatus.STATUS_OK, ""
         response.status, response.message = status, message
         return _stamp(clock, response, header)
 

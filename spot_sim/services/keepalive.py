@@ -120,22 +120,23 @@ class KeepaliveServicer(keepalive_service_pb2_grpc.KeepaliveServiceServicer):
     def _carry_out(self, live: _Live, action: pb.ActionAfter) -> None:
         robot = self.robot
         which = action.WhichOneof("action")
-        with robot.lock:
-            if which == "halt_robot":
-                robot.new_command("stop")
-                self.active_actions.add(Action.POLICY_CONTROL_ACTION_HALT)
-            elif which == "controlled_motors_off":
-                if robot.powered:
-                    robot.new_command("safe_power_off")
-                self.active_actions.add(Action.POLICY_CONTROL_ACTION_MOTORS_OFF)
-            elif which in ("immediate_motors_off", "immediate_robot_off"):
-                robot.request_power(False)
-                self.active_actions.add(Action.POLICY_CONTROL_ACTION_IMMEDIATE_MOTORS_OFF
-                                        if which == "immediate_motors_off"
-                                        else Action.POLICY_CONTROL_ACTION_ROBOT_OFF)
-            elif which == "lease_stale":
-                for lease in action.lease_stale.leases or live.policy.associated_leases:
-                    robot.leases.mark_stale(lease.resource)
+        taken = None
+        if which == "halt_robot":
+            robot.new_command("stop")
+            taken = Action.POLICY_CONTROL_ACTION_HALT
+        elif which == "controlled_motors_off":
+            robot.atomically(lambda: robot.powered and robot.new_command("safe_power_off"))
+            taken = Action.POLICY_CONTROL_ACTION_MOTORS_OFF
+        elif which in ("immediate_motors_off", "immediate_robot_off"):
+            robot.request_power(False)
+            taken = (Action.POLICY_CONTROL_ACTION_IMMEDIATE_MOTORS_OFF
+                     if which == "immediate_motors_off" else Action.POLICY_CONTROL_ACTION_ROBOT_OFF)
+        elif which == "lease_stale":
+            for lease in action.lease_stale.leases or live.policy.associated_leases:
+                robot.leases.mark_stale(lease.resource)
+        if taken is not None:
+            with self._lock:
+                self.active_actions.add(taken)
         if which == "record_event":
             for event in action.record_event.events:
                 self.store.record("event", event.source or "keepalive", event)

@@ -2,6 +2,7 @@
 ``spot_sim.local_grids`` for what each holds)."""
 
 from bosdyn.api import local_grid_pb2, local_grid_service_pb2_grpc
+from bosdyn.client.frame_helpers import get_a_tform_b
 
 from spot_sim import local_grids
 from spot_sim.robot import SimRobot
@@ -23,9 +24,8 @@ class LocalGridServicer(local_grid_service_pb2_grpc.LocalGridServiceServicer):
 
     @unary(local_grid_pb2.GetLocalGridsResponse)
     def GetLocalGrids(self, request, response, context):
-        with self.robot.lock:
-            body = self.robot.base.odom_body
-            snapshot = self.robot.transforms_snapshot()
+        snapshot = self.robot.transforms_snapshot()
+        body = get_a_tform_b(snapshot, "odom", "body")
         stamp = self.clock.timestamp()
         for grid_request in request.local_grid_requests:
             name = grid_request.local_grid_type_name

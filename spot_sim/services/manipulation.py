@@ -11,7 +11,7 @@ from bosdyn.api import (
 )
 from bosdyn.client.frame_helpers import get_a_tform_b
 
-from spot_sim.manipulation import PICK_STANDOFF, WALK_OFFSET, Manipulation
+from spot_sim.manipulation import PICK_STANDOFF, WALK_OFFSET
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import LEASE, set_error, unary
 from spot_sim.scene import NOTHING, Scene
@@ -42,24 +42,16 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
         except ValueError as exc:
             set_error(response, _INVALID, str(exc))
             return
-        with robot.lock:
-            if robot.arm is None and which == "pick_object_in_image":
-                set_error(response, _INVALID, "this robot has no arm")
-                return
-            if not robot.powered:
-                set_error(response, _INVALID, "motor power is off")
-                return
-            if which == "pick_object_in_image":
-                standoff = PICK_STANDOFF
-            else:
-                standoff = body.offset_distance.value if body.HasField("offset_distance") \
-                    else WALK_OFFSET
-            for task in robot.manipulations.values():
-                task.abort()
-            task = Manipulation(robot.next_id(), which == "pick_object_in_image", target,
-                                standoff)
-            robot.manipulations[task.id] = task
-            response.manipulation_cmd_id = task.id
+        pick = which == "pick_object_in_image"
+        if pick:
+            standoff = PICK_STANDOFF
+        else:
+            standoff = body.offset_distance.value if body.HasField("offset_distance") \
+                else WALK_OFFSET
+        try:
+            response.manipulation_cmd_id = robot.start_manipulation(pick, target, standoff)
+        except ValueError as refused:
+            set_error(response, _INVALID, str(refused))
 
     def _target(self, body) -> np.ndarray | None:
         """The object's position in odom: the pixel's ray cast into the scene (None: no hit)."""
@@ -87,14 +79,13 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
 
     @unary(manipulation_api_pb2.ManipulationApiFeedbackResponse)
     def ManipulationApiFeedback(self, request, response, context):
-        with self.robot.lock:
-            task = self.robot.manipulations.get(request.manipulation_cmd_id)
-            if task is None:
-                set_error(response, _INVALID,
-                          f"unknown manipulation command id {request.manipulation_cmd_id}")
-                return
-            response.manipulation_cmd_id = task.id
-            response.current_state = task.state
+        state = self.robot.manipulation_state(request.manipulation_cmd_id)
+        if state is None:
+            set_error(response, _INVALID,
+                      f"unknown manipulation command id {request.manipulation_cmd_id}")
+            return
+        response.manipulation_cmd_id = request.manipulation_cmd_id
+        response.current_state = state
         response.transforms_snapshot_manipulation_data.CopyFrom(self.robot.transforms_snapshot())
 
     @unary(manipulation_api_pb2.ApiGraspOverrideResponse)
@@ -103,16 +94,17 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
         if arm is None:
             set_error(response, _INVALID, "this robot has no arm")
             return
-        with self.robot.lock:
-            if request.HasField("api_grasp_override"):
-                override = request.api_grasp_override.override_request
-                if override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_HOLDING:
-                    arm.holding = True
-                elif override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_NOT_HOLDING:
-                    arm.holding = False
-            if request.HasField("carry_state_override"):
-                state = request.carry_state_override.override_request
-                arm.carry_stowable = state == Carry.CARRY_STATE_CARRIABLE_AND_STOWABLE
+        holding = carry_stowable = None
+        if request.HasField("api_grasp_override"):
+            override = request.api_grasp_override.override_request
+            if override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_HOLDING:
+                holding = True
+            elif override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_NOT_HOLDING:
+                holding = False
+        if request.HasField("carry_state_override"):
+            state = request.carry_state_override.override_request
+            carry_stowable = state == Carry.CARRY_STATE_CARRIABLE_AND_STOWABLE
+        self.robot.override_grasp(holding, carry_stowable)
 
 
 def spec() -> ServiceSpec:

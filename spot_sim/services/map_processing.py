@@ -59,7 +59,8 @@ class MapProcessingServicer(map_processing_service_pb2_grpc.MapProcessingService
             params.do_fiducial_loop_closure.value
         odometry = not params.HasField("do_odometry_loop_closure") or \
             params.do_odometry_loop_closure.value
-        with self.robot.lock:
+
+        def _change() -> None:
             graph_map = self.graph_nav.map
             if not self._missing_snapshots(response):
                 new_edges = self._closures(fiducials, odometry)
@@ -69,6 +70,8 @@ class MapProcessingServicer(map_processing_service_pb2_grpc.MapProcessingService
                         graph_map.add_edge(edge)
                     response.map_on_server_was_modified = bool(new_edges)
                 response.status = response.STATUS_OK
+
+        self.graph_nav.atomically(_change)
         yield self._stamp(response, request)
 
     def _closures(self, fiducials: bool, odometry: bool) -> list[map_pb2.Edge]:
@@ -101,7 +104,8 @@ class MapProcessingServicer(map_processing_service_pb2_grpc.MapProcessingService
 
     def ProcessAnchoring(self, request, context):
         response = map_processing_pb2.ProcessAnchoringResponse()
-        with self.robot.lock:
+
+        def _change() -> None:
             graph_map = self.graph_nav.map
             if not self._missing_snapshots(response):
                 anchoring = graph_map.anchoring()
@@ -121,6 +125,8 @@ class MapProcessingServicer(map_processing_service_pb2_grpc.MapProcessingService
                     response.anchoring_on_server_was_modified = True
                 response.iteration, response.final_iteration = 1, True
                 response.status = response.STATUS_OK
+
+        self.graph_nav.atomically(_change)
         yield self._stamp(response, request)
 
 

@@ -14,7 +14,6 @@ from spot_sim.robot import SimRobot
 from spot_sim.rpc import CHUNK_BYTES, LeaseCheck, set_error, unary
 from spot_sim.services import Served, ServiceSpec
 from spot_sim.services.time_sync import ROBOT_CLOCK
-from spot_sim.state_report import robot_state
 
 
 def _lease_refused(response, uses) -> None:
@@ -45,7 +44,7 @@ class RobotServices:
             robot_command_pb2.RobotCommandFeedbackRequest(robot_command_id=command_id), None)
 
     def robot_state(self):
-        return robot_state(self._robot)
+        return self._robot.robot_state()
 
     def clear_behavior_fault(self, fault_id: int, lease) -> bool:
         request = robot_command_pb2.ClearBehaviorFaultRequest(lease=lease,
@@ -55,10 +54,8 @@ class RobotServices:
 
     def stop_if_active(self, command_id: int, lease) -> None:
         """Stop the body if ``command_id`` is still the robot's mobility command."""
-        with self._robot.lock:
-            active = self._robot.book.mobility
-            if active is None or active.id != command_id or active.done:
-                return
+        if not self._robot.command_active(command_id):
+            return
         request = robot_command_pb2.RobotCommandRequest(lease=lease)
         request.command.synchronized_command.mobility_command.stop_request.SetInParent()
         self.robot_command(request)
@@ -84,10 +81,8 @@ class RobotServices:
 
     def cancel_docking(self, command_id: int, lease) -> None:
         """Stop a docking plan mid-way: the body stops where it is."""
-        with self._robot.lock:
-            task = self._robot.docking.tasks.get(command_id)
-            if task is None or task.done:
-                return
+        if not self._robot.docking_active(command_id):
+            return
         request = robot_command_pb2.RobotCommandRequest(lease=lease)
         request.command.synchronized_command.mobility_command.stop_request.SetInParent()
         self.robot_command(request)
@@ -105,19 +100,15 @@ class RobotServices:
 
     def cancel_navigation(self, command_id: int, lease) -> None:
         """Stop the body if navigation ``command_id`` is still under way."""
-        with self._robot.lock:
-            task = self._graph_nav.graph_nav.tasks.get(command_id)
-            if task is None or task.done or task.motion is None:
-                return
-            motion_id = task.motion.id
-        self.stop_if_active(motion_id, lease)
+        motion_id = self._graph_nav.graph_nav.motion_of(command_id)
+        if motion_id is not None:
+            self.stop_if_active(motion_id, lease)
 
     def set_localization(self, request):
         return self._graph_nav.SetLocalization(request, None)
 
     def docking_state(self):
-        with self._robot.lock:
-            return self._robot.docking.state()
+        return self._robot.docking_state()
 
     def retain_lease(self, lease: lease_pb2.Lease) -> lease_pb2.LeaseUseResult:
         return self._robot.leases.use(lease, allow_super=True)

@@ -37,8 +37,7 @@ class RayCastServicer(ray_cast_service_pb2_grpc.RayCastServiceServicer):
             response.status = response.STATUS_INVALID_REQUEST
             response.message = "the ray needs a finite origin and a non-zero direction"
             return
-        with self.robot.lock:
-            snapshot = self.robot.transforms_snapshot()
+        snapshot = self.robot.transforms_snapshot()
         frame = request.ray_frame_name or "odom"
         odom_t_frame = get_a_tform_b(snapshot, "odom", frame)
         if odom_t_frame is None:

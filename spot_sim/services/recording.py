@@ -27,15 +27,16 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
     @unary(recording_pb2.StartRecordingResponse, OPTIONAL_LEASE)
     def StartRecording(self, request, response, context):
         robot = self.robot
-        with robot.lock:
+
+        def _change() -> bool:
             if self.recorder.recording:
                 response.status = response.STATUS_OK
-                return
+                return False
             if robot.active_fault():
                 response.status = response.STATUS_ROBOT_IMPAIRED
-                return
+                return False
             if self._missing_fiducials(request.require_fiducials, response):
-                return
+                return False
             environment = (request.recording_environment
                            if request.HasField("recording_environment") else None)
             session_start = (request.session_start_time
@@ -45,57 +46,67 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
             except RecordingError as exc:
                 response.status = exc.status
                 set_error(response, CommonError.CODE_OK, str(exc))
-                return
+                return False
             response.created_waypoint.CopyFrom(waypoint)
             response.session_start_time.CopyFrom(session_start)
+            return True
+
+        if not self.recorder.graph_nav.atomically(_change):
+            return
         response.status = response.STATUS_OK
 
     @unary(recording_pb2.StopRecordingResponse, OPTIONAL_LEASE)
     def StopRecording(self, request, response, context):
-        with self.robot.lock:
+        def _change() -> None:
             if self.recorder.session_start is not None:
                 response.session_start_time.CopyFrom(self.recorder.session_start)
             self.recorder.stop()
+
+        self.recorder.graph_nav.atomically(_change)
         response.status = response.STATUS_OK
 
     @unary(recording_pb2.GetRecordStatusResponse)
     def GetRecordStatus(self, request, response, context):
-        with self.robot.lock:
-            self.recorder.status(response)
+        self.recorder.graph_nav.atomically(lambda: self.recorder.status(response))
 
     @unary(recording_pb2.SetRecordingEnvironmentResponse, OPTIONAL_LEASE)
     def SetRecordingEnvironment(self, request, response, context):
-        with self.robot.lock:
-            self.recorder.environment.CopyFrom(request.environment)
+        self.recorder.graph_nav.atomically(
+            lambda: self.recorder.environment.CopyFrom(request.environment))
 
     @unary(recording_pb2.CreateWaypointResponse, OPTIONAL_LEASE)
     def CreateWaypoint(self, request, response, context):
         robot = self.robot
-        with robot.lock:
+
+        def _change() -> bool:
             if not self.recorder.recording:
                 response.status = response.STATUS_NOT_RECORDING
-                return
+                return False
             if self._missing_fiducials(request.require_fiducials, response):
-                return
+                return False
             waypoint, edge = self.recorder.create_waypoint(robot, request.waypoint_name)
             response.created_waypoint.CopyFrom(waypoint)
             if edge is not None:
                 response.created_edge.CopyFrom(edge)
+            return True
+
+        if not self.recorder.graph_nav.atomically(_change):
+            return
         response.status = response.STATUS_OK
 
     @unary(recording_pb2.CreateEdgeResponse, OPTIONAL_LEASE)
     def CreateEdge(self, request, response, context):
-        with self.robot.lock:
+        def _change() -> bool:
             graph_map = self.recorder.graph_nav.map
             edge = request.edge
             if not self.recorder.recording:
                 response.status = response.STATUS_NOT_RECORDING
-                return
+                return False
             for existing in graph_map.graph.edges:
                 if graph_map.edge_key(existing) == graph_map.edge_key(edge):
                     response.status = response.STATUS_EXISTS
                     response.error_existing_edge.CopyFrom(existing)
-                    return
+                    return False
             known = {w.id for w in graph_map.graph.waypoints}
             graph = type(graph_map.graph)()
             graph.edges.append(edge)
@@ -104,8 +115,12 @@ class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServi
             except InvalidGraphError as exc:
                 response.status = response.STATUS_UNKNOWN_WAYPOINT
                 set_error(response, CommonError.CODE_OK, str(exc))
-                return
+                return False
             graph_map.add_edge(edge)
+            return True
+
+        if not self.recorder.graph_nav.atomically(_change):
+            return
         response.status = response.STATUS_OK
 
 

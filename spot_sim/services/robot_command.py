@@ -38,8 +38,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
     @unary(robot_command_pb2.RobotCommandResponse, LEASE)
     def RobotCommand(self, request, response, context):
         try:
-            with self.robot.lock:
-                command = self._accept(request)
+            command = self.robot.atomically(lambda: self._accept(request))
         except CommandRejectedError as rejected:
             response.status = rejected.status
             response.message = str(rejected)
@@ -171,13 +170,17 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
 
     @unary(robot_command_pb2.RobotCommandFeedbackResponse)
     def RobotCommandFeedback(self, request, response, context):
-        with self.robot.lock:
-            command = self.robot.book.commands.get(request.robot_command_id)
-            if command is None:
-                response.header.error.code = response.header.error.CODE_INVALID_REQUEST
-                response.header.error.message = f"unknown command id {request.robot_command_id}"
-                return
-            _fill_feedback(self.robot, command, response.feedback)
+        robot = self.robot
+
+        def fill() -> bool:
+            command = robot.book.commands.get(request.robot_command_id)
+            if command is not None:
+                _fill_feedback(robot, command, response.feedback)
+            return command is not None
+
+        if not robot.atomically(fill):
+            response.header.error.code = response.header.error.CODE_INVALID_REQUEST
+            response.header.error.message = f"unknown command id {request.robot_command_id}"
 
     @unary(robot_command_pb2.ClearBehaviorFaultResponse, LEASE)
     def ClearBehaviorFault(self, request, response, context):

@@ -9,7 +9,6 @@ from spot_sim.directory import Directory
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
 from spot_sim.services import Served, ServiceSpec
-from spot_sim.state_report import robot_state
 
 STRIDE_M = 0.6  # distance per gait cycle, for the gait-cycle metric
 
@@ -23,7 +22,7 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
     def GetRobotState(self, request, response, context):
         if self.directory is not None:
             self.directory.check_liveness()
-        response.robot_state.CopyFrom(robot_state(self.robot))
+        response.robot_state.CopyFrom(self.robot.robot_state())
 
     @unary(robot_state_pb2.RobotHardwareConfigurationResponse)
     def GetRobotHardwareConfiguration(self, request, response, context):
@@ -44,9 +43,7 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
     @unary(robot_state_pb2.RobotMetricsResponse)
     def GetRobotMetrics(self, request, response, context):
         robot = self.robot
-        with robot.lock:
-            distance, moving, powered = (robot.base.distance_travelled, robot.base.time_moving_s,
-                                         robot.base.motors_on_s)
+        distance, moving, powered = robot.metrics()
         metrics = response.robot_metrics
         metrics.timestamp.CopyFrom(self.clock.timestamp())
         metrics.metrics.add(label="distance", units="m", float_value=distance)

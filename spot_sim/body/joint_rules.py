@@ -1,0 +1,103 @@
+"""Joint mode's rules on the whole robot: engaging takes the legs (and arm) from the other
+controllers, a joint over the stream's speed limit is a behaviour fault, and a stream that
+stops hands the legs back to the stand controller.
+
+Functions of the robot's parts, called by ``SimRobot`` under its lock.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from bosdyn.api import robot_state_pb2
+from bosdyn.client.math_helpers import SE3Pose
+
+from spot_sim.body.commands import Feedback, finish
+from spot_sim.mobility import Se2
+
+FALL_LIE_DOWN_S = 0.3  # a fall or a joint fault puts the body down this fast
+
+
+@dataclass(frozen=True)
+class JointSample:
+    """What one message of the state stream reports, read at one instant."""
+
+    now_ns: int
+    q: np.ndarray
+    qd: np.ndarray
+    load: np.ndarray
+    odom_tform_body: SE3Pose
+    vision_tform_body: SE3Pose
+    velocity: Se2  # in the body frame
+    acceleration: tuple[float, float]
+    odom_yaw: float
+    vision_yaw: float
+    imu_packets: list[int]
+    last_key: int
+    last_key_ns: int
+
+
+def step(robot, now: int) -> None:
+    """Run the servo law up to ``now`` (the physics loop, and every state-stream sample)."""
+    legs, arm = robot.legs, robot.arm
+    mode = legs.joint_mode
+    if not mode.armed:
+        return
+    if not mode.engaged:
+        q, qd = robot.joint_positions()
+        if not mode.engage(q, qd, now):
+            return
+        legs.swing = np.zeros_like(legs.swing)
+        if mode.drives_arm:
+            robot.halt_arm()
+    servo = mode.servo
+    setpoint = servo.setpoint
+    expired = now > setpoint.end_ns
+    fastest = servo.advance(min(now, setpoint.end_ns), legs.supported)
+    legs.posture.joints = servo.q[:12].copy()
+    legs.velocity = servo.qd[:12].copy()
+    if mode.drives_arm:
+        arm.q, arm.qd = servo.q[12:18].copy(), servo.qd[12:18].copy()
+        arm.gripper, arm.gripper_velocity = float(servo.q[18]), float(servo.qd[18])
+    command = robot.book.commands.get(mode.command_id)
+    if setpoint.velocity_limit is not None and fastest > setpoint.velocity_limit:
+        _fault(robot, now)
+    elif expired:  # commands stopped: the stand controller takes the robot back
+        if command is not None and not command.done:
+            finish(command, Feedback.STATUS_COMMAND_TIMED_OUT, now)
+        leave(robot.legs, now)
+
+
+def leave(legs, now: int) -> None:
+    """Joint mode ends: the legs go back to standing from where they are."""
+    mode = legs.joint_mode
+    if not mode.armed:
+        return
+    was_engaged = mode.engaged
+    mode.disarm()
+    if was_engaged:
+        legs.return_to_stand(now)
+
+
+def _fault(robot, now: int) -> None:
+    """A joint passed the stream's velocity_safety_limit: a behaviour fault, and the robot
+    lies down with its motors on until the fault is cleared or power is cut."""
+    robot.faults.add(robot.book.next_id(), robot_state_pb2.BehaviorFault.CAUSE_COMMAND_FAILURE,
+                     robot.clock.timestamp(now))
+    mode = robot.legs.joint_mode
+    command = robot.book.commands.get(mode.command_id)
+    if command is not None and not command.done:
+        finish(command, Feedback.STATUS_COMMAND_OVERRIDDEN, now)
+    mode.disarm()
+    robot.legs.start_posture(False, now, FALL_LIE_DOWN_S)
+
+
+def sample(robot, now: int, imu_after_ns: int | None) -> JointSample:
+    """The state stream's view of the robot at ``now``, after stepping the servo to it."""
+    step(robot, now)
+    q, qd = robot.joint_positions()
+    odom_tform_body, vision_tform_body = robot.body_poses()
+    mode, base = robot.legs.joint_mode, robot.base
+    return JointSample(now, q, qd, robot.joint_loads(), odom_tform_body, vision_tform_body,
+                       base.velocity, base.acceleration, base.odom_body.yaw,
+                       base.vision_body().yaw, mode.imu.samples(imu_after_ns, now),
+                       mode.last_key, mode.last_key_ns)
