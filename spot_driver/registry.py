@@ -10,7 +10,8 @@ from spot_driver.capability import Capability, Parameter, Section, load
 from spot_driver.driver_parameters import CONNECTION
 
 PACKAGES = ("state", "body", "motion", "perception", "manipulation", "docking", "missions",
-            "autonomy", "choreography", "description", "network", "low_level", "diagnostics")
+            "autonomy", "choreography", "description", "network", "low_level", "diagnostics",
+            "spot_cam")
 CAPABILITIES: tuple[Capability, ...] = tuple(
     import_module(f"spot_driver.{name}").CAPABILITY for name in PACKAGES)
 OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)

@@ -42,11 +42,9 @@ class DockingRejectedError(Exception):
 def _check_ready(robot) -> None:
     """Raise DockingRejectedError unless the robot can dock now: power on, no behaviour
     fault, nothing in the gripper."""
-    if not robot.powered:
-        raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE, "motor power is off")
-    if robot.active_fault():
-        raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE,
-                                   "the robot has an active behavior fault")
+    refusal = robot.motion_refusal()
+    if refusal is not None:
+        raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE, refusal)
     if robot.arm is not None and robot.arm.holding:
         raise DockingRejectedError(Response.STATUS_ERROR_GRIPPER_HOLDING_ITEM,
                                    "the gripper is holding an item")

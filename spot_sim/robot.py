@@ -21,17 +21,11 @@ from spot_sim.arm import Arm
 from spot_sim.body import command_rules, joint_rules
 from spot_sim.body.base import Base
 from spot_sim.body.battery import Battery
-from spot_sim.body.commands import (
-    FULL_BODY_KINDS,
-    Command,
-    CommandBook,
-    CommandRejectedError,
-    finish,
-)
+from spot_sim.body.commands import Command, CommandBook, finish
 from spot_sim.body.faults import Faults
 from spot_sim.body.joint_rules import FALL_LIE_DOWN_S
 from spot_sim.body.legs import Legs
-from spot_sim.body.power import MotorPower, Power
+from spot_sim.body.power import Power
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.docking import Docking
@@ -44,7 +38,6 @@ from spot_sim.mobility import Se2
 from spot_sim.service_faults import ServiceFaults
 from spot_sim.ticker import Ticker
 
-__all__ = ["FULL_BODY_KINDS", "Command", "CommandRejectedError", "MotorPower", "SimRobot"]
 T = TypeVar("T")
 class SimRobot:
     """State of one simulated Spot. Thread-safe; ``start()`` runs the physics loop."""
@@ -156,6 +149,16 @@ class SimRobot:
 
     def active_fault(self) -> bool:
         return self.faults.active
+
+    def motion_refusal(self) -> str | None:
+        """Why the body cannot take a motion command now, or None: motors off, or an active
+        behaviour fault (the rule docking, navigation and choreography refuse by)."""
+        with self._lock:
+            if not self.power.on:
+                return "motor power is off"
+            if self.faults.active:
+                return "the robot has an active behavior fault"
+            return None
 
     # ----------------------------------------------------------------- power
     def request_power(self, turn_on: bool) -> tuple[int, int]:

@@ -77,6 +77,13 @@ class SimulatedSpot:
         self.keepalive = parts.servicer("keepalive")
         self.ir = parts.servicer("ir-enable-disable-service")
 
+    def servicer(self, name: str):
+        """The servicer of service ``name`` (KeyError when this robot does not serve it)."""
+        for spec, servicer in self._servicers:
+            if spec.name == name:
+                return servicer
+        raise KeyError(name)
+
     def authorize_payload(self, guid: str, authorized: bool = True) -> bool:
         """What an administrator does in the robot's web interface for a new payload."""
         return self.payloads.authorize(guid, authorized)

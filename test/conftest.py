@@ -7,6 +7,7 @@ import os
 import bosdyn.client
 import pytest
 from bosdyn.choreography.client.choreography import ChoreographyClient
+from bosdyn.client import spot_cam
 from bosdyn.client.robot_command import RobotCommandStreamingClient
 from bosdyn.client.robot_state import RobotStateStreamingClient
 from bosdyn.mission.client import MissionClient
@@ -49,6 +50,7 @@ def connect(sim: SimulatedSpot, authenticate: bool = True, password: str = PASSW
                                                              ChoreographyClient,
                                                              RobotCommandStreamingClient,
                                                              RobotStateStreamingClient])
+    spot_cam.register_all_service_clients(sdk)  # used only where the robot has a Spot CAM
     sdk.load_robot_cert(str(sim.ca_cert))
     robot = sdk.create_robot("127.0.0.1")
     robot.update_secure_channel_port(sim.port)

@@ -59,7 +59,7 @@ from spot_sim.directory import LIVENESS_FAULT
 
 @pytest.fixture(scope="module")
 def arm_sim(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as spot:
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_spot_cam=True) as spot:
         yield spot
 
 
@@ -242,6 +242,7 @@ def representative_calls() -> dict:
         "robot-state-streaming": _first_streamed_state,
         "robot-command-streaming": lambda r: c(r, "robot-command-streaming")
         .send_joint_control_commands(iter(())),  # no command: answered INACTIVE
+        "spot-cam-ptz": lambda r: c(r, "spot-cam-ptz").list_ptz(),
     }
 
 

@@ -151,7 +151,7 @@ def _step_moves(robot, dance: Dance, current: float, now_ns: int, dt: float) -> 
 def start_dance(robot, dance: Dance, stand: bool) -> bool:
     """Begin ``dance`` on ``robot`` (inside ``robot.atomically``), getting up or down to its
     entrance posture; False if the robot cannot dance now (motors off, a fault)."""
-    if not robot.powered or robot.active_fault():
+    if robot.motion_refusal() is not None:
         return False
     dance.motion = robot.new_command("choreography")
     if robot.legs.posture.standing != stand:

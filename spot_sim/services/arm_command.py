@@ -10,8 +10,9 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim import arm_kinematics as ak
 from spot_sim.arm import Arm, ArmTask, GripperTask, JointTrajectory, named_target, plan
+from spot_sim.body.commands import CommandRejectedError
 from spot_sim.clock import timestamp_to_nsec
-from spot_sim.robot import CommandRejectedError, SimRobot
+from spot_sim.robot import SimRobot
 
 Response = robot_command_pb2.RobotCommandResponse
 Status = basic.RobotCommandFeedbackStatus

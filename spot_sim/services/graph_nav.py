@@ -264,9 +264,9 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         robot = self.robot
         if self.recorder.recording:
             raise NavigationRejectedError(statuses.STATUS_RECORDING, "the robot is recording")
-        if not robot.powered or robot.active_fault():
-            raise NavigationRejectedError(statuses.STATUS_ROBOT_IMPAIRED,
-                                          "motor power is off or the robot is faulted")
+        refusal = robot.motion_refusal()
+        if refusal is not None:
+            raise NavigationRejectedError(statuses.STATUS_ROBOT_IMPAIRED, refusal)
         seed_tform_body = self.graph_nav.seed_tform_body(robot)
         if seed_tform_body is None or self.graph_nav.map.empty:
             raise NavigationRejectedError(statuses.STATUS_NOT_LOCALIZED_TO_MAP,

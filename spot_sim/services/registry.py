@@ -16,7 +16,7 @@ MODULES = ("identity", "time_sync", "lease", "estop", "power", "robot_command", 
            "local_grid", "autowalk", "choreography", "license", "fault", "data_buffer",
            "keepalive", "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
            "joint_streaming", "point_cloud", "manipulation", "inverse_kinematics",
-           "directory_registration", "robot_state")
+           "directory_registration", "robot_state", "spot_cam_ptz")
 SERVICES: tuple[Served, ...] = tuple(
     served for name in MODULES for served in import_module(f"spot_sim.services.{name}").SERVICES)
 

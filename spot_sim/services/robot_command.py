@@ -8,9 +8,11 @@ from bosdyn.api import robot_command_pb2, robot_command_service_pb2_grpc
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
 from spot_sim import kinematics, mobility
+from spot_sim.body.commands import FULL_BODY_KINDS, Command, CommandRejectedError
+from spot_sim.body.power import MotorPower
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mobility import Se2
-from spot_sim.robot import FULL_BODY_KINDS, Command, CommandRejectedError, MotorPower, SimRobot
+from spot_sim.robot import SimRobot
 from spot_sim.rpc import LEASE, unary
 from spot_sim.services import Served, ServiceSpec, arm_command
 from spot_sim.services.time_sync import TimeSyncServicer

@@ -1,0 +1,28 @@
+"""Spot CAM: the payload's pan-tilt-zoom camera heads with their checks (``ptz.py``), PTZ
+states and frames as messages (``conversions.py``), and the ``spot_cam`` node. Found in the
+robot's directory: on a robot without a Spot CAM every call answers so."""
+
+from spot_driver.capability import Capability, Parameter, Section
+
+PARAMETERS = Section(
+    "Spot CAM (node spot_cam; calls fail with \"this robot has no Spot CAM\" without one)",
+    (
+        Parameter("spot_cam_ptz_rate", 5.0,
+                  "Hz polling of the PTZ head's position (spot_cam/ptz/state and its frame on "
+                  "/tf); 0 turns it off"),
+        Parameter("spot_cam_ptz_name", "mech",
+                  "the PTZ head the state topic and the frame follow (mech: the mechanical "
+                  "head; digi: the panorama's digital view)"),
+        Parameter("spot_cam_mount", [0.0, 0.0, 0.2],
+                  "m: x, y, z of the PTZ head's pan/tilt centre in the body frame (measure "
+                  "yours: it depends on where the Spot CAM sits on the rail)"),
+    ))
+
+CAPABILITY = Capability(
+    name="spot_cam",
+    summary="start the Spot CAM services (spot_cam)",
+    nodes=("spot_driver.spot_cam.node:SpotCamNode",),
+    sdk_clients=("bosdyn.client.spot_cam.ptz:PtzClient",),
+    parameters=PARAMETERS,
+    readme="Spot CAM (node `spot_cam`)",
+    field_test="test/test_spot_cam_e2e.py::test_ptz_moves_and_its_state_and_frame_follow")

@@ -1,0 +1,1 @@
+"""The Spot CAM payload's simulated parts."""
