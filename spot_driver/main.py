@@ -5,8 +5,10 @@ Credentials come from BOSDYN_CLIENT_USERNAME / BOSDYN_CLIENT_PASSWORD or the fil
 the ``credentials_file`` parameter.
 """
 
+import faulthandler
 import gc
 import logging
+import signal
 import sys
 import threading
 import time
@@ -165,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     # Threads waiting on the robot or DDS get the GIL back within 1 ms, not Python's 5 ms:
     # cmd_vel, the e-stop and the 333 Hz stream wait less behind image work.
     sys.setswitchinterval(GIL_SWITCH_S)
+    # `kill -USR1 <pid>` prints every thread's stack to stderr: where a stuck driver waits.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     logging.basicConfig(level=logging.WARNING, format="[%(levelname)s] [%(name)s]: %(message)s")
     logging.getLogger("spot_driver").setLevel(logging.INFO)

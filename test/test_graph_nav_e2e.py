@@ -54,7 +54,7 @@ def world(tmp_path_factory):
                 try:
                     response = ros.call(Trigger, f"/{name}")
                 except AssertionError as exc:
-                    raise AssertionError(f"{exc}\n{driver.output()[-3000:]}") from None
+                    raise AssertionError(f"{exc}\n{driver.stacks()[-12000:]}") from None
                 assert response.success, (name, response.message)
             yield sim, driver, ros, tmp_path_factory.mktemp("maps")
         finally:

@@ -129,9 +129,10 @@ def test_lens_initialization(world):
 def test_a_robot_without_a_spot_cam_says_so(tmp_path):
     with running_sim(tmp_path / "certs") as sim:
         ros = RosClient("no_spot_cam_test_client")
-        driver = DriverProcess(sim, tmp_path / "driver.log", USERNAME, PASSWORD)
+        driver = DriverProcess(sim, tmp_path / "driver.log", USERNAME, PASSWORD,
+                               namespace="/plain")  # beside the module's driver
         try:
-            response = ros.call(ListPtz, "/spot_cam/list_ptz", timeout=60)
+            response = ros.call(ListPtz, "/plain/spot_cam/list_ptz", timeout=60)
             assert not response.success
             assert response.message == ("this robot has no Spot CAM (its directory lists no "
                                         "spot-cam-ptz service)")
