@@ -7,10 +7,12 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import defaultdict
 from pathlib import Path
 
 import rclpy
+from action_msgs.srv import CancelGoal
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
@@ -112,6 +114,7 @@ class RosClient:
         self.messages: dict[str, list] = defaultdict(list)
         self._lock = threading.Lock()
         self._clients: dict = {}  # (type, name) -> client, kept: discovered once
+        self._action_clients: dict = {}
         self.resends: list[str] = []  # services whose request was sent a second time
 
     def subscribe(self, topic: str, msg_type, reliable: bool = True, latched: bool = False):
@@ -181,9 +184,26 @@ class RosClient:
         return future.result()
 
     def action_client(self, action_type, name: str) -> ActionClient:
-        client = ActionClient(self.node, action_type, name)
-        assert client.wait_for_server(timeout_sec=10.0), f"action {name} not available"
+        """A client of action ``name``, made once and kept; the first time, not returned
+        before the server's process has discovered it (see ``_known_to_server``)."""
+        client = self._action_clients.get((action_type, name))
+        if client is None:
+            client = ActionClient(self.node, action_type, name)
+            assert client.wait_for_server(timeout_sec=10.0), f"action {name} not available"
+            self._known_to_server(name)
+            self._action_clients[(action_type, name)] = client
         return client
+
+    def _known_to_server(self, action: str) -> None:
+        """Wait until the server's process has discovered this node's endpoints made so far:
+        a probe client made after them is answered. A process announces its endpoints in
+        order on reliable channels, so the server matched the earlier ones (the action
+        client's reply readers) before the probe's; a goal sent before that can have its
+        acceptance dropped (ros2/ros2#1253). The probe cancels an unknown goal: harmless."""
+        request = CancelGoal.Request()
+        request.goal_info.goal_id.uuid = list(uuid.uuid4().bytes)
+        response = self.call(CancelGoal, f"{action}/_action/cancel_goal", request)
+        assert response.return_code == CancelGoal.Response.ERROR_UNKNOWN_GOAL_ID, response
 
     def wait_future(self, future, timeout: float = 30.0):
         assert self.wait_for(future.done, timeout), "future timed out"
