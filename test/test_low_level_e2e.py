@@ -151,8 +151,11 @@ def test_refused_joint_commands_are_never_sent(world):
 
 
 def test_a_squat_through_the_joint_command_topic(world):
-    _, ros = world
-    response = ros.call(SetBool, "/low_level/activate", SetBool.Request(data=True))
+    driver, ros = world
+    try:
+        response = ros.call(SetBool, "/low_level/activate", SetBool.Request(data=True))
+    except AssertionError as exc:  # where the driver waits, for the next one who reads this
+        raise AssertionError(f"{exc}\n{driver.stacks()[-12000:]}") from None
     assert response.success, response.message
     pub = ros.node.create_publisher(JointCommand, "/low_level/joint_command", 10)
     assert ros.wait_for(lambda: pub.get_subscription_count() > 0, 10)
