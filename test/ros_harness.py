@@ -20,7 +20,6 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "spot_driver.yaml"
-RESEND_AFTER_S = 10.0  # RosClient.call: a request unanswered this long is sent once more
 
 
 _STARTED: list = []  # every DriverProcess, SimProcess and RosClient this process started
@@ -113,9 +112,7 @@ class RosClient:
         self._thread.start()
         self.messages: dict[str, list] = defaultdict(list)
         self._lock = threading.Lock()
-        self._clients: dict = {}  # (type, name) -> client, kept: discovered once
         self._action_clients: dict = {}
-        self.resends: list[str] = []  # services whose request was sent a second time
 
     def subscribe(self, topic: str, msg_type, reliable: bool = True, latched: bool = False):
         qos = QoSProfile(depth=50,
@@ -159,29 +156,15 @@ class RosClient:
             time.sleep(period)
         return bool(predicate())
 
-    def call(self, srv_type, name: str, request=None, timeout: float = 30.0,
-             resend_after: float = RESEND_AFTER_S):
-        """Call service ``name``; fails the test unless it answers within ``timeout`` s.
-
-        A request unanswered for ``resend_after`` s is sent once more: a server whose
-        process has not yet discovered this client's new response reader drops the
-        response after 100 ms (rmw_fastrtps; ros2/ros2#1253), which a loaded machine shows.
-        A server that never answers still fails the test; a resend is printed to stderr."""
-        client = self._clients.get((srv_type, name))
-        if client is None:
-            client = self._clients[(srv_type, name)] = self.node.create_client(srv_type, name)
-        assert client.wait_for_service(timeout_sec=10.0), f"service {name} not available"
-        request = request or srv_type.Request()
-        deadline = time.monotonic() + timeout
-        future = client.call_async(request)
-        while not self.wait_for(future.done, min(resend_after, deadline - time.monotonic())):
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"service {name} timed out")
-            self.resends.append(name)
-            print(f"ros_harness: service {name} unanswered for {resend_after:g} s: sent "
-                  "again", file=sys.stderr)
-            future = client.call_async(request)
-        return future.result()
+    def call(self, srv_type, name: str, request=None, timeout: float = 30.0):
+        client = self.node.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=10.0), f"service {name} not available"
+            future = client.call_async(request or srv_type.Request())
+            assert self.wait_for(future.done, timeout), f"service {name} timed out"
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
 
     def action_client(self, action_type, name: str) -> ActionClient:
         """A client of action ``name``, made once and kept; the first time, not returned
