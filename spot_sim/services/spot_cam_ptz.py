@@ -40,23 +40,22 @@ class PtzServicer(service_pb2_grpc.PtzServiceServicer):
         for head in self.heads.heads.values():
             _describe(response.ptzs.add(), head)
 
-    @unary(ptz_pb2.GetPtzPositionResponse)
-    def GetPtzPosition(self, request, response, context):
+    def _report(self, read, name: str, response, out) -> None:
+        """Fill ``out`` with ``read(name, now)`` (a position or velocity), or refuse."""
         try:
-            pose = self.heads.position(request.ptz.name, self.clock.now_nsec())
+            pose = read(name, self.clock.now_nsec())
         except PtzError as refused:
             set_error(response, _INVALID, str(refused))
             return
-        _fill(response.position, request.ptz.name, pose)
+        _fill(out, name, pose)
+
+    @unary(ptz_pb2.GetPtzPositionResponse)
+    def GetPtzPosition(self, request, response, context):
+        self._report(self.heads.position, request.ptz.name, response, response.position)
 
     @unary(ptz_pb2.GetPtzVelocityResponse)
     def GetPtzVelocity(self, request, response, context):
-        try:
-            pose = self.heads.velocity(request.ptz.name, self.clock.now_nsec())
-        except PtzError as refused:
-            set_error(response, _INVALID, str(refused))
-            return
-        _fill(response.velocity, request.ptz.name, pose)
+        self._report(self.heads.velocity, request.ptz.name, response, response.velocity)
 
     @unary(ptz_pb2.SetPtzPositionResponse)
     def SetPtzPosition(self, request, response, context):
