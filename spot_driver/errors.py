@@ -74,5 +74,6 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, sdk_errors.RpcError):
         return f"robot not reachable: {type(exc).__name__}"
     if isinstance(exc, sdk_errors.ResponseError):
-        return f"robot refused the request: {type(exc).__name__}"
+        said = exc.response.header.error.message if hasattr(exc.response, "header") else ""
+        return f"robot refused the request: {type(exc).__name__}" + (f": {said}" if said else "")
     return f"{type(exc).__name__}: {exc}"

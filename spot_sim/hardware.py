@@ -33,7 +33,8 @@ OPTIONS = (
     Option("lidar", "has_lidar", "a lidar payload (EAP) serving the velodyne-point-cloud source"),
     Option("color_cameras", "color_cameras",
            "RGB body cameras (without: greyscale, as on most Spots)"),
-    Option("spot_cam", "has_spot_cam", "a Spot CAM+ payload: its pan-tilt-zoom camera services"),
+    Option("spot_cam", "has_spot_cam",
+           "a Spot CAM+IR payload: PTZ, panorama, IR, audio, LEDs, media log"),
 )
 BY_NAME = {option.name: option for option in OPTIONS}
 

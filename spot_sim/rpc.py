@@ -93,6 +93,17 @@ def unary(response_type, lease: LeaseCheck | None = None):
     return decorate
 
 
+def stamped(clock, response, request_header=None):
+    """``response`` with its header filled as ``unary`` fills it (for streamed responses)."""
+    header = response.header
+    if request_header is not None:
+        header.request_header.CopyFrom(request_header)
+    header.request_received_timestamp.CopyFrom(clock.timestamp())
+    header.response_timestamp.CopyFrom(clock.timestamp())
+    header.error.code = header.error.code or _OK
+    return response
+
+
 def set_error(response, code: int, message: str) -> None:
     """Set a header error (for example CODE_INVALID_REQUEST) on ``response``."""
     response.header.error.code = code

@@ -10,16 +10,20 @@ import numpy as np
 
 FLOOR = 0
 NOTHING = -1
+FLOOR_C = 19.0  # a room's floor, a little below the air
+SKY_C = -10.0  # what a thermal camera reads looking out of the open-topped room
 
 
 @dataclass(frozen=True)
 class Box:
-    """An axis-aligned box in odom: corners ``lo`` and ``hi`` (m), grey shade and RGB colour."""
+    """An axis-aligned box in odom: corners ``lo`` and ``hi`` (m), grey shade, RGB colour and
+    surface temperature (degrees C, as a thermal camera sees it)."""
 
     lo: tuple[float, float, float]
     hi: tuple[float, float, float]
     shade: int
     color: tuple[int, int, int]
+    temperature_c: float = 21.0
 
 
 def _room(half: float, height: float, thickness: float = 0.2) -> list[Box]:
@@ -38,7 +42,7 @@ class Scene:
 
     boxes: tuple[Box, ...] = field(default_factory=lambda: (
         *_room(6.0, 2.5),
-        Box((2.2, 0.4, 0.0), (2.8, 1.0, 0.8), 60, (200, 40, 40)),
+        Box((2.2, 0.4, 0.0), (2.8, 1.0, 0.8), 60, (200, 40, 40), temperature_c=65.0),
         Box((3.0, -1.8, 0.0), (4.0, -1.3, 0.5), 220, (40, 160, 60)),
         Box((-3.0, 1.5, 0.0), (-2.2, 2.5, 1.2), 110, (50, 70, 200)),
         Box((0.5, 3.5, 0.0), (1.5, 4.0, 0.6), 240, (230, 200, 40)),
@@ -120,6 +124,11 @@ class Scene:
         grey[hit] /= 1.0 + 0.04 * t[hit]
         grey[~hit] = 30
         return np.clip(grey, 0, 255).astype(np.uint8)
+
+    def temperatures(self, surface: np.ndarray) -> np.ndarray:
+        """Degrees C (N,) float32 of each hit surface; open sky reads SKY_C."""
+        table = np.array([FLOOR_C] + [b.temperature_c for b in self.boxes], dtype=np.float32)
+        return np.where(surface == NOTHING, np.float32(SKY_C), table[np.clip(surface, 0, None)])
 
     def colorize(self, surface: np.ndarray, grey: np.ndarray) -> np.ndarray:
         """RGB (N, 3) uint8: each surface's colour modulated by its grey shading."""

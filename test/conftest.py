@@ -1,8 +1,10 @@
 """Shared fixtures: a simulated Spot on 127.0.0.1 and SDK clients connected to it."""
 
 import contextlib
+import io
 import itertools
 import os
+import wave
 
 import bosdyn.client
 import pytest
@@ -74,6 +76,17 @@ def no_leftover_processes():
     from ros_harness import stop_leftovers
 
     stop_leftovers()
+
+
+def wav_bytes(seconds: float, rate: int = 8000) -> bytes:
+    """A silent mono 16-bit WAV file of ``seconds``."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(rate)
+        sound.writeframes(bytes(2 * int(seconds * rate)))
+    return out.getvalue()
 
 
 def missing(thing: str) -> None:

@@ -45,8 +45,9 @@ def node_names(capability: Capability) -> list[str]:
 
 
 def robot_services(capability: Capability) -> dict[str, str]:
-    """The robot services the capability's code calls through ``connection.client``: service
-    name -> the module that calls it."""
+    """The robot services the capability's code calls: every SDK client class it passes to a
+    call (``connection.client(X)``, ``spot_cam_client(connection, X)``): service name -> the
+    module that calls it."""
     found = {}
     for path in (DRIVER / capability.name).rglob("*.py"):
         tree = ast.parse(path.read_text())
@@ -54,10 +55,14 @@ def robot_services(capability: Capability) -> dict[str, str]:
                     if isinstance(node, ast.ImportFrom) and node.module
                     for alias in node.names}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "client" \
-                    and node.args and isinstance(node.args[0], ast.Name):
-                client = getattr(import_module(imported[node.args[0].id]), node.args[0].id)
-                found[client.default_service_name] = str(path.relative_to(REPO))
+            if not isinstance(node, ast.Call):
+                continue
+            for arg in node.args:
+                module = imported.get(arg.id, "") if isinstance(arg, ast.Name) else ""
+                if module.startswith("bosdyn.client"):
+                    client = getattr(import_module(module), arg.id)
+                    if hasattr(client, "default_service_name"):
+                        found[client.default_service_name] = str(path.relative_to(REPO))
     return found
 
 

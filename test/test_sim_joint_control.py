@@ -82,16 +82,18 @@ def update(robot, position, load, key: int, gains: bool = True, **extra):
     return request
 
 
-def stream(robot, poses, load, seconds_per_pose: float, activate=None, **every):
+def stream(robot, poses, load, seconds_per_pose: float, activate=None, sent=None, **every):
     """Stream interpolated poses at 333 Hz (gains in the first message, ``every`` field in
     every message); ``activate`` is called once the first command is on its way, as the
-    examples' activation thread does."""
+    examples' activation thread does; ``sent`` (a list) gets each key sent."""
     def generate():
         key = 0
         for start, goal in itertools.pairwise(poses):
             t0 = time.monotonic()
             while (elapsed := time.monotonic() - t0) < seconds_per_pose:
                 key += 1
+                if sent is not None:
+                    sent.append(key)
                 position = start + (goal - start) * elapsed / seconds_per_pose
                 yield update(robot, position, load, key, gains=key == 1, **every)
                 if key == 1 and activate is not None:
@@ -155,7 +157,8 @@ def test_a_squat_through_joint_control_then_the_stand_controller_takes_back(stan
     reader = StateReader(robot)
     start = np.array(reader.latest.joint_states.position)
     load = list(reader.latest.joint_states.load)
-    response = stream(robot, [start, SQUAT, start], load, 1.5,
+    sent = []
+    response = stream(robot, [start, SQUAT, start], load, 1.5, sent=sent,
                       activate=lambda: command.robot_command(RobotCommandBuilder.joint_command()))
     assert response.status == Status.STATUS_OK, response
     time.sleep(1.5)  # end_time passes: the robot returns to its stand controller
@@ -166,7 +169,9 @@ def test_a_squat_through_joint_control_then_the_stand_controller_takes_back(stan
     keys = [s.last_command.user_command_key for _, s in reader.messages]
     assert np.abs(positions[:, 2::3].min(axis=0) - SQUAT[2]).max() < 0.1  # knees followed
     assert heights.min() < 0.35 < 0.5 < heights[-1]  # squatted, then stood again
-    assert max(keys) > 500  # every command's key echoed back
+    # Each command's key is echoed back, up to the last sent (~1000 at 333 Hz; fewer when
+    # this machine is busy: the count is the sender's, the echo is what is checked).
+    assert len(sent) > 100 and max(keys) == sent[-1]
     # The robot sits and powers off safely afterwards.
     robot.power_off(cut_immediately=False, timeout_sec=20)
     assert not robot.is_powered_on()

@@ -243,6 +243,19 @@ def representative_calls() -> dict:
         "robot-command-streaming": lambda r: c(r, "robot-command-streaming")
         .send_joint_control_commands(iter(())),  # no command: answered INACTIVE
         "spot-cam-ptz": lambda r: c(r, "spot-cam-ptz").list_ptz(),
+        "spot-cam-audio": lambda r: c(r, "spot-cam-audio").list_sounds(),
+        "spot-cam-lighting": lambda r: c(r, "spot-cam-lighting").get_led_brightness(),
+        "spot-cam-power": lambda r: c(r, "spot-cam-power").get_power_status(),
+        "spot-cam-health": lambda r: c(r, "spot-cam-health").get_temperature(),
+        "spot-cam-compositor": lambda r: c(r, "spot-cam-compositor").list_screens(),
+        "spot-cam-stream-quality": lambda r: c(r, "spot-cam-stream-quality")
+        .get_stream_params(),
+        "spot-cam-network": lambda r: c(r, "spot-cam-network").get_ice_configuration(),
+        "spot-cam-version": lambda r: c(r, "spot-cam-version").get_software_version(),
+        "spot-cam-media-log": lambda r: c(r, "spot-cam-media-log").list_cameras(),
+        "data-acquisition": lambda r: c(r, "data-acquisition").get_service_info(),
+        "data-acquisition-store": lambda r: c(r, "data-acquisition-store")
+        .query_max_capture_id(),
     }
 
 

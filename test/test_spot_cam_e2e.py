@@ -1,19 +1,40 @@
-"""End to end: the Spot CAM's PTZ through ROS -> driver -> gRPC -> a simulated Spot with a
-Spot CAM: the heads and their limits, a move the state topic and the frame follow until the
-head gets there, moves outside the limits refused with nothing sent, and a robot without a
-Spot CAM answering so."""
+"""End to end: the Spot CAM through ROS -> driver -> gRPC -> a simulated Spot with a Spot
+CAM: the PTZ heads and their limits, a move the state topic and the frame follow until the
+head gets there, moves outside the limits refused with nothing sent; sounds loaded, played
+and deleted; LEDs; a media-log round trip, IR reading the hot object hotter; the Spot CAM's
+health on /diagnostics; and a robot without a Spot CAM answering so."""
 
 import math
 
+import numpy as np
 import pytest
+from bosdyn.client.spot_cam.power import PowerClient
+from diagnostic_msgs.msg import DiagnosticArray
+from PIL import Image as PilImage
 from ros_harness import DriverProcess, RosClient
+from sensor_msgs.msg import Image
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from transforms3d.quaternions import rotate_vector
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, connect, running_sim, wav_bytes
 from spot_msgs.msg import PtzState
-from spot_msgs.srv import GetPtzPosition, ListPtz, SetPtzPosition
+from spot_msgs.srv import (
+    DeleteLogpoint,
+    DeleteSound,
+    GetPtzPosition,
+    ListLogpoints,
+    ListPtz,
+    ListSounds,
+    LoadSound,
+    PlaySound,
+    RetrieveLogpoint,
+    SetLedBrightness,
+    SetPtzPosition,
+    SetVolume,
+    StoreLogpoint,
+    TagLogpoint,
+)
 
 MOUNT = [0.1, 0.0, 0.25]
 
@@ -24,9 +45,12 @@ def world(tmp_path_factory):
         ros = RosClient("spot_cam_test_client")
         ros.subscribe("/spot_cam/ptz/state", PtzState)
         ros.subscribe("/tf", TFMessage)
+        ros.subscribe("/diagnostics", DiagnosticArray)
+        ros.subscribe("/spot_cam/media_log/image", Image)
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD, params={"spot_cam_ptz_rate": 10.0,
-                                                           "spot_cam_mount": MOUNT})
+                                                           "spot_cam_mount": MOUNT,
+                                                           "spot_cam_health_rate": 4.0})
         try:
             assert ros.wait_for(lambda: ros.latest("/spot_cam/ptz/state") is not None,
                                 timeout=30), driver.output()
@@ -136,6 +160,149 @@ def test_a_robot_without_a_spot_cam_says_so(tmp_path):
             assert not response.success
             assert response.message == ("this robot has no Spot CAM (its directory lists no "
                                         "spot-cam-ptz service)")
+            response = ros.call(ListSounds, "/plain/spot_cam/list_sounds", timeout=30)
+            assert not response.success
+            assert response.message == ("this robot has no Spot CAM (its directory lists no "
+                                        "spot-cam-audio service)")
         finally:
             ros.close()
             driver.stop()
+
+
+# ---------------------------------------------------------------------------- audio, LEDs
+
+def test_a_sound_loads_plays_and_is_deleted(world, tmp_path):
+    sim, ros = world
+    speaker = sim.servicer("spot-cam-audio").speaker
+    (tmp_path / "chime.wav").write_bytes(wav_bytes(0.3))
+    loaded = ros.call(LoadSound, "/spot_cam/load_sound",
+                      LoadSound.Request(name="chime", wav_file=str(tmp_path / "chime.wav")))
+    assert loaded.success, loaded.message
+    assert ros.call(SetVolume, "/spot_cam/set_volume", SetVolume.Request(percent=70.0)).success
+    listed = ros.call(ListSounds, "/spot_cam/list_sounds")
+    assert listed.success and "chime" in listed.names and listed.volume == 70.0
+    played = ros.call(PlaySound, "/spot_cam/play_sound",
+                      PlaySound.Request(name="chime", gain=0.5))
+    assert played.success, played.message
+    last = speaker.played()[-1]
+    assert (last.name, last.gain, last.volume) == ("chime", 0.5, 70.0)
+    count = len(speaker.played())
+    for srv, name, request, sentence in (
+            (PlaySound, "play_sound", PlaySound.Request(name="gong"),
+             "unknown sound 'gong'; loaded: chime"),
+            (PlaySound, "play_sound", PlaySound.Request(name="chime", gain=math.inf),
+             "gain inf must be a finite number >= 0"),
+            (LoadSound, "load_sound",
+             LoadSound.Request(name="junk", data=list(b"not a sound file at all")),
+             "not a WAV file: file does not start with RIFF id"),
+            (SetVolume, "set_volume", SetVolume.Request(percent=150.0),
+             "volume 150.0 is outside [0, 100] percent")):
+        response = ros.call(srv, f"/spot_cam/{name}", request)
+        assert (response.success, response.message) == (False, sentence)
+    assert len(speaker.played()) == count and speaker.names() == ["chime"]
+    assert speaker.volume() == 70.0
+    deleted = ros.call(DeleteSound, "/spot_cam/delete_sound", DeleteSound.Request(name="chime"))
+    assert deleted.success and speaker.names() == []
+
+
+def test_leds_are_set_by_index_and_bad_levels_change_nothing(world):
+    sim, ros = world
+    lights = sim.servicer("spot-cam-lighting").lights
+    response = ros.call(SetLedBrightness, "/spot_cam/set_led_brightness",
+                        SetLedBrightness.Request(leds=[1, 2], brightness=[0.25, 0.75]))
+    assert response.success, response.message
+    assert list(response.brightness) == [0.0, 0.25, 0.75, 0.0] == lights.get()
+    for leds, levels, sentence in (([4], [0.5], "LED 4 does not exist (indices 0-3)"),
+                                   ([0, 1], [0.5, math.nan], "LED 1 brightness nan is outside "
+                                    "[0, 1]"), ([0], [], "1 LEDs but 0 brightness values")):
+        response = ros.call(SetLedBrightness, "/spot_cam/set_led_brightness",
+                            SetLedBrightness.Request(leds=leds, brightness=levels))
+        assert (response.success, response.message) == (False, sentence)
+    assert lights.get() == [0.0, 0.25, 0.75, 0.0]
+
+
+# ---------------------------------------------------------------------------- media log
+def stored(ros, camera: str, tag: str = "") -> str:
+    """Store a still and wait until the media log lists it COMPLETE; its name."""
+    response = ros.call(StoreLogpoint, "/spot_cam/store_logpoint",
+                        StoreLogpoint.Request(camera=camera, tag=tag))
+    assert response.success, response.message
+    name = response.logpoint.name
+
+    def complete() -> bool:
+        points = ros.call(ListLogpoints, "/spot_cam/list_logpoints").logpoints
+        return any(p.name == name and p.status == "COMPLETE" for p in points)
+
+    assert ros.wait_for(complete, timeout=20)
+    return name
+
+
+def test_a_logpoint_round_trip(world, tmp_path):
+    sim, ros = world
+    name = stored(ros, "ptz", tag="gauge 7")
+    got = ros.call(RetrieveLogpoint, "/spot_cam/retrieve_logpoint",
+                   RetrieveLogpoint.Request(name=name, save_to=str(tmp_path / "gauge")))
+    assert got.success, got.message
+    assert (got.image.width, got.image.height, got.image.encoding) == (1920, 1080, "rgb8")
+    assert got.logpoint.tag == "gauge 7" and got.saved_path.endswith("gauge.png")
+    with PilImage.open(tmp_path / "gauge.png") as saved:  # the same pixels, as PNG
+        assert saved.size == (1920, 1080) and saved.tobytes() == bytes(got.image.data)
+    assert ros.wait_for(lambda: any(m.width == 1920 for m in
+                                    ros.received("/spot_cam/media_log/image")), timeout=5)
+    assert ros.call(TagLogpoint, "/spot_cam/tag_logpoint",
+                    TagLogpoint.Request(name=name, tag="gauge 8")).success
+    assert sim.servicer("spot-cam-media-log").log.status(name).tag == "gauge 8"
+    assert ros.call(DeleteLogpoint, "/spot_cam/delete_logpoint",
+                    DeleteLogpoint.Request(name=name)).success
+    assert name not in [p.name for p in sim.servicer("spot-cam-media-log").log.points()]
+    count = len(sim.servicer("spot-cam-media-log").log.points())
+    for srv, service, request, sentence in (
+            (RetrieveLogpoint, "retrieve_logpoint", RetrieveLogpoint.Request(name=name),
+             f"no logpoint named {name!r} in the Spot CAM's media log"),
+            (StoreLogpoint, "store_logpoint", StoreLogpoint.Request(camera="c9"),
+             "unknown Spot CAM camera 'c9'; cameras: pano, c0, c1, c2, c3, c4, ptz, ir")):
+        response = ros.call(srv, f"/spot_cam/{service}", request)
+        assert (response.success, response.message) == (False, sentence)
+    assert len(sim.servicer("spot-cam-media-log").log.points()) == count
+
+
+def test_ir_reads_the_hot_object_hotter(world):
+    _, ros = world
+    bearing = math.degrees(math.atan2(0.7, 2.5))  # the scene's hot red box (spot_sim.scene)
+
+    def hottest_kelvin(pan: float) -> float:
+        assert set_position(ros, pan, 0.0, 1.0).success
+        assert ros.wait_for(lambda: abs((ros.latest("/spot_cam/ptz/state").pan - pan + 180)
+                                        % 360 - 180) < 0.5, timeout=15)
+        got = ros.call(RetrieveLogpoint, "/spot_cam/retrieve_logpoint",
+                       RetrieveLogpoint.Request(name=stored(ros, "ir"), raw=True))
+        assert got.success and got.image.encoding == "32FC1", got.message
+        return float(np.frombuffer(bytes(got.image.data), np.float32).max())
+
+    toward, away = hottest_kelvin(360.0 - bearing), hottest_kelvin(180.0)
+    assert toward > 273.15 + 50.0 > 273.15 + 30.0 > away, (toward, away)
+    assert set_position(ros, 0.0, 0.0, 1.0).success
+
+
+# ---------------------------------------------------------------------------- health
+def spot_cam_status(ros):
+    for message in reversed(ros.received("/diagnostics")):
+        for status in message.status:
+            if status.name == "spot_driver: spot_cam":
+                return status
+    return None
+
+
+def test_spot_cam_health_is_on_diagnostics(world):
+    sim, ros = world
+    assert ros.wait_for(lambda: spot_cam_status(ros) is not None, timeout=15)
+    status = spot_cam_status(ros)
+    assert status.level == b"\x00", status.message
+    assert {v.key for v in status.values} >= {"cpu (C)", "ptz (C)"}
+    robot = connect(sim)  # another client power-cycles the PTZ (a BIT event)
+    try:
+        robot.ensure_client(PowerClient.default_service_name).cycle_power(ptz=True)
+    finally:
+        robot.time_sync.stop()
+    assert ros.wait_for(lambda: "ptz_power_off" in spot_cam_status(ros).message, timeout=15)
+    assert spot_cam_status(ros).level == b"\x01"

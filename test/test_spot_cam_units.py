@@ -7,6 +7,7 @@ import pytest
 from builtin_interfaces.msg import Time
 from transforms3d.quaternions import rotate_vector
 
+from conftest import wav_bytes
 from spot_driver.spot_cam.conversions import Limits, check_move, head_transform
 from spot_sim.spot_cam.ptz import PAN_TILT_SLEW_DEG_S, Pose, PtzError, PtzHeads
 
@@ -60,3 +61,94 @@ def test_the_simulated_mech_head_slews_and_takes_the_short_way_round():
     with pytest.raises(PtzError, match="outside"):
         heads.set_position("mech", Pose(0.0, 120.0, 1.0), 10**10)
     assert heads.position("mech", 2 * 10**10) == Pose(350.0, 0.0, 1.0)  # nothing moved
+
+
+# ---------------------------------------------------------------------------- payload parts
+
+def test_the_drivers_audio_and_led_checks():
+    from spot_driver.errors import CommandError
+    from spot_driver.spot_cam.audio import check_gain, check_volume, check_wav
+    from spot_driver.spot_cam.lights import check_brightness
+
+    assert check_wav(wav_bytes(0.25)) == pytest.approx(0.25)
+    for bad in (lambda: check_wav(b"RIFF...."), lambda: check_volume(-1.0),
+                lambda: check_volume(math.nan), lambda: check_gain(-0.1),
+                lambda: check_brightness([0], [1.1]), lambda: check_brightness([-1], [0.5]),
+                lambda: check_brightness([0, 1], [0.5])):
+        with pytest.raises(CommandError):
+            bad()
+    assert check_brightness([3, 0], [0.5, 1.0]) == {3: 0.5, 0: 1.0}
+
+
+def test_stills_decode_to_the_logpoints_size_and_refuse_other_bytes():
+    import numpy as np
+    import simplejpeg
+    from bosdyn.api import image_pb2
+    from bosdyn.api.spot_cam import logging_pb2
+
+    from spot_driver.spot_cam import stills
+
+    point = logging_pb2.Logpoint(name="p")
+    point.image_params.width, point.image_params.height = 4, 2
+    rgb = stills.decode(point, bytes(range(24)))
+    assert (rgb.encoding, rgb.pixels.shape, rgb.suffix) == ("rgb8", (2, 4, 3), ".png")
+    point.image_params.format = image_pb2.Image.PIXEL_FORMAT_GREYSCALE_U16
+    kelvin = stills.decode(point, np.full(8, 29315, ">u2").tobytes())
+    assert kelvin.encoding == "32FC1" and kelvin.pixels[0, 0] == pytest.approx(293.15)
+    jpeg = simplejpeg.encode_jpeg(np.zeros((16, 16, 3), np.uint8))
+    assert stills.decode(point, jpeg).suffix == ".jpg"
+    with pytest.raises(stills.StillError):
+        stills.decode(point, bytes(10))
+    assert stills.file_bytes(kelvin, b"")[:2] in (b"II", b"MM")  # a TIFF
+
+
+def test_health_is_ok_or_names_each_problem():
+    from bosdyn.api import robot_state_pb2
+    from bosdyn.api.spot_cam import health_pb2
+
+    from spot_driver.spot_cam.health import health_status
+
+    temps = [health_pb2.Temperature(channel_name="cpu", temperature=45_000)]
+    ok = health_status("p: ", "hw", temps, [], [])
+    assert (ok.level, ok.name, ok.values[0].key, ok.values[0].value) == (
+        b"\x00", "p: spot_cam", "cpu (C)", "45.0")
+    event = robot_state_pb2.SystemFault(name="ptz_power_off", error_message="off")
+    hot = [health_pb2.Temperature(channel_name="cpu", temperature=85_000)]
+    warn = health_status("p: ", "hw", hot, [event], [])
+    assert warn.level == b"\x01"
+    assert warn.message == "ptz_power_off: off; cpu at 85 C"
+
+
+def test_the_simulated_leds_speaker_and_rails():
+    from spot_sim.spot_cam.audio import AudioError, Speaker
+    from spot_sim.spot_cam.lights import Lights, LightsError
+    from spot_sim.spot_cam.power import CYCLE_S, PowerRails
+
+    lights = Lights()
+    with pytest.raises(LightsError):
+        lights.set({0: 0.5, 1: 2.0})  # all or none
+    assert lights.get() == [0.0] * 4
+    speaker = Speaker()
+    speaker.load("a", wav_bytes(1.0))
+    played = speaker.play("a", 2.0, 10)
+    assert played.end_ns - played.start_ns == 1_000_000_000
+    with pytest.raises(AudioError):
+        speaker.play("b", 1.0, 0)
+    rails = PowerRails()
+    assert not rails.cycle(["ptz"], 0)["ptz"]
+    assert not rails.is_on("ptz", int(CYCLE_S * 1e9) - 1)
+    assert rails.is_on("ptz", int(CYCLE_S * 1e9))
+
+
+def test_ir_colour_maps_span_the_scale():
+    import numpy as np
+    from bosdyn.api.spot_cam import compositor_pb2
+
+    from spot_sim.spot_cam.cameras import CAMERAS
+    from spot_sim.spot_cam.compositor import SCREENS, colorize
+
+    colormap = compositor_pb2.IrColorMap(colormap=compositor_pb2.IrColorMap.COLORMAP_GREYSCALE)
+    colormap.scale.min, colormap.scale.max = 0.0, 100.0
+    rgb = colorize(np.array([[0.0, 50.0, 100.0, 150.0]]), colormap)
+    assert rgb[0, :, 0].tolist() == [0, 127, 255, 255]
+    assert all(camera in CAMERAS for screen in SCREENS.values() for camera, _ in screen)

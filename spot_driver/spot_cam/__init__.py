@@ -1,6 +1,7 @@
-"""Spot CAM: the payload's pan-tilt-zoom camera heads with their checks (``ptz.py``), PTZ
-states and frames as messages (``conversions.py``), and the ``spot_cam`` node. Found in the
-robot's directory: on a robot without a Spot CAM every call answers so."""
+"""Spot CAM: the payload's pan-tilt-zoom heads (``ptz.py``, node ``spot_cam``), its speaker,
+LEDs and media log (``audio.py``, ``lights.py``, ``media_log.py``, node ``spot_cam_payload``),
+stills and health as messages (``stills.py``, ``health.py``). Found in the robot's
+directory: on a robot without a Spot CAM every call answers so."""
 
 from spot_driver.capability import Capability, Parameter, Section
 
@@ -16,13 +17,22 @@ PARAMETERS = Section(
         Parameter("spot_cam_mount", [0.0, 0.0, 0.2],
                   "m: x, y, z of the PTZ head's pan/tilt centre in the body frame (measure "
                   "yours: it depends on where the Spot CAM sits on the rail)"),
+        Parameter("spot_cam_health_rate", 0.5,
+                  "Hz polling of the Spot CAM's temperatures and built-in test (the spot_cam "
+                  "status on /diagnostics); 0 turns it off"),
     ))
 
 CAPABILITY = Capability(
     name="spot_cam",
     summary="start the Spot CAM services (spot_cam)",
-    nodes=("spot_driver.spot_cam.node:SpotCamNode",),
-    sdk_clients=("bosdyn.client.spot_cam.ptz:PtzClient",),
+    nodes=("spot_driver.spot_cam.node:SpotCamNode",
+           "spot_driver.spot_cam.payload_node:SpotCamPayloadNode"),
+    sdk_clients=("bosdyn.client.spot_cam.ptz:PtzClient",
+                 "bosdyn.client.spot_cam.audio:AudioClient",
+                 "bosdyn.client.spot_cam.lighting:LightingClient",
+                 "bosdyn.client.spot_cam.media_log:MediaLogClient",
+                 "bosdyn.client.spot_cam.health:HealthClient"),
+    health=("spot_cam",),
     parameters=PARAMETERS,
     readme="Spot CAM (node `spot_cam`)",
     field_test="test/test_spot_cam_e2e.py::test_ptz_moves_and_its_state_and_frame_follow")

@@ -4,13 +4,11 @@ once), positions, and moves checked against the limits before anything is sent."
 import threading
 
 from bosdyn.api.spot_cam import ptz_pb2
-from bosdyn.client.robot import UnregisteredServiceNameError
 from bosdyn.client.spot_cam.ptz import PtzClient
 
 from spot_driver.errors import CommandError
+from spot_driver.spot_cam.clients import spot_cam_client
 from spot_driver.spot_cam.conversions import Limits, check_move, limits
-
-NO_SPOT_CAM = "this robot has no Spot CAM (its directory lists no spot-cam-ptz service)"
 
 
 class Ptz:
@@ -20,10 +18,7 @@ class Ptz:
         self._heads: dict[str, Limits] | None = None
 
     def _client(self) -> PtzClient:
-        try:
-            return self._connection.client(PtzClient, PtzClient.default_service_name)
-        except UnregisteredServiceNameError as exc:
-            raise CommandError(NO_SPOT_CAM) from exc
+        return spot_cam_client(self._connection, PtzClient)
 
     def heads(self, refresh: bool = False) -> dict[str, Limits]:
         """Every head and its limits, as the Spot CAM lists them."""

@@ -9,7 +9,7 @@ from bosdyn.client import data_chunk
 from google.protobuf.message import DecodeError
 
 from spot_sim.graph_nav.autowalk import compile_walk
-from spot_sim.rpc import CHUNK_BYTES
+from spot_sim.rpc import CHUNK_BYTES, stamped
 from spot_sim.services import Served, ServiceSpec
 
 
@@ -34,12 +34,7 @@ class AutowalkServicer(autowalk_service_pb2_grpc.AutowalkServiceServicer):
         self.clock, self.mission = clock, mission_servicer
 
     def _stamp(self, response, request) -> None:
-        header = response.header
-        header.request_header.CopyFrom(request.header)
-        header.request_received_timestamp.CopyFrom(self.clock.timestamp())
-        header.response_timestamp.CopyFrom(self.clock.timestamp())
-        if not header.error.code:
-            header.error.code = CommonError.CODE_OK
+        stamped(self.clock, response, request.header)
 
     def _read(self, request_iterator, request, response) -> bool:
         try:

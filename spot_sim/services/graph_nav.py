@@ -21,7 +21,15 @@ from spot_sim.graph_nav.navigation import GraphNav, LocalizationError
 from spot_sim.graph_nav.recording import Recorder
 from spot_sim.mobility import Se2
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import NAVIGATION_LEASES, OPTIONAL_LEASE, assemble, chunks, set_error, unary
+from spot_sim.rpc import (
+    NAVIGATION_LEASES,
+    OPTIONAL_LEASE,
+    assemble,
+    chunks,
+    set_error,
+    stamped,
+    unary,
+)
 from spot_sim.services import Served, ServiceSpec
 from spot_sim.services.time_sync import TimeSyncServicer
 
@@ -44,13 +52,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         self.graph_nav, self.recorder, self.time_sync = graph_nav, recorder, time_sync
 
     def _stamp(self, response, request_header=None):
-        header = response.header
-        if request_header is not None:
-            header.request_header.CopyFrom(request_header)
-        header.request_received_timestamp.CopyFrom(self.clock.timestamp())
-        header.response_timestamp.CopyFrom(self.clock.timestamp())
-        header.error.code = header.error.code or CommonError.CODE_OK
-        return response
+        return stamped(self.clock, response, request_header)
 
     def _use_lease(self, lease, response) -> bool:
         """For the streaming RPCs, which ``unary`` does not wrap."""

@@ -17,27 +17,17 @@ from bosdyn.api import (
     robot_state_pb2,
     robot_state_service_pb2_grpc,
 )
-from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim import joint_control
 from spot_sim.joint_control import StreamRefusedError
 from spot_sim.robot import SimRobot
+from spot_sim.rpc import stamped
 from spot_sim.services import Served, ServiceSpec
 from spot_sim.state_report import body_velocity
 
 PERIOD_S = 0.003
 Contact = robot_state_pb2.FootState
 StreamStatus = robot_command_pb2.JointControlStreamResponse
-
-
-def _stamp(clock, response, request_header=None):
-    header = response.header
-    if request_header is not None:
-        header.request_header.CopyFrom(request_header)
-    header.request_received_timestamp.CopyFrom(clock.timestamp())
-    header.response_timestamp.CopyFrom(clock.timestamp())
-    header.error.code = header.error.code or CommonError.CODE_OK
-    return response
 
 
 def _set_pose(out: geometry_pb2.SE3Pose, pose) -> None:
@@ -91,7 +81,7 @@ def sample(robot: SimRobot, imu_after_ns: int | None = None
     out.last_command.user_command_key = key
     if key:
         out.last_command.received_timestamp.CopyFrom(clock.timestamp(key_ns))
-    return _stamp(clock, out)
+    return stamped(clock, out)
 
 
 class RobotStateStreamingServicer(
@@ -140,7 +130,7 @@ class RobotCommandStreamingServicer(
             if engaged:
                 status, message = StreamStatus.STATUS_OK, ""
         response.status, response.message = status, message
-        return _stamp(clock, response, header)
+        return stamped(clock, response, header)
 
 
 def specs() -> list[ServiceSpec]:

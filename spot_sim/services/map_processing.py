@@ -19,12 +19,12 @@ from bosdyn.api.graph_nav import (
     map_processing_pb2,
     map_processing_service_pb2_grpc,
 )
-from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim import mobility
 from spot_sim.graph_nav.map import se3_proto
 from spot_sim.graph_nav.navigation import GraphNav, waypoint_fiducials
 from spot_sim.robot import SimRobot
+from spot_sim.rpc import stamped
 from spot_sim.services import Served, ServiceSpec
 
 ODOMETRY_CLOSURE_DISTANCE = 1.0  # m
@@ -35,12 +35,7 @@ class MapProcessingServicer(map_processing_service_pb2_grpc.MapProcessingService
         self.robot, self.clock, self.graph_nav = robot, robot.clock, graph_nav
 
     def _stamp(self, response, request):
-        header = response.header
-        header.request_header.CopyFrom(request.header)
-        header.request_received_timestamp.CopyFrom(self.clock.timestamp())
-        header.response_timestamp.CopyFrom(self.clock.timestamp())
-        header.error.code = CommonError.CODE_OK
-        return response
+        return stamped(self.clock, response, request.header)
 
     def _missing_snapshots(self, response) -> bool:
         graph_map = self.graph_nav.map

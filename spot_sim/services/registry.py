@@ -1,8 +1,9 @@
 """Every service module of the simulated robot, in the order their servicers are built.
 
 A module declares its services in ``SERVICES`` (see ``spot_sim.services``); a servicer that
-calls another comes after it here (robot-mission after robot-command, power, docking and GraphNav;
-autowalk after mission). The directory lists the services in this order.
+calls another comes after it here (robot-mission after robot-command, power, docking and
+GraphNav; autowalk after mission; the Spot CAM's after its power; data acquisition after the
+cameras and the Spot CAM). The directory lists the services in this order.
 """
 
 from importlib import import_module
@@ -16,7 +17,9 @@ MODULES = ("identity", "time_sync", "lease", "estop", "power", "robot_command", 
            "local_grid", "autowalk", "choreography", "license", "fault", "data_buffer",
            "keepalive", "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
            "joint_streaming", "point_cloud", "manipulation", "inverse_kinematics",
-           "directory_registration", "robot_state", "spot_cam_ptz")
+           "directory_registration", "robot_state", "spot_cam_power", "spot_cam_ptz",
+           "spot_cam_compositor", "spot_cam_audio", "spot_cam_lighting", "spot_cam_health",
+           "spot_cam_stream", "spot_cam_media_log", "data_acquisition")
 SERVICES: tuple[Served, ...] = tuple(
     served for name in MODULES for served in import_module(f"spot_sim.services.{name}").SERVICES)
 

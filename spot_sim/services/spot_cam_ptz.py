@@ -29,8 +29,8 @@ def _fill(out, name: str, pose: Pose) -> None:
 
 
 class PtzServicer(service_pb2_grpc.PtzServiceServicer):
-    def __init__(self, clock) -> None:
-        self.clock = clock
+    def __init__(self, clock, power) -> None:
+        self.clock, self.rails = clock, power.rails
         self.heads = PtzHeads(clock.now_nsec())
         self._lock = threading.Lock()  # the focus state
         self._focus = Focus(mode=Focus.PTZ_FOCUS_AUTO)
@@ -40,8 +40,17 @@ class PtzServicer(service_pb2_grpc.PtzServiceServicer):
         for head in self.heads.heads.values():
             _describe(response.ptzs.add(), head)
 
+    def _unpowered(self, name: str, response) -> bool:
+        """Refuse a mechanical head's request while its power rail is off."""
+        if name == "mech" and not self.rails.is_on("ptz", self.clock.now_nsec()):
+            set_error(response, _INVALID, "the mechanical PTZ is powered off (spot-cam-power)")
+            return True
+        return False
+
     def _report(self, read, name: str, response, out) -> None:
         """Fill ``out`` with ``read(name, now)`` (a position or velocity), or refuse."""
+        if self._unpowered(name, response):
+            return
         try:
             pose = read(name, self.clock.now_nsec())
         except PtzError as refused:
@@ -61,6 +70,8 @@ class PtzServicer(service_pb2_grpc.PtzServiceServicer):
     def SetPtzPosition(self, request, response, context):
         position = request.position
         name = position.ptz.name
+        if self._unpowered(name, response):
+            return
         try:
             here = self.heads.position(name, self.clock.now_nsec())
             target = Pose(*(getattr(position, axis).value if position.HasField(axis)
@@ -113,4 +124,5 @@ def spec() -> ServiceSpec:
                        service_pb2_grpc.add_PtzServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: PtzServicer(parts.clock), hardware="spot_cam"),)
+SERVICES = (Served(spec(), lambda parts: PtzServicer(
+    parts.clock, parts.servicer("spot-cam-power")), hardware="spot_cam"),)

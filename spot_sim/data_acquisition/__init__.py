@@ -1,0 +1,1 @@
+"""The robot's data acquisition: capture requests and the store they fill."""
