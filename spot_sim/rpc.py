@@ -104,6 +104,15 @@ def stamped(clock, response, request_header=None):
     return response
 
 
+def authority(context) -> str:
+    """The authority a call was addressed to: a directory entry's (``api.spot.robot``,
+    ``spot-cam-image.spot.robot``), by which a robot routes services that share a gRPC type.
+    grpc's Python server keeps it only on the call's event; "" when it cannot be read."""
+    details = getattr(getattr(context, "_rpc_event", None), "call_details", None)
+    host = getattr(details, "host", b"") or b""
+    return host.decode() if isinstance(host, bytes) else str(host)
+
+
 def set_error(response, code: int, message: str) -> None:
     """Set a header error (for example CODE_INVALID_REQUEST) on ``response``."""
     response.header.error.code = code

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 import pytest
-from bosdyn.api import local_grid_pb2
+from bosdyn.api import data_acquisition_store_pb2, local_grid_pb2
 from bosdyn.api.autowalk import walks_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2, map_pb2, map_processing_pb2, nav_pb2
 from bosdyn.api.mission import mission_pb2
@@ -305,23 +305,25 @@ def test_local_grids_around_the_robot(mapped):
 
 
 def test_autowalk_compiles_to_a_mission_that_walks_the_map(mapped):
-    _, robot, ids = mapped
+    sim, robot, ids = mapped
     graph_nav, _ = clients(robot)
     walk = walks_pb2.Walk(mission_name="inspection")
     for index, waypoint_id in enumerate((ids[2], ids[0])):
         element = walk.elements.add(name=f"stop {index}")
         element.target.navigate_to.destination_waypoint_id = waypoint_id
         element.action.sleep.duration.FromNanoseconds(300_000_000)
+    capture = walk.elements[1].action.data_acquisition  # the second stop captures its state
+    capture.acquire_data_request.acquisition_requests.data_captures.add(name="robot-state")
     autowalk = robot.ensure_client(AutowalkClient.default_service_name)
     mission = robot.ensure_client(MissionClient.default_service_name)
     bad = walks_pb2.Walk()
     bad.CopyFrom(walk)
-    bad.elements[1].action.data_acquisition.SetInParent()
+    bad.elements[1].action.remote_grpc.SetInParent()
     lease_client = robot.ensure_client(LeaseClient.default_service_name)
     with LeaseKeepAlive(lease_client):
         with pytest.raises(CompilationError) as refused:
             autowalk.load_autowalk(bad, leases=[robot.lease_wallet.get_lease()])
-        assert "data acquisition" in str(refused.value.response.failed_elements[1].errors)
+        assert "remote" in str(refused.value.response.failed_elements[1].errors)
         loaded = autowalk.load_autowalk(walk, leases=[robot.lease_wallet.get_lease()])
         assert len(loaded.element_identifiers) == 2
         assert loaded.element_identifiers[0].navigation_id.node_id > 0
@@ -332,6 +334,10 @@ def test_autowalk_compiles_to_a_mission_that_walks_the_map(mapped):
         assert mission.get_state().status == mission_pb2.State.STATUS_SUCCESS, \
             mission.get_state()
     assert graph_nav.get_localization_state().localization.waypoint_id == ids[0]
+    stored = [r.data_id for r in sim.servicer("data-acquisition").store.query(
+        data_acquisition_store_pb2.QueryParameters(include_data=True))]
+    assert [(d.action_id.group_name, d.action_id.action_name, d.channel) for d in stored] == [
+        ("inspection", "stop 1", "robot-state")]
 
 
 def test_autowalk_body_pose_wrappers_pose_the_body_for_the_action(mapped):

@@ -7,7 +7,12 @@ stop -> STOPPED, a new load replacing a running mission)."""
 import time
 
 import pytest
-from bosdyn.api import power_pb2, robot_state_pb2, service_customization_pb2
+from bosdyn.api import (
+    data_acquisition_store_pb2,
+    power_pb2,
+    robot_state_pb2,
+    service_customization_pb2,
+)
 from bosdyn.api.docking import docking_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.robot_command import RobotCommandBuilder
@@ -199,6 +204,16 @@ def _set_and_check():
         compare("x is 7", "x", nodes_pb2.Condition.COMPARE_EQ, int_value=7)), x=0)
 
 
+def _capture(group_format: str = "round-{n}", captures=("robot-state",)):
+    spec = nodes_pb2.DataAcquisition(group_name_format=group_format,
+                                     action_name_format="gauge",
+                                     completion_behavior=nodes_pb2.DataAcquisition
+                                     .COMPLETE_AFTER_SAVED)
+    for name in captures:
+        spec.request.acquisition_requests.data_captures.add(name=name)
+    return define("vars", packed("capture", spec), n=3)
+
+
 SUPPORTED = {
     "sequence": (lambda: sequence("seq", sleep("s", 0.05)), State.STATUS_SUCCESS),
     "selector": (_selector, State.STATUS_SUCCESS),
@@ -221,6 +236,7 @@ SUPPORTED = {
     "clear_behavior_faults": (_clear_behavior_faults, State.STATUS_SUCCESS),
     "bosdyn_power_request+bosdyn_robot_command": (_stand_then_sit, State.STATUS_SUCCESS),
     "bosdyn_dock_state": (_dock_state, State.STATUS_SUCCESS),
+    "data_acquisition": (_capture, State.STATUS_SUCCESS),
 }
 
 
@@ -444,3 +460,22 @@ def test_mission_text_is_shown_while_its_node_runs(sim, robot):
                         ["charging 2"], 3)
         assert wait_for(lambda: client.get_state().status == State.STATUS_SUCCESS, 5)
         assert not client.get_state().active_mission_text
+
+
+def test_a_data_acquisition_node_stores_its_captures_under_the_formatted_names(sim, robot):
+    store = sim.servicer("data-acquisition").store
+    before = store.max_id()
+    with operated(robot):
+        run(robot, _capture(captures=("robot-state", "basic-position-data")),
+            State.STATUS_SUCCESS)
+    stored = store.query(data_acquisition_store_pb2.QueryParameters(include_data=True))
+    new = [r.data_id for r in stored if r.data_id.id > before]
+    assert sorted(d.channel for d in new) == ["basic-position-data", "robot-state"]
+    assert {(d.action_id.group_name, d.action_id.action_name) for d in new} == {
+        ("round-3", "gauge")}
+
+
+def test_a_data_acquisition_node_of_a_capture_the_robot_lacks_errors(sim, robot):
+    with operated(robot):
+        state = run(robot, _capture(captures=("thermal-drone",)), State.STATUS_ERROR)
+    assert "thermal-drone" in str(state)

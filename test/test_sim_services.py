@@ -253,6 +253,8 @@ def representative_calls() -> dict:
         "spot-cam-network": lambda r: c(r, "spot-cam-network").get_ice_configuration(),
         "spot-cam-version": lambda r: c(r, "spot-cam-version").get_software_version(),
         "spot-cam-media-log": lambda r: c(r, "spot-cam-media-log").list_cameras(),
+        "spot-cam-image": lambda r: (r.sync_with_directory(), c(r, "spot-cam-image")
+                                     .list_image_sources())[1],
         "data-acquisition": lambda r: c(r, "data-acquisition").get_service_info(),
         "data-acquisition-store": lambda r: c(r, "data-acquisition-store")
         .query_max_capture_id(),

@@ -2,7 +2,8 @@
 
 The tree is a Sequence of the walk's elements (skipped ones left out). Each element is a
 Sequence of its target (BosdynNavigateTo, BosdynNavigateRoute or BosdynGraphNavLocalize) and
-its action (Sleep, or the action's own mission node). A failure behaviour's ``retry_count``
+its action (Sleep, a DataAcquisition capture grouped under the walk's name, or the action's
+own mission node). A failure behaviour's ``retry_count``
 wraps the part in a Retry, ``proceed_if_able`` in a Selector that succeeds anyway; the other
 behaviours (safe power off, return to start) are not simulated: they are warnings and the
 failure ends the walk. Playback ``continuous`` repeats the walk forever, ``periodic`` repeats it
@@ -12,7 +13,7 @@ navigating to its prep waypoint and docking at the end.
 Action wrappers: ``robot_body_pose`` (the tablet records it on inspection points) stands the
 robot with that body pose around the action and back to a neutral stand after it;
 ``robot_body_sit`` sits for the action and stands again. Not supported here, named per
-element in the answer: data acquisition, remote gRPC and choreography actions, and the other
+element in the answer: remote gRPC and choreography actions, and the other
 wrappers (arm pointing, Spot CAM, gripper).
 """
 
@@ -27,7 +28,6 @@ from bosdyn.client.robot_command import RobotCommandBuilder
 
 GRAPH_NAV_SERVICE = "graph-nav-service"
 _UNSUPPORTED_ACTIONS = {
-    "data_acquisition": "data acquisition actions are not simulated",
     "remote_grpc": "remote mission services are not simulated",
     "execute_choreography": "choreography actions in walks are not simulated",
 }
@@ -72,11 +72,26 @@ def _target(element: walks_pb2.Element, name: str, uid: str) -> nodes_pb2.Node |
     return None
 
 
-def _action(element: walks_pb2.Element, name: str, uid: str, errors: list[str]
-            ) -> nodes_pb2.Node | None:
+def _capture(action: walks_pb2.Action.DataAcquisition, name: str, uid: str,
+             group: str) -> nodes_pb2.Node:
+    """A DataAcquisition node: the walk's name as the capture group and the element's as the
+    action, unless the request names its own."""
+    spec = nodes_pb2.DataAcquisition(service_name="data-acquisition",
+                                     completion_behavior=action.completion_behavior or
+                                     nodes_pb2.DataAcquisition.COMPLETE_AFTER_SAVED)
+    spec.request.CopyFrom(action.acquire_data_request)
+    ids = spec.request.action_id
+    ids.group_name, ids.action_name = ids.group_name or group, ids.action_name or name
+    return _node(f"{name}: capture", uid, data_acquisition=spec)
+
+
+def _action(element: walks_pb2.Element, name: str, uid: str, errors: list[str],
+            group: str = "autowalk") -> nodes_pb2.Node | None:
     which = element.action.WhichOneof("action")
     if which is None:
         return None
+    if which == "data_acquisition":
+        return _capture(element.action.data_acquisition, name, uid, group)
     if which == "sleep":
         seconds = element.action.sleep.duration.ToNanoseconds() / 1e9
         return _node(f"{name}: sleep", uid, sleep=nodes_pb2.Sleep(seconds=seconds))
@@ -139,7 +154,8 @@ def compile_walk(walk: walks_pb2.Walk, warnings_are_errors: bool = False) -> Com
     for index, element in enumerate(walk.elements):
         if element.is_skipped:
             continue
-        node, ids, failed = _compile_element(element, index, warnings_are_errors)
+        node, ids, failed = _compile_element(element, index, warnings_are_errors,
+                                             walk.mission_name or "autowalk")
         if failed is not None:
             out.failed[index] = failed
         if node is not None:
@@ -155,8 +171,8 @@ def compile_walk(walk: walks_pb2.Walk, warnings_are_errors: bool = False) -> Com
     return out
 
 
-def _compile_element(element: walks_pb2.Element, index: int, warnings_are_errors: bool
-                     ) -> tuple:
+def _compile_element(element: walks_pb2.Element, index: int, warnings_are_errors: bool,
+                     group: str = "autowalk") -> tuple:
     """(node, ElementIdentifiers, FailedElement) of one element: node None when it failed,
     FailedElement None when it compiled without a word."""
     name = element.name or f"element {index}"
@@ -172,7 +188,7 @@ def _compile_element(element: walks_pb2.Element, index: int, warnings_are_errors
                 if element.action_wrapper.HasField(f.name)]
     errors += [f"action wrapper {wrapper!r} is not simulated" for wrapper in wrappers
                if wrapper not in SIMULATED_WRAPPERS]
-    action = _action(element, name, action_uid, errors)
+    action = _action(element, name, action_uid, errors, group)
     action_id = action.user_data.id if action is not None else ""
     if action is not None and not errors:
         action = _wrapped(action, element.action_wrapper, name)

@@ -20,6 +20,7 @@ from bosdyn.client.service_customization_helpers import (
 )
 
 from spot_sim.mission import blackboard_nodes as board
+from spot_sim.mission import capture_nodes as capture
 from spot_sim.mission import flow_nodes as flow
 from spot_sim.mission import graph_nav_nodes as graph_nav
 from spot_sim.mission import nodes as core
@@ -35,12 +36,12 @@ _TYPE_FIELDS = {f.message_type.full_name: f.name
 _MOBILITY_KINDS = {"stand_request": "stand", "sit_request": "sit", "stop_request": "stop",
                    "se2_velocity_request": "velocity", "se2_trajectory_request": "trajectory"}
 _NO_GRAPH_NAV_STATE = "GraphNav state queries in missions are not simulated"
-_NO_DAQ = "data acquisition (data-acquisition service) is not simulated"
+_NO_DAQ = "this data-acquisition node is not simulated (DataAcquisition is)"
 _NO_SPOT_CAM = "this robot has no Spot CAM payload"
 # Node types this robot refuses at load, with the reason (listed in the README).
 REFUSED = {
     "bosdyn_graph_nav_state": _NO_GRAPH_NAV_STATE,
-    "data_acquisition": _NO_DAQ, "data_acquisition_on_interruption": _NO_DAQ,
+    "data_acquisition_on_interruption": _NO_DAQ,
     "data_acquisition_live_data": _NO_DAQ, "store_metadata": _NO_DAQ,
     "bosdyn_query_stored_captures": _NO_DAQ,
     "bosdyn_record_event": "the data buffer (events) is not simulated",
@@ -324,6 +325,16 @@ class _Compiler:
             raise CompileError("mobility command must be stand, sit, stop, velocity or "
                                "SE2 trajectory")
         return robot.BosdynRobotCommand(node_id, name, params, command, kind)
+
+    def _data_acquisition(self, node_id, name, params, spec, info):
+        if spec.service_name not in ("", "data-acquisition"):
+            raise CompileError(f"no data-acquisition service named {spec.service_name!r}")
+        requests = spec.request.acquisition_requests
+        if not (requests.data_captures or requests.image_captures):
+            raise CompileError("the request names nothing to capture")
+        if spec.metadata_name_in_blackboard or spec.request_name_in_blackboard:
+            raise CompileError("blackboard metadata and request names are not simulated")
+        return capture.DataAcquisition(node_id, name, params, spec)
 
     def _dock(self, node_id, name, params, spec, info):
         if spec.WhichOneof("id") is None:

@@ -1,5 +1,6 @@
 """image: the body (and gripper) cameras, rendered from the robot's current pose (under a
-field profile stamped ``capture_delay`` earlier: exposure, readout and encoding)."""
+field profile stamped ``capture_delay`` earlier: exposure, readout and encoding). Calls
+addressed to the Spot CAM's image service (``spot-cam-image``) go to its cameras."""
 
 from bosdyn.api import image_pb2, image_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
@@ -7,9 +8,11 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from spot_sim.field import Captures, Draw
 from spot_sim.frame_tree import sensor_view
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import unary
+from spot_sim.rpc import authority, unary
 from spot_sim.sensors import InvalidRequestError, Sensors
 from spot_sim.services import Served, ServiceSpec
+
+SPOT_CAM_AUTHORITY = "spot-cam-image.spot.robot"
 
 
 class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
@@ -17,13 +20,31 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
         self.robot, self.clock, self.sensors = robot, robot.clock, sensors
         self._draw = Draw(robot.config.field, "image")
         self._captures = Captures()
+        self.spot_cam = None  # the Spot CAM's cameras (spot_cam_image.SpotCamImages), if fitted
+
+    def attach_spot_cam(self, images) -> "ImageServicer":
+        self.spot_cam = images
+        return self
+
+    def _for_spot_cam(self, context) -> bool:
+        return self.spot_cam is not None and context is not None and \
+            authority(context) == SPOT_CAM_AUTHORITY
 
     @unary(image_pb2.ListImageSourcesResponse)
     def ListImageSources(self, request, response, context):
+        if self._for_spot_cam(context):
+            response.image_sources.extend(self.spot_cam.sources())
+            return
         response.image_sources.extend(s.to_proto() for s in self.sensors.sources.values())
 
     @unary(image_pb2.GetImageResponse)
     def GetImage(self, request, response, context):
+        if self._for_spot_cam(context):
+            for image_request in request.image_requests:
+                out = response.image_responses.add()
+                out.source.name = image_request.image_source_name
+                self.spot_cam.respond(image_request, out)
+            return
         snapshot = self.robot.transforms_snapshot()
         for image_request in request.image_requests:
             out = response.image_responses.add()

@@ -1,7 +1,7 @@
 """robot-mission: load, play, pause, stop and restart behavior-tree missions; their state,
 questions and answers; chunked variants of load and of the info/mission reads."""
 
-from bosdyn.api import lease_pb2, power_pb2, robot_command_pb2
+from bosdyn.api import data_acquisition_pb2, lease_pb2, power_pb2, robot_command_pb2
 from bosdyn.api.docking import docking_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2
 from bosdyn.api.header_pb2 import CommonError
@@ -31,10 +31,11 @@ class RobotServices:
     """What mission nodes call on the robot: the robot's own servicers, in process, so a
     mission's commands pass exactly the checks a client's do."""
 
-    def __init__(self, robot: SimRobot, robot_command, power, docking, graph_nav=None) -> None:
+    def __init__(self, robot: SimRobot, robot_command, power, docking, graph_nav=None,
+                 data_acquisition=None) -> None:
         self._robot, self._command, self._power, self._docking = \
             robot, robot_command, power, docking
-        self._graph_nav = graph_nav
+        self._graph_nav, self._daq = graph_nav, data_acquisition
 
     def robot_command(self, request):
         return self._command.RobotCommand(request, None)
@@ -106,6 +107,17 @@ class RobotServices:
 
     def set_localization(self, request):
         return self._graph_nav.SetLocalization(request, None)
+
+    def acquire_data(self, request):
+        return self._daq.AcquireData(request, None)
+
+    def acquisition_status(self, request_id: int):
+        return self._daq.GetStatus(
+            data_acquisition_pb2.GetStatusRequest(request_id=request_id), None)
+
+    def cancel_acquisition(self, request_id: int) -> None:
+        self._daq.CancelAcquisition(
+            data_acquisition_pb2.CancelAcquisitionRequest(request_id=request_id), None)
 
     def docking_state(self):
         return self._robot.docking_state()
@@ -224,4 +236,5 @@ def spec() -> ServiceSpec:
 
 SERVICES = (Served(spec(), lambda parts: MissionServicer(parts.robot, RobotServices(
     parts.robot, parts.servicer("robot-command"), parts.servicer("power"),
-    parts.servicer("docking"), parts.servicer("graph-nav-service")))),)
+    parts.servicer("docking"), parts.servicer("graph-nav-service"),
+    parts.servicer("data-acquisition")))),)

@@ -1,9 +1,10 @@
 """Every service module of the simulated robot, in the order their servicers are built.
 
 A module declares its services in ``SERVICES`` (see ``spot_sim.services``); a servicer that
-calls another comes after it here (robot-mission after robot-command, power, docking and
-GraphNav; autowalk after mission; the Spot CAM's after its power; data acquisition after the
-cameras and the Spot CAM). The directory lists the services in this order.
+calls another comes after it here (robot-mission after robot-command, power, docking,
+GraphNav and data acquisition; autowalk after mission; the Spot CAM's after its power; data
+acquisition after the cameras and the Spot CAM). The directory lists the services in this
+order.
 """
 
 from importlib import import_module
@@ -13,13 +14,14 @@ from spot_sim.hardware import fitted
 from spot_sim.services import Served
 
 MODULES = ("identity", "time_sync", "lease", "estop", "power", "robot_command", "image",
-           "docking", "world_object", "graph_nav", "mission", "recording", "map_processing",
-           "local_grid", "autowalk", "choreography", "license", "fault", "data_buffer",
-           "keepalive", "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
-           "joint_streaming", "point_cloud", "manipulation", "inverse_kinematics",
-           "directory_registration", "robot_state", "spot_cam_power", "spot_cam_ptz",
+           "docking", "world_object", "graph_nav", "spot_cam_power", "spot_cam_ptz",
            "spot_cam_compositor", "spot_cam_audio", "spot_cam_lighting", "spot_cam_health",
-           "spot_cam_stream", "spot_cam_media_log", "data_acquisition")
+           "spot_cam_stream", "spot_cam_media_log", "spot_cam_image", "point_cloud",
+           "data_acquisition", "mission", "recording", "map_processing", "local_grid",
+           "autowalk", "choreography", "license", "fault", "data_buffer", "keepalive",
+           "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
+           "joint_streaming", "manipulation", "inverse_kinematics", "directory_registration",
+           "robot_state")
 SERVICES: tuple[Served, ...] = tuple(
     served for name in MODULES for served in import_module(f"spot_sim.services.{name}").SERVICES)
 
