@@ -8,11 +8,12 @@ import math
 
 import numpy as np
 import pytest
+import simplejpeg
 from bosdyn.client.spot_cam.power import PowerClient
 from diagnostic_msgs.msg import DiagnosticArray
 from PIL import Image as PilImage
 from ros_harness import DriverProcess, RosClient
-from sensor_msgs.msg import Image
+from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from transforms3d.quaternions import rotate_vector
@@ -47,10 +48,15 @@ def world(tmp_path_factory):
         ros.subscribe("/tf", TFMessage)
         ros.subscribe("/diagnostics", DiagnosticArray)
         ros.subscribe("/spot_cam/media_log/image", Image)
+        ros.subscribe("/spot_cam/ptz/image/compressed", CompressedImage)
+        ros.subscribe("/spot_cam/ptz/camera_info", CameraInfo)
+        ros.subscribe("/spot_cam/ir/temperature", Image)
+        ros.subscribe("/tf_static", TFMessage, latched=True)
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD, params={"spot_cam_ptz_rate": 10.0,
                                                            "spot_cam_mount": MOUNT,
-                                                           "spot_cam_health_rate": 4.0})
+                                                           "spot_cam_health_rate": 4.0,
+                                                           "spot_cam_image_rate": 2.0})
         try:
             assert ros.wait_for(lambda: ros.latest("/spot_cam/ptz/state") is not None,
                                 timeout=30), driver.output()
@@ -281,6 +287,38 @@ def test_ir_reads_the_hot_object_hotter(world):
 
     toward, away = hottest_kelvin(360.0 - bearing), hottest_kelvin(180.0)
     assert toward > 273.15 + 50.0 > 273.15 + 30.0 > away, (toward, away)
+    assert set_position(ros, 0.0, 0.0, 1.0).success
+
+
+# ---------------------------------------------------------------------------- camera topics
+def test_ptz_images_info_following_zoom_and_ir_temperatures(world):
+    _, ros = world
+    bearing = math.degrees(math.atan2(0.7, 2.5))  # the scene's hot red box (spot_sim.scene)
+    assert set_position(ros, 360.0 - bearing, 0.0, 1.0).success
+
+    def settled(zoom: float) -> bool:
+        state, info = ros.latest("/spot_cam/ptz/state"), ros.latest("/spot_cam/ptz/camera_info")
+        return (state is not None and abs(state.zoom - zoom) < 0.01 and info is not None
+                and info.k[0] > 0 and ros.latest("/spot_cam/ir/temperature") is not None)
+
+    assert ros.wait_for(lambda: settled(1.0), timeout=20)
+    ros.next_messages("/spot_cam/ptz/camera_info", 2)  # taken after the head stopped
+    wide = ros.latest("/spot_cam/ptz/camera_info")
+    assert wide.header.frame_id == "spot_cam_ptz_optical" and (wide.width, wide.height) == (
+        1920, 1080)
+    assert wide.k[0] == pytest.approx(960 / math.tan(math.radians(63.7 / 2)), rel=0.01)
+    jpeg = ros.latest("/spot_cam/ptz/image/compressed")
+    assert simplejpeg.decode_jpeg(bytes(jpeg.data)).shape == (1080, 1920, 3)
+    ros.next_messages("/spot_cam/ir/temperature", 2)
+    ir = ros.latest("/spot_cam/ir/temperature")
+    assert (ir.encoding, ir.width, ir.height) == ("32FC1", 640, 512)
+    assert np.frombuffer(bytes(ir.data), np.float32).max() > 273.15 + 50.0
+    assert set_position(ros, 360.0 - bearing, 0.0, 4.0).success
+    assert ros.wait_for(lambda: abs(ros.latest("/spot_cam/ptz/camera_info").k[0]
+                                    - 4 * wide.k[0]) < 0.01 * 4 * wide.k[0], timeout=20)
+    optical = [t for m in ros.received("/tf_static") for t in m.transforms
+               if t.child_frame_id == "spot_cam_ptz_optical"]
+    assert optical and optical[0].header.frame_id == "spot_cam_ptz"
     assert set_position(ros, 0.0, 0.0, 1.0).success
 
 

@@ -152,3 +152,26 @@ def test_ir_colour_maps_span_the_scale():
     rgb = colorize(np.array([[0.0, 50.0, 100.0, 150.0]]), colormap)
     assert rgb[0, :, 0].tolist() == [0, 127, 255, 255]
     assert all(camera in CAMERAS for screen in SCREENS.values() for camera, _ in screen)
+
+
+def test_ir_counts_read_as_kelvin_and_jpegs_pass_through():
+    import numpy as np
+    from bosdyn.api import image_pb2
+    from std_msgs.msg import Header
+
+    from spot_driver.spot_cam import images
+
+    raw = image_pb2.Image(cols=3, rows=2, format=image_pb2.Image.FORMAT_RAW,
+                          pixel_format=image_pb2.Image.PIXEL_FORMAT_GREYSCALE_U16,
+                          data=np.array([29315] * 5 + [33815], "<u2").tobytes())
+    kelvin = images.kelvin(raw)
+    assert kelvin.shape == (2, 3) and kelvin[1, 2] == pytest.approx(338.15)
+    message = images.temperature_msg(kelvin, Header(frame_id="f"))
+    assert (message.encoding, message.step, len(message.data)) == ("32FC1", 12, 24)
+    jpeg = image_pb2.Image(format=image_pb2.Image.FORMAT_JPEG, data=b"\xff\xd8",
+                           pixel_format=image_pb2.Image.PIXEL_FORMAT_RGB_U8)
+    assert bytes(images.compressed(jpeg, Header()).data) == b"\xff\xd8"
+    with pytest.raises(ValueError):
+        images.kelvin(jpeg)
+    with pytest.raises(ValueError):
+        images.compressed(raw, Header())
