@@ -11,6 +11,7 @@ from bosdyn.api import (
     data_acquisition_store_pb2,
     data_acquisition_store_service_pb2_grpc,
     image_pb2,
+    world_object_pb2,
 )
 from bosdyn.api.header_pb2 import CommonError
 from bosdyn.client import data_chunk
@@ -41,6 +42,9 @@ def _sources(parts) -> dict[str, Source]:
                lambda: _json(robot.robot_state().kinematic_state)),
         Source("basic-position-data", "the frame tree: odom, vision and body (JSON)",
                Acquisitions.DATA_S, lambda: _json(robot.transforms_snapshot())),
+        Source("detected-objects", "the world objects the robot sees: docks, fiducials (JSON)",
+               Acquisitions.DATA_S, lambda: _json(world_object_pb2.ListWorldObjectResponse(
+                   world_objects=robot.world_objects()))),
     ]
     if parts.config.has_lidar:
         def cloud():
