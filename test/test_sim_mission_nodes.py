@@ -19,7 +19,7 @@ from bosdyn.client.robot_command import RobotCommandBuilder
 from bosdyn.mission.client import CustomParamsError, MissionClient, ValidationError
 from test_sim_motion import operated, wait_for
 
-from conftest import connect
+from conftest import connect, running_sim
 from spot_sim.mission.compiler import REFUSED
 
 State = mission_pb2.State
@@ -479,3 +479,39 @@ def test_a_data_acquisition_node_of_a_capture_the_robot_lacks_errors(sim, robot)
     with operated(robot):
         state = run(robot, _capture(captures=("thermal-drone",)), State.STATUS_ERROR)
     assert "thermal-drone" in str(state)
+
+
+def _spot_cam_round():
+    led = nodes_pb2.SpotCamLed()
+    led.brightnesses[0] = 0.5
+    ptz = nodes_pb2.SpotCamPtz()
+    ptz.ptz_position.ptz.name = "mech"
+    ptz.ptz_position.pan.value, ptz.ptz_position.tilt.value = 90.0, 10.0
+    ptz.ptz_position.zoom.value = 2.0
+    store = nodes_pb2.SpotCamStoreMedia(tag="valve 9")
+    store.camera.name = "ptz"
+    return sequence("inspect", packed("lights", led), packed("point", ptz),
+                    packed("autofocus", nodes_pb2.SpotCamResetAutofocus()),
+                    packed("store", store))
+
+
+def test_spot_cam_nodes_drive_the_spot_cam(certs_dir):
+    with running_sim(certs_dir, has_spot_cam=True) as spot:
+        robot = connect(spot)
+        try:
+            with operated(robot):
+                run(robot, _spot_cam_round(), State.STATUS_SUCCESS)
+        finally:
+            robot.time_sync.stop()
+        assert spot.servicer("spot-cam-lighting").lights.get()[0] == 0.5
+        heads = spot.servicer("spot-cam-ptz").heads
+        assert wait_for(lambda: heads.position("mech", spot.clock.now_nsec()).pan == 90.0, 10)
+        assert heads.lens_initializations == 1
+        points = spot.servicer("spot-cam-media-log").log.points()
+        assert [p.tag for p in points] == ["valve 9"]
+
+
+def test_spot_cam_nodes_error_on_a_robot_without_one(sim, robot):
+    with operated(robot):
+        state = run(robot, _spot_cam_round(), State.STATUS_ERROR)
+    assert "this robot has no Spot CAM payload" in str(state)

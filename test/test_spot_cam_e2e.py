@@ -26,12 +26,16 @@ from spot_msgs.srv import (
     GetPtzPosition,
     ListLogpoints,
     ListPtz,
+    ListScreens,
     ListSounds,
     LoadSound,
     PlaySound,
     RetrieveLogpoint,
+    SetIrColormap,
+    SetIrMeterOverlay,
     SetLedBrightness,
     SetPtzPosition,
+    SetScreen,
     SetVolume,
     StoreLogpoint,
     TagLogpoint,
@@ -225,6 +229,39 @@ def test_leds_are_set_by_index_and_bad_levels_change_nothing(world):
                             SetLedBrightness.Request(leds=leds, brightness=levels))
         assert (response.success, response.message) == (False, sentence)
     assert lights.get() == [0.0, 0.25, 0.75, 0.0]
+
+
+def test_screens_and_ir_colouring_and_bad_settings_change_nothing(world):
+    sim, ros = world
+    compositor = sim.servicer("spot-cam-compositor").compositor
+    listed = ros.call(ListScreens, "/spot_cam/list_screens")
+    assert listed.success and "mech_ir" in listed.screens and listed.current
+    assert ros.call(SetScreen, "/spot_cam/set_screen", SetScreen.Request(name="mech_ir")).success
+    assert compositor.screen() == "mech_ir"
+    set_map = ros.call(SetIrColormap, "/spot_cam/set_ir_colormap", SetIrColormap.Request(
+        colormap="inferno", min_celsius=10.0, max_celsius=80.0))
+    assert set_map.success, set_map.message
+    colormap = compositor.colormap()
+    assert (colormap.scale.min, colormap.scale.max) == (10.0, 80.0)
+    assert ros.call(SetIrMeterOverlay, "/spot_cam/set_ir_meter_overlay",
+                    SetIrMeterOverlay.Request(enable=True, x=0.5, y=0.25)).success
+    assert compositor.overlay().meter[0].y == 0.25
+    for srv, service, request, sentence in (
+            (SetScreen, "set_screen", SetScreen.Request(name="cinema"), "unknown screen "
+             "'cinema'; screens: "),
+            (SetIrColormap, "set_ir_colormap", SetIrColormap.Request(colormap="rainbow"),
+             "unknown IR colour map 'rainbow'; maps: greyscale, jet, inferno, turbo"),
+            (SetIrColormap, "set_ir_colormap", SetIrColormap.Request(
+                colormap="jet", min_celsius=50.0, max_celsius=math.nan),
+             "IR colour scale [50.0, nan] C is not a range (min < max)"),
+            (SetIrMeterOverlay, "set_ir_meter_overlay", SetIrMeterOverlay.Request(
+                enable=True, x=1.5, y=0.5), "IR meter (1.5, 0.5) is outside the image")):
+        response = ros.call(srv, f"/spot_cam/{service}", request)
+        assert not response.success and response.message.startswith(sentence), response.message
+    assert compositor.screen() == "mech_ir" and compositor.overlay().meter[0].x == 0.5
+    assert compositor.colormap().scale.max == 80.0
+    ros.call(SetIrColormap, "/spot_cam/set_ir_colormap",
+             SetIrColormap.Request(colormap="jet", auto_scale=True))
 
 
 # ---------------------------------------------------------------------------- media log

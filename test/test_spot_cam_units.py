@@ -175,3 +175,16 @@ def test_ir_counts_read_as_kelvin_and_jpegs_pass_through():
         images.kelvin(jpeg)
     with pytest.raises(ValueError):
         images.compressed(raw, Header())
+
+
+def test_compositor_settings_are_checked():
+    from spot_driver.errors import CommandError
+    from spot_driver.spot_cam.compositor import COLORMAPS, check_colormap, check_meter
+
+    assert check_colormap("turbo", False, 0.0, 100.0) == COLORMAPS["turbo"]
+    assert check_colormap("jet", True, math.nan, math.nan) == COLORMAPS["jet"]  # auto scale
+    for bad in (lambda: check_colormap("viridis", True, 0, 1),
+                lambda: check_colormap("jet", False, 5.0, 5.0),
+                lambda: check_meter(-0.1, 0.5), lambda: check_meter(0.5, math.inf)):
+        with pytest.raises(CommandError):
+            bad()

@@ -1,8 +1,8 @@
-"""Spot CAM: the payload's pan-tilt-zoom heads (``ptz.py``, node ``spot_cam``), its speaker,
-LEDs and media log (``audio.py``, ``lights.py``, ``media_log.py``, node ``spot_cam_payload``),
-stills and health as messages (``stills.py``, ``health.py``), its cameras on topics
-(``images.py``, node ``spot_cam_images``). Found in the robot's
-directory: on a robot without a Spot CAM every call answers so."""
+"""Spot CAM: the payload's pan-tilt-zoom heads (``ptz.py``, node ``spot_cam``); its speaker,
+LEDs, compositor and media log (``audio.py``, ``lights.py``, ``compositor.py``,
+``media_log.py``, node ``spot_cam_payload``); stills and health as messages (``stills.py``,
+``health.py``); its cameras on topics (``images.py``, node ``spot_cam_images``). Found in
+the robot's directory: on a robot without a Spot CAM every call answers so."""
 
 from spot_driver.capability import Capability, Parameter, Section
 
@@ -41,7 +41,8 @@ CAPABILITY = Capability(
                  "bosdyn.client.spot_cam.audio:AudioClient",
                  "bosdyn.client.spot_cam.lighting:LightingClient",
                  "bosdyn.client.spot_cam.media_log:MediaLogClient",
-                 "bosdyn.client.spot_cam.health:HealthClient"),
+                 "bosdyn.client.spot_cam.health:HealthClient",
+                 "bosdyn.client.spot_cam.compositor:CompositorClient"),
     health=("spot_cam",),
     parameters=PARAMETERS,
     readme="Spot CAM (node `spot_cam`)",

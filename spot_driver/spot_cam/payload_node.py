@@ -1,4 +1,5 @@
-"""The Spot CAM's speaker, LEDs and media log as ROS services; its health on /diagnostics."""
+"""The Spot CAM's speaker, LEDs, compositor and media log as ROS services; its health on
+/diagnostics."""
 
 from pathlib import Path
 
@@ -18,17 +19,22 @@ from spot_driver.nodes.triggers import answer_callback
 from spot_driver.spot_cam import health, stills
 from spot_driver.spot_cam.audio import Audio
 from spot_driver.spot_cam.clients import spot_cam_client
+from spot_driver.spot_cam.compositor import Compositor
 from spot_driver.spot_cam.lights import Lights
 from spot_driver.spot_cam.media_log import MediaLog
 from spot_msgs.srv import (
     DeleteLogpoint,
     DeleteSound,
     ListLogpoints,
+    ListScreens,
     ListSounds,
     LoadSound,
     PlaySound,
     RetrieveLogpoint,
+    SetIrColormap,
+    SetIrMeterOverlay,
     SetLedBrightness,
+    SetScreen,
     SetVolume,
     StoreLogpoint,
     TagLogpoint,
@@ -37,14 +43,17 @@ from spot_msgs.srv import (
 
 class SpotCamPayloadNode(PeriodicWork, Node):
     """``spot_cam/{list,load,play,delete}_sound(s)``, ``spot_cam/set_volume``,
-    ``spot_cam/set_led_brightness``, ``spot_cam/{store,list,retrieve,tag,delete}_logpoint(s)``
-    and ``spot_cam/media_log/image``; the ``spot_cam`` status on /diagnostics."""
+    ``spot_cam/set_led_brightness``, ``spot_cam/{list,set}_screen(s)``,
+    ``spot_cam/set_ir_colormap``, ``spot_cam/set_ir_meter_overlay``,
+    ``spot_cam/{store,list,retrieve,tag,delete}_logpoint(s)`` and ``spot_cam/media_log/image``;
+    the ``spot_cam`` status on /diagnostics."""
 
     def __init__(self, context: DriverContext) -> None:
         super().__init__("spot_cam_payload", namespace=context.namespace)
         self.connection = context.connection
         self.audio, self.lights = Audio(context.connection), Lights(context.connection)
         self.media = MediaLog(context.connection)
+        self.compositor = Compositor(context.connection)
         health_rate = declare(self, "spot_cam_health_rate", 0.5)
         self.frame = f"{declare(self, 'frame_prefix', '')}spot_cam"
         self._image_pub = self.create_publisher(Image, "spot_cam/media_log/image", qos.SENSOR)
@@ -56,6 +65,10 @@ class SpotCamPayloadNode(PeriodicWork, Node):
                 (DeleteSound, "delete_sound", self._delete_sound),
                 (SetVolume, "set_volume", self._set_volume),
                 (SetLedBrightness, "set_led_brightness", self._set_leds),
+                (ListScreens, "list_screens", self._list_screens),
+                (SetScreen, "set_screen", self._set_screen),
+                (SetIrColormap, "set_ir_colormap", self._set_colormap),
+                (SetIrMeterOverlay, "set_ir_meter_overlay", self._set_meter),
                 (StoreLogpoint, "store_logpoint", self._store),
                 (ListLogpoints, "list_logpoints", self._list_logpoints),
                 (RetrieveLogpoint, "retrieve_logpoint", self._retrieve),
@@ -101,6 +114,24 @@ class SpotCamPayloadNode(PeriodicWork, Node):
     def _set_leds(self, request, response) -> str:
         response.brightness = self.lights.set(list(request.leds), list(request.brightness))
         return f"LED brightness {list(response.brightness)}"
+
+    # ------------------------------------------------------------------ compositor
+    def _list_screens(self, request, response) -> str:
+        response.screens, response.current = self.compositor.screens()
+        return f"{len(response.screens)} screens, showing {response.current!r}"
+
+    def _set_screen(self, request, response) -> str:
+        self.compositor.set_screen(request.name)
+        return f"showing {request.name!r}"
+
+    def _set_colormap(self, request, response) -> str:
+        self.compositor.set_colormap(request.colormap, request.auto_scale, request.min_celsius,
+                                     request.max_celsius)
+        return f"IR colour map {request.colormap}"
+
+    def _set_meter(self, request, response) -> str:
+        self.compositor.set_meter(request.enable, request.x, request.y)
+        return f"IR meter {'on' if request.enable else 'off'} at ({request.x}, {request.y})"
 
     # ------------------------------------------------------------------ media log
     def _stamp(self, point):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from bosdyn.api import power_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2
+from bosdyn.api.spot_cam import LED_pb2, logging_pb2, ptz_pb2
 from bosdyn.client.service_customization_helpers import (
     InvalidCustomParamSpecError,
     validate_dict_spec,
@@ -26,6 +27,7 @@ from spot_sim.mission import graph_nav_nodes as graph_nav
 from spot_sim.mission import nodes as core
 from spot_sim.mission import parameters
 from spot_sim.mission import robot_nodes as robot
+from spot_sim.mission import spot_cam_nodes as cam
 from spot_sim.mission.blackboard import BlackboardError
 from spot_sim.mission.parameters import CompileError
 
@@ -37,7 +39,6 @@ _MOBILITY_KINDS = {"stand_request": "stand", "sit_request": "sit", "stop_request
                    "se2_velocity_request": "velocity", "se2_trajectory_request": "trajectory"}
 _NO_GRAPH_NAV_STATE = "GraphNav state queries in missions are not simulated"
 _NO_DAQ = "this data-acquisition node is not simulated (DataAcquisition is)"
-_NO_SPOT_CAM = "this robot has no Spot CAM payload"
 # Node types this robot refuses at load, with the reason (listed in the README).
 REFUSED = {
     "bosdyn_graph_nav_state": _NO_GRAPH_NAV_STATE,
@@ -51,9 +52,7 @@ REFUSED = {
                             "service)",
     "mission_upload_choreography": "choreography in missions is not simulated (use the "
                                    "choreography service)",
-    "spot_cam_ptz": _NO_SPOT_CAM, "spot_cam_store_media": _NO_SPOT_CAM,
-    "spot_cam_led": _NO_SPOT_CAM, "spot_cam_focus_state": _NO_SPOT_CAM,
-    "spot_cam_reset_autofocus": _NO_SPOT_CAM, "spot_cam_named_position": _NO_SPOT_CAM,
+    "spot_cam_named_position": "named PTZ positions are not simulated (use SpotCamPtz)",
     "bosdyn_gripper_camera_params_state": "the gripper camera parameters are not simulated",
     "set_gripper_camera_params": "the gripper camera parameters are not simulated",
     "set_grasp_override": "grasp overrides in missions are not simulated",
@@ -335,6 +334,30 @@ class _Compiler:
         if spec.metadata_name_in_blackboard or spec.request_name_in_blackboard:
             raise CompileError("blackboard metadata and request names are not simulated")
         return capture.DataAcquisition(node_id, name, params, spec)
+
+    def _spot_cam_ptz(self, node_id, name, params, spec, info):
+        if spec.HasField("adjust_parameters"):
+            raise CompileError("PTZ adjustment from the localization is not simulated")
+        return cam.SpotCamCall(node_id, name, params, "spot-cam-ptz", "SetPtzPosition",
+                               ptz_pb2.SetPtzPositionRequest(position=spec.ptz_position))
+
+    def _spot_cam_store_media(self, node_id, name, params, spec, info):
+        return cam.SpotCamCall(node_id, name, params, "spot-cam-media-log", "Store",
+                               logging_pb2.StoreRequest(camera=spec.camera, type=spec.type,
+                                                        tag=spec.tag))
+
+    def _spot_cam_led(self, node_id, name, params, spec, info):
+        return cam.SpotCamCall(node_id, name, params, "spot-cam-lighting", "SetLEDBrightness",
+                               LED_pb2.SetLEDBrightnessRequest(
+                                   brightnesses=dict(spec.brightnesses)))
+
+    def _spot_cam_focus_state(self, node_id, name, params, spec, info):
+        return cam.SpotCamCall(node_id, name, params, "spot-cam-ptz", "SetPtzFocusState",
+                               ptz_pb2.SetPtzFocusStateRequest(focus_state=spec.focus_state))
+
+    def _spot_cam_reset_autofocus(self, node_id, name, params, spec, info):
+        return cam.SpotCamCall(node_id, name, params, "spot-cam-ptz", "InitializeLens",
+                               ptz_pb2.InitializeLensRequest())
 
     def _dock(self, node_id, name, params, spec, info):
         if spec.WhichOneof("id") is None:

@@ -32,10 +32,11 @@ class RobotServices:
     mission's commands pass exactly the checks a client's do."""
 
     def __init__(self, robot: SimRobot, robot_command, power, docking, graph_nav=None,
-                 data_acquisition=None) -> None:
+                 data_acquisition=None, servicers: dict | None = None) -> None:
         self._robot, self._command, self._power, self._docking = \
             robot, robot_command, power, docking
         self._graph_nav, self._daq = graph_nav, data_acquisition
+        self._servicers = servicers or {}
 
     def robot_command(self, request):
         return self._command.RobotCommand(request, None)
@@ -118,6 +119,10 @@ class RobotServices:
     def cancel_acquisition(self, request_id: int) -> None:
         self._daq.CancelAcquisition(
             data_acquisition_pb2.CancelAcquisitionRequest(request_id=request_id), None)
+
+    def spot_cam(self, service: str):
+        """The Spot CAM's servicer of ``service`` (None on a robot without a Spot CAM)."""
+        return self._servicers.get(service)
 
     def docking_state(self):
         return self._robot.docking_state()
@@ -237,4 +242,4 @@ def spec() -> ServiceSpec:
 SERVICES = (Served(spec(), lambda parts: MissionServicer(parts.robot, RobotServices(
     parts.robot, parts.servicer("robot-command"), parts.servicer("power"),
     parts.servicer("docking"), parts.servicer("graph-nav-service"),
-    parts.servicer("data-acquisition")))),)
+    parts.servicer("data-acquisition"), parts.servicers))),)
