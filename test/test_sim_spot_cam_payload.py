@@ -271,32 +271,61 @@ def test_ir_reads_the_hot_object_hotter(robot):
 # ---------------------------------------------------------------------------- the SDK's program
 SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
 PROGRAM_NEEDS = [m for m in ("aiortc", "cv2", "PIL") if importlib.util.find_spec(m) is None]
-COMMANDS = [
+COMMANDS = [  # every sub-command but webrtc's, each with what its output must show
     (["audio", "set_volume", "40"], ""), (["audio", "get_volume"], "40"),
     (["audio", "load", "chime", "{wav}"], ""), (["audio", "list"], "chime"),
-    (["audio", "play", "chime"], ""), (["audio", "delete", "chime"], ""),
-    (["audio", "get_capture_channel"], ""), (["compositor", "list"], "pano_full"),
-    (["compositor", "set", "mech"], "mech"), (["compositor", "get"], "mech"),
-    (["compositor", "visible"], "ptz"), (["compositor", "get_colormap"], "colormap"),
+    (["audio", "play", "chime", "--gain", "0.5"], ""), (["audio", "delete", "chime"], ""),
+    (["audio", "set_capture_channel", "external_mic"], ""),
+    (["audio", "get_capture_channel"], "2"),
+    (["audio", "set_capture_gain", "external_mic", "0.7"], ""),
+    (["audio", "get_capture_gain", "external_mic"], "0.7"),
+    (["compositor", "list"], "pano_full"), (["compositor", "set", "mech"], "mech"),
+    (["compositor", "get"], "mech"), (["compositor", "visible"], "ptz"),
+    (["compositor", "set_colormap", "inferno", "--min-temp", "10", "--max-temp", "60",
+      "--disable-auto_scale"], ""), (["compositor", "get_colormap"], "COLORMAP_INFERNO"),
+    (["compositor", "set_reticle", "--xs", "0.2", "0.8", "--ys", "0.5", "0.5"], ""),
+    (["compositor", "get_reticle"], "0.8"),
     (["health", "temperature"], "cpu"), (["health", "bit"], ""), (["health", "clear"], ""),
+    (["health", "system_log", "--dst", "{tmp}/log.gpg"], "log.gpg"),
     (["lighting", "set", "0.2", "0.2", "0.2", "0.2"], ""), (["lighting", "get"], "0.2"),
     (["media_log", "list_cameras"], "pano"), (["media_log", "store", "c0"], "name"),
-    (["media_log", "list_logpoints"], "name"),
+    (["media_log", "status", "{lp}"], "COMPLETE"),
+    (["media_log", "list_logpoints"], "{lp}"), (["media_log", "tag", "{lp}", "tank 2"], ""),
+    (["media_log", "retrieve", "{lp}", "--dst", "{tmp}/c0"], "tank 2"),
     (["media_log", "store_retrieve", "ptz", "--dst", "{tmp}/ptz"], "COMPLETE"),
-    (["network", "ice_settings"], ""), (["power", "get"], "ptz"),
+    (["media_log", "store_retrieve", "ir", "--dst", "{tmp}/ir-raw", "--enable-raw-ir"],
+     "PIXEL_FORMAT_GREYSCALE_U16"),
+    (["media_log", "retrieve_all"], "name"), (["media_log", "enable_debug"], ""),
+    (["media_log", "delete", "{lp}"], ""), (["media_log", "delete-all"], ""),
+    (["network", "set_ice", "{program_dir}/ice.json"], ""),
+    (["network", "ice_settings"], "3478"), (["power", "get"], "ptz"),
+    (["power", "set", "--enable-aux1"], "aux1"), (["power", "cycle", "--enable-aux2"], "aux2"),
     (["ptz", "list"], "mech"), (["ptz", "get_position", "mech"], "pan"),
-    (["stream_quality", "get"], "targetbitrate"), (["version", "software"], "Version 4.1.0"),
+    (["ptz", "set_position", "mech", "10", "5", "2"], "pan"),
+    (["ptz", "get_velocity", "digi"], "pan"), (["ptz", "set_velocity", "digi", "5", "0", "0"],
+                                                "pan"),
+    (["ptz", "initialize_lens"], ""), (["ptz", "set_focus", "manual_focus", "--distance", "4"],
+                                       ""), (["ptz", "get_focus"], "PTZ_FOCUS_MANUAL"),
+    (["stream_quality", "set", "--target-bitrate", "3000000"], "3000000"),
+    (["stream_quality", "get"], "3000000"),
+    (["stream_quality", "congestion_control", "--enable-congestion_control"], ""),
+    (["utils", "save_calibration", "{tmp}/calibration.txt"], ""),
+    (["version", "software"], "Version 4.1.0"),
 ]
 
 
 @pytest.mark.skipif(not SDK_DIR or PROGRAM_NEEDS, reason=MISSING + "a spot-sdk checkout "
                     "(SPOT_SDK_DIR) and the program's own requirements (aiortc, opencv, Pillow)")
-def test_the_sdk_spot_cam_program_runs_unmodified(spot, tmp_path):
+def test_the_sdk_spot_cam_program_runs_unmodified(spot, robot, tmp_path):
     program = Path(SDK_DIR) / "python/examples/spot_cam/command_line.py"
     (tmp_path / "chime.wav").write_bytes(wav_bytes(0.2))
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
+    logpoint = store(client(robot, MediaLogClient), "c1").name
+    names = dict(wav=tmp_path / "chime.wav", tmp=tmp_path, lp=logpoint,
+                 program_dir=program.parent)
     for args, expected in COMMANDS:
-        args = [a.format(wav=tmp_path / "chime.wav", tmp=tmp_path) for a in args]
+        args = [a.format(**names) for a in args]
+        expected = expected.format(**names)
         result = subprocess.run(
             [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(spot.port), "--ca",
              str(spot.ca_cert), str(program), "127.0.0.1", *args],
@@ -304,3 +333,5 @@ def test_the_sdk_spot_cam_program_runs_unmodified(spot, tmp_path):
         assert result.returncode == 0, (args, result.stderr[-2000:])
         assert expected in result.stdout, (args, result.stdout[-2000:])
     assert (tmp_path / "ptz.jpg").stat().st_size > 10_000
+    assert (tmp_path / "ir-raw.pgm").stat().st_size > 640 * 512 * 2
+    assert (tmp_path / "calibration.txt").read_text().count("fx=") == 5
