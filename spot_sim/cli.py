@@ -22,6 +22,9 @@ LIDAR_ENCODINGS = {"32F": PointCloud.ENCODING_XYZ_32F, "4SC": PointCloud.ENCODIN
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="spot-sim", description=__doc__)
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any)")
+    parser.add_argument("--rest-port", type=int, default=None,
+                        help="also serve the data-acquisition REST download over HTTPS on this "
+                             "port of 127.0.0.1 (a robot's is 443); off by default")
     parser.add_argument("--certs-dir", default="certs",
                         help="where the CA (ca.crt) and server certificate are kept or created")
     parser.add_argument("--username", default=os.environ.get("SPOT_SIM_USERNAME", "user"))
@@ -82,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
                        **{option.field: getattr(args, option.name) for option in OPTIONS},
                        start_docked_id=args.docked,
                        withheld_features=tuple(args.withhold_feature), field=profile)
-    sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port)
+    sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port,
+                        rest_port=args.rest_port)
     sim.sensors.lidar_encoding = LIDAR_ENCODINGS[args.lidar_encoding]
     port = sim.start()
     print(f"spot-sim listening on 127.0.0.1:{port}", flush=True)

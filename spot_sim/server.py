@@ -13,6 +13,7 @@ from spot_sim.certs import CertPaths, ensure_certificates
 from spot_sim.clock import RobotClock
 from spot_sim.command_log import CommandLog
 from spot_sim.config import SimConfig
+from spot_sim.data_acquisition.rest import DaqRest
 from spot_sim.directory import Directory
 from spot_sim.faults import FaultControl, RpcFaults
 from spot_sim.graph_nav.navigation import GraphNav
@@ -40,13 +41,13 @@ class SimulatedSpot:
     """
 
     def __init__(self, config: SimConfig | None = None, certs_dir: str | os.PathLike = ".",
-                 port: int = 0, max_workers: int = 96) -> None:
+                 port: int = 0, max_workers: int = 96, rest_port: int | None = None) -> None:
         self.config = config or SimConfig()
         self.certs: CertPaths = ensure_certificates(certs_dir)
         self.clock = RobotClock(self.config.clock_offset_sec, self.config.field.clock_drift_ppm)
         self.robot = SimRobot(self.config, self.clock)
         self.tokens = TokenIssuer(secrets.token_bytes(32))
-        self._requested_port = port
+        self._requested_port, self._rest_port, self.rest = port, rest_port, None
         self._max_workers = max_workers
         self._server: grpc.Server | None = None
         self._server_lock = threading.Lock()
@@ -98,6 +99,10 @@ class SimulatedSpot:
         self.mission.runner.start()
         self.keepalive.start()
         self._serve(self._requested_port)
+        if self._rest_port is not None:  # the data-acquisition store's REST download
+            self.rest = DaqRest(self.servicer("data-acquisition").store, self.tokens,
+                                self.certs.server_cert, self.certs.server_key,
+                                self._rest_port).start()
         _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)
         return self.port
 
@@ -144,6 +149,8 @@ class SimulatedSpot:
             server, self._server = self._server, None
         if server is not None:
             server.stop(grace).wait(grace + 1.0)
+        if self.rest is not None:
+            self.rest.stop()
         self.mission.runner.stop()
         self.keepalive.stop()
         self.robot.stop()

@@ -3,11 +3,16 @@ robot's cameras, state, lidar and Spot CAM; a capture's progress to COMPLETE and
 stored; refusals of captures the robot lacks; cancelling; the store's lists and queries; and
 the SDK's download program (grpc) run unmodified."""
 
+import io
 import json
 import os
+import ssl
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +23,9 @@ from bosdyn.client.exceptions import ResponseError
 from bosdyn.client.image import build_image_request
 from test_sim_spot_cam import wait_for
 
-from conftest import MISSING, PASSWORD, USERNAME, connect, running_sim
+from conftest import MISSING, PASSWORD, USERNAME, connect, missing, running_sim
+from spot_sim import SimConfig, SimulatedSpot
+from spot_sim.data_acquisition import rest
 
 Status = data_acquisition_pb2.GetStatusResponse
 Query = data_acquisition_store_pb2.QueryParameters
@@ -116,46 +123,113 @@ def test_a_capture_is_cancelled_between_items(spot, robot):
     assert store.query_max_capture_id() < before + 3
 
 
+def rest_get(spot, token: str | None, query: str):
+    """GET the REST download over TLS verified against the simulator's CA."""
+    context = ssl.create_default_context(cafile=str(spot.ca_cert))
+    request = urllib.request.Request(f"https://127.0.0.1:{spot.rest.port}{rest.PATH}?{query}",
+                                     headers={"Authorization": f"Bearer {token}"} if token
+                                     else {})
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=30) as answer:
+            return answer.status, answer.headers, answer.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.headers, refused.read()
+
+
+def test_the_rest_download_zips_a_time_range(tmp_path):
+    config = SimConfig(username=USERNAME, password=PASSWORD)
+    with SimulatedSpot(config, certs_dir=tmp_path, rest_port=0) as spot:
+        robot = connect(spot)
+        robot.time_sync.wait_for_sync()
+        try:
+            daq, _ = clients(robot)
+            finished(daq, daq.acquire_data(requests("robot-state", images=["left_fisheye_image"]),
+                                           "zip", "rest-test"))
+            now = spot.clock.now_nsec()
+            status, headers, body = rest_get(spot, robot.user_token,
+                                             f"from_nsec={now - 60 * 10**9}&to_nsec={now}")
+            assert status == 200 and "attachment" in headers["Content-Disposition"]
+            with zipfile.ZipFile(io.BytesIO(body)) as archive:
+                assert sorted(archive.namelist()) == ["rest-test/zip_left_fisheye_image.jpg",
+                                                      "rest-test/zip_robot-state.json"]
+            assert rest_get(spot, None, "")[0] == 401
+            assert rest_get(spot, "not-a-token", "")[0] == 401
+            assert rest_get(spot, robot.user_token, "from_nsec=1&to_nsec=2")[0] == 204
+            assert rest_get(spot, robot.user_token, "colour=red")[0] == 400
+        finally:
+            robot.time_sync.stop()
+
+
 SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
+NEEDS_SDK = pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout "
+                               "(SPOT_SDK_DIR): its example programs are in no package CI "
+                               "can install")
 
 
-@pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout (SPOT_SDK_DIR): its "
-                    "example programs are in no package CI can install")
-def test_the_sdk_download_program_runs_unmodified(spot, robot, tmp_path):
-    daq, _ = clients(robot)
-    finished(daq, daq.acquire_data(requests("robot-state", images=["back_fisheye_image"]),
-                                   "dl", "download-test"))
-    program = Path(SDK_DIR) / "python/examples/data_acquisition_service/" \
-        "data_acquisition_download.py"
+@pytest.fixture(scope="module")
+def sdk_spot(tmp_path_factory):
+    """A robot as the SDK's programs expect one: REST on port 443 beside gRPC (root, or this
+    run's own network namespace, may bind it)."""
+    config = SimConfig(username=USERNAME, password=PASSWORD, has_spot_cam=True)
+    sim = SimulatedSpot(config, certs_dir=tmp_path_factory.mktemp("certs"), rest_port=443)
+    try:
+        sim.start()
+    except OSError:
+        sim.stop()
+        missing("port 443 of 127.0.0.1 (run as root, as scripts/run_tests.sh does)")
+    try:
+        yield sim
+    finally:
+        sim.stop()
+
+
+def run_program(spot, name: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    program = Path(SDK_DIR) / "python/examples/data_acquisition_service" / name
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(spot.port), "--ca",
-         str(spot.ca_cert), str(program), "127.0.0.1", "--destination-folder",
-         str(tmp_path / "out"), "--query-from-timestamp", "2000-01-01T00:00:00Z",
-         "--query-to-timestamp", "2100-01-01T00:00:00Z", "grpc"],
-        capture_output=True, text=True, timeout=120, env=env)
+         str(spot.ca_cert), str(program), "127.0.0.1", *args], capture_output=True, text=True,
+        timeout=150, env=env, cwd=cwd)
+
+
+@NEEDS_SDK
+@pytest.mark.parametrize("mode", ["grpc", "rest"])
+def test_the_sdk_download_program_runs_unmodified(sdk_spot, tmp_path, mode):
+    robot = connect(sdk_spot)
+    robot.time_sync.wait_for_sync()
+    try:
+        daq, _ = clients(robot)
+        finished(daq, daq.acquire_data(requests("robot-state", images=["back_fisheye_image"]),
+                                       "dl", f"download-{mode}"))
+    finally:
+        robot.time_sync.stop()
+    result = run_program(sdk_spot, "data_acquisition_download.py", "--destination-folder",
+                         str(tmp_path / "out"), "--query-from-timestamp",
+                         "2000-01-01T00:00:00Z", "--query-to-timestamp",
+                         "2100-01-01T00:00:00Z", mode)
     # Its main() returns None, so the program always exits 1 (`if not main(): sys.exit(1)`):
-    # success is its own last line, no traceback, and the files.
-    assert result.stderr == "" and "Completed all downloads." in result.stdout, \
-        (result.stdout[-2000:], result.stderr[-3000:])
-    folder = tmp_path / "out" / "DATA" / "download-test"
-    assert sorted(p.name for p in folder.iterdir()) == ["dl_back_fisheye_image.jpg",
-                                                         "dl_robot-state.json"]
+    # success is what it printed, no traceback, and the files.
+    assert result.stderr == "", result.stderr[-3000:]
+    if mode == "grpc":
+        assert "Completed all downloads." in result.stdout, result.stdout[-3000:]
+        folder = tmp_path / "out" / "DATA" / "download-grpc"
+        assert sorted(p.name for p in folder.iterdir()) == ["dl_back_fisheye_image.jpg",
+                                                             "dl_robot-state.json"]
+        return
+    assert "status code: 200" in result.stdout, result.stdout[-3000:]
+    (downloaded,) = (tmp_path / "out" / "REST").iterdir()
+    with zipfile.ZipFile(downloaded) as archive:
+        assert "download-rest/dl_robot-state.json" in archive.namelist()
 
 
-@pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout (SPOT_SDK_DIR): its "
-                    "example programs are in no package CI can install")
-def test_the_sdk_example_runs_unmodified_as_far_as_this_robot_has_its_sources(spot, tmp_path):
+@NEEDS_SDK
+def test_the_sdk_example_runs_unmodified_as_far_as_this_robot_has_its_sources(sdk_spot,
+                                                                             tmp_path):
     """Its requests 1 (robot state, positions, objects, a camera) and 5 (the Spot CAM)
     complete; 2-4 ask for GPS plugins this robot lacks and are refused as a robot without
-    them refuses; its closing REST download (HTTPS on port 443) is not served."""
-    program = Path(SDK_DIR) / "python/examples/data_acquisition_service/" \
-        "data_acquisition_example.py"
-    env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
-    result = subprocess.run(
-        [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(spot.port), "--ca",
-         str(spot.ca_cert), str(program), "127.0.0.1"], capture_output=True, text=True,
-        timeout=150, env=env, cwd=tmp_path)
+    them refuses; its closing REST download fetches the zip."""
+    result = run_program(sdk_spot, "data_acquisition_example.py", cwd=tmp_path)
     assert result.stderr == "", result.stderr[-3000:]
     assert result.stdout.count("Current status is: STATUS_COMPLETE") == 2, result.stdout[-3000:]
     assert result.stdout.count("UnknownCaptureTypeError") == 3
+    assert "status code: 200" in result.stdout and "REST Exception" not in result.stdout
