@@ -261,7 +261,8 @@ def test_package_xml_declares_every_ros_package_used():
 # keys; the pip-only ones are named in package.xml's comment and the README.
 ROSDEP_KEYS = {"numpy": "python3-numpy", "yaml": "python3-yaml", "grpc": "python3-grpcio",
                "cryptography": "python3-cryptography", "transforms3d": "python3-transforms3d",
-               "scipy": "python3-scipy", "jwt": "python3-jwt", "google": "python3-protobuf"}
+               "scipy": "python3-scipy", "jwt": "python3-jwt", "google": "python3-protobuf",
+               "PIL": "python3-pil"}
 PIP_ONLY = {"bosdyn", "simplejpeg"}
 
 
