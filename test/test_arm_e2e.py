@@ -17,6 +17,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
 from spot_msgs.msg import ManipulatorState
+from spot_msgs.srv import GetInverseKinematics
 
 ARM = ["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "arm_wr1"]
 FJT = "/arm_controller/follow_joint_trajectory"
@@ -147,6 +148,43 @@ def test_unreachable_and_unknown_frame_poses_fail_clearly(world):
     result = run(ros, ArmPose, "/arm/pose", goal)
     assert not result.success and "unknown frame 'no_such_frame'" in result.message
     assert len(sim.robot.book.commands) == before
+
+
+def ik_request(frame: str, pose: SE3Pose) -> GetInverseKinematics.Request:
+    request = GetInverseKinematics.Request()
+    request.target_pose.header.frame_id = frame
+    p, q = request.target_pose.pose.position, request.target_pose.pose.orientation
+    p.x, p.y, p.z = pose.x, pose.y, pose.z
+    q.w, q.x, q.y, q.z = pose.rot.w, pose.rot.x, pose.rot.y, pose.rot.z
+    return request
+
+
+def test_inverse_kinematics_answers_and_its_solution_puts_the_hand_there(world):
+    sim, _, ros = world
+    target = odom_tform(ros, "body") * SE3Pose(0.75, 0.15, 0.25, Quat.from_yaw(-0.2))
+    answer = ros.call(GetInverseKinematics, "/arm/inverse_kinematics",
+                      ik_request("odom", target))
+    assert answer.success and answer.reachable, answer.message
+    assert answer.status == "STATUS_OK" and answer.joint_names[:6] == ARM
+    before = len(sim.robot.book.commands)
+    far = ros.call(GetInverseKinematics, "/arm/inverse_kinematics",
+                   ik_request("body", SE3Pose(3.0, 0.0, 0.0, Quat())))
+    assert far.success and not far.reachable and far.status == "STATUS_NO_SOLUTION_FOUND"
+    for frame, pose, sentence in (
+            ("no_such_frame", SE3Pose(0.5, 0, 0, Quat()), "unknown frame 'no_such_frame'"),
+            ("body", SE3Pose(math.nan, 0, 0, Quat()), "target_pose must be finite numbers"),
+            ("body", SE3Pose(0.5, 0, 0, Quat(0.5, 0, 0, 0)), "not a unit quaternion")):
+        refused = ros.call(GetInverseKinematics, "/arm/inverse_kinematics",
+                           ik_request(frame, pose))
+        assert not refused.success and sentence in refused.message, refused.message
+    assert len(sim.robot.book.commands) == before  # asking moves nothing
+    # The solution, driven as a joint move, puts the hand on the target (the robot's own FK).
+    goal = ArmJointMove.Goal(joint_names=ARM, positions=list(answer.joint_positions[:6]))
+    goal.duration.sec = 1
+    assert run(ros, ArmJointMove, "/arm/joint_move", goal).success
+    ros.next_messages("/tf", 3)
+    hand = odom_tform(ros, "hand")
+    assert math.dist((hand.x, hand.y, hand.z), (target.x, target.y, target.z)) < 0.01
 
 
 def test_gripper_open_and_close_change_the_open_percentage(world):

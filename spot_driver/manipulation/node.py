@@ -25,11 +25,16 @@ from spot_driver.manipulation import arm_trajectory as at
 from spot_driver.manipulation import tasks
 from spot_driver.manipulation.arm import NO_ARM, ArmCommander
 from spot_driver.manipulation.arm_trajectory import ARM_JOINTS, TrajectoryError
+from spot_driver.manipulation.inverse_kinematics import (
+    InverseKinematics,
+    build_request,
+    checked_pose,
+)
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
-from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.nodes.triggers import answer_callback, trigger_callback
 from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
-from spot_msgs.srv import OverrideGrasp
+from spot_msgs.srv import GetInverseKinematics, OverrideGrasp
 
 POSTURES = {ArmPosture.Goal.STOW: "stow", ArmPosture.Goal.UNSTOW: "unstow",
             ArmPosture.Goal.CARRY: "carry"}
@@ -74,6 +79,10 @@ class ArmNode(Node):
                                 qos_profile=qos.SERVICES, callback_group=group)
         self.create_service(OverrideGrasp, "manipulation/override_grasp", self._override_grasp,
                             qos_profile=qos.SERVICES, callback_group=group)
+        self.ik = InverseKinematics(context.connection)
+        self.create_service(GetInverseKinematics, "arm/inverse_kinematics", answer_callback(
+            self.get_logger(), "arm/inverse_kinematics", self._inverse_kinematics),
+            qos_profile=qos.SERVICES, callback_group=group)
 
     # ------------------------------------------------------------------ services
     def _send_gripper(self, angle: float) -> str:
@@ -87,6 +96,31 @@ class ArmNode(Node):
         except Exception as exc:
             response.success, response.message = False, describe(exc)
         return response
+
+    def _inverse_kinematics(self, request, response) -> str:
+        self.arm.require_arm()
+        state = self._cache.latest()
+        tasks.require_state(state)
+        p, q = request.target_pose.pose.position, request.target_pose.pose.orientation
+        target = checked_pose((p.x, p.y, p.z, q.w, q.x, q.y, q.z), "target_pose")
+        t, r = request.wrist_tform_tool.position, request.wrist_tform_tool.orientation
+        tool = None if (t.x, t.y, t.z, r.w, r.x, r.y, r.z) == (0.0,) * 7 else checked_pose(
+            (t.x, t.y, t.z, r.w, r.x, r.y, r.z), "wrist_tform_tool")
+        frame = request.target_pose.header.frame_id
+        if self.prefix and frame.startswith(self.prefix):
+            frame = frame[len(self.prefix):]
+        answer = self.ik.solve(build_request(state.kinematic_state.transforms_snapshot, frame,
+                                             target, tool, request.from_ready))
+        response.reachable, response.status = answer.reachable, answer.status
+        response.joint_names = [f"{self.prefix}{name}" for name in answer.joints]
+        response.joint_positions = list(answer.joints.values())
+        for out, pose in ((response.odom_tform_body, answer.odom_tform_body),
+                          (response.body_tform_hand, answer.body_tform_hand)):
+            if pose is not None:
+                out.position.x, out.position.y, out.position.z = pose.x, pose.y, pose.z
+                o = out.orientation
+                o.w, o.x, o.y, o.z = pose.rot.w, pose.rot.x, pose.rot.y, pose.rot.z
+        return "reachable" if answer.reachable else f"not reachable: {answer.status}"
 
     # ------------------------------------------------------------------ arm goals -> tasks
     def _joint_move(self, goal) -> tasks.ArmCommandTask:
