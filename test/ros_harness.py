@@ -20,6 +20,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "spot_driver.yaml"
+DISCOVERY_SETTLE_S = 0.5  # a new service client waits this long before its first request
 
 
 _STARTED: list = []  # every DriverProcess, SimProcess and RosClient this process started
@@ -113,6 +114,7 @@ class RosClient:
         self.messages: dict[str, list] = defaultdict(list)
         self._lock = threading.Lock()
         self._action_clients: dict = {}
+        self._service_clients: dict = {}
 
     def subscribe(self, topic: str, msg_type, reliable: bool = True, latched: bool = False):
         qos = QoSProfile(depth=50,
@@ -157,14 +159,30 @@ class RosClient:
         return bool(predicate())
 
     def call(self, srv_type, name: str, request=None, timeout: float = 30.0):
+        future = self.service_client(srv_type, name).call_async(request or srv_type.Request())
+        assert self.wait_for(future.done, timeout), f"service {name} timed out"
+        return future.result()
+
+    def service_client(self, srv_type, name: str):
+        """A client of service ``name``, made once and kept. A new client waits
+        DISCOVERY_SETTLE_S after it finds the server before its first request: the server
+        drops a response while its process has not yet discovered the client's new reply
+        reader (ros2/ros2#1253), and a client per call met that at every call."""
+        key = (srv_type, name)
+        with self._lock:
+            client = self._service_clients.get(key)
+        if client is not None:
+            return client
         client = self.node.create_client(srv_type, name)
-        try:
-            assert client.wait_for_service(timeout_sec=10.0), f"service {name} not available"
-            future = client.call_async(request or srv_type.Request())
-            assert self.wait_for(future.done, timeout), f"service {name} timed out"
-            return future.result()
-        finally:
+        if not client.wait_for_service(timeout_sec=10.0):
             self.node.destroy_client(client)
+            raise AssertionError(f"service {name} not available")
+        time.sleep(DISCOVERY_SETTLE_S)
+        with self._lock:
+            kept = self._service_clients.setdefault(key, client)
+        if kept is not client:  # another thread made one meanwhile
+            self.node.destroy_client(client)
+        return kept
 
     def action_client(self, action_type, name: str) -> ActionClient:
         """A client of action ``name``, made once and kept; the first time, not returned

@@ -238,13 +238,13 @@ def test_bad_mission_files_fail_before_anything_is_loaded(world, tmp_path):
 def test_unsupported_node_fails_at_load_with_its_name(world, tmp_path):
     _sim, _driver, ros = world
     camera = _node("photo of the gauge")
-    camera.spot_cam_store_media.tag = "gauge"
+    camera.spot_cam_named_position.named_position = "gauge"  # refused: see the README
     root = _sequence("inspection", _node("wait", sleep=nodes_pb2.Sleep(seconds=0.1)), camera)
     result = run(ros, Mission, "/mission",
                  Mission.Goal(mission_file=_write(tmp_path / "m.bin", root, text=False)))
     assert not result.success
     assert len(result.failed_nodes) == 1 and "photo of the gauge" in result.failed_nodes[0]
-    assert "SpotCamStoreMedia" in result.failed_nodes[0]
+    assert "SpotCamNamedPosition" in result.failed_nodes[0]
     assert "photo of the gauge" in result.message
 
 

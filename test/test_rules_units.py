@@ -138,3 +138,38 @@ def test_trajectory_remaining_distance_and_heading():
     assert distance == pytest.approx(5.0) and angle == pytest.approx(math.pi / 2)
     unknown = remaining(snapshot, Se2Goal(0.0, 0.0, 0.0, "nowhere"))
     assert all(math.isnan(v) for v in unknown)
+
+
+def test_inverse_kinematics_requests_are_checked_and_answers_read():
+    import math
+
+    from bosdyn.api import geometry_pb2
+    from bosdyn.api.spot import inverse_kinematics_pb2
+    from bosdyn.client.math_helpers import Quat, SE3Pose
+
+    from spot_driver.errors import CommandError
+    from spot_driver.manipulation import inverse_kinematics as ik
+
+    snapshot = geometry_pb2.FrameTreeSnapshot()
+    snapshot.child_to_parent_edge_map["odom"].SetInParent()
+    body = snapshot.child_to_parent_edge_map["body"]
+    body.parent_frame_name = "odom"
+    body.parent_tform_child.CopyFrom(SE3Pose(1.0, 2.0, 0.5, Quat()).to_proto())
+    target = ik.checked_pose((0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), "target")
+    request = ik.build_request(snapshot, "body", target, None, from_ready=True)
+    assert request.root_frame_name == "odom"
+    assert request.scene_tform_task.position.x == 1.0 and request.scene_tform_task.position.y == 2.0
+    assert request.nominal_arm_configuration == request.ARM_CONFIG_READY
+    assert not request.HasField("wrist_mounted_tool")
+    with pytest.raises(CommandError, match="unknown frame 'hand'"):
+        ik.build_request(snapshot, "hand", target, None, False)
+    for bad in ((math.nan, 0, 0, 1, 0, 0, 0), (0, 0, 0, 0.5, 0, 0, 0)):
+        with pytest.raises(CommandError):
+            ik.checked_pose(bad, "target")
+    response = inverse_kinematics_pb2.InverseKinematicsResponse(
+        status=inverse_kinematics_pb2.InverseKinematicsResponse.STATUS_NO_SOLUTION_FOUND)
+    joint = response.robot_configuration.joint_states.add(name="arm0.sh0")
+    joint.position.value = 0.25
+    answer = ik.solution(response)
+    assert (answer.reachable, answer.status, answer.joints) == (
+        False, "STATUS_NO_SOLUTION_FOUND", {"arm0.sh0": 0.25})

@@ -185,14 +185,14 @@ def test_mission_pauses_when_pause_time_passes_and_resumes(sim, robot):
 
 def test_mission_with_unsupported_node_fails_at_load(sim, robot):
     bad = nodes_pb2.Node(name="take a picture")
-    bad.spot_cam_store_media.tag = "x"
+    bad.spot_cam_named_position.named_position = "x"
     root = _sequence("root", _sleep_node("wait", 0.1), bad)
     client = _mission_client(robot)
     with operated(robot), pytest.raises(ValidationError) as raised:
         client.load_mission(root, leases=_leases(robot))
     (failed,) = raised.value.failed_nodes
     assert failed.name == "take a picture"
-    assert "SpotCamStoreMedia" in failed.impl_typename
+    assert "SpotCamNamedPosition" in failed.impl_typename
     assert client.get_state().status == State.STATUS_NONE  # nothing loaded
 
 

@@ -334,20 +334,19 @@ def test_ptz_images_info_following_zoom_and_ir_temperatures(world):
     assert set_position(ros, 360.0 - bearing, 0.0, 1.0).success
 
     def settled(zoom: float) -> bool:
-        state, info = ros.latest("/spot_cam/ptz/state"), ros.latest("/spot_cam/ptz/camera_info")
-        return (state is not None and abs(state.zoom - zoom) < 0.01 and info is not None
-                and info.k[0] > 0 and ros.latest("/spot_cam/ir/temperature") is not None)
+        state = ros.latest("/spot_cam/ptz/state")
+        return (state is not None and abs(state.zoom - zoom) < 0.01
+                and abs((state.pan - (360.0 - bearing) + 180) % 360 - 180) < 0.5)
 
     assert ros.wait_for(lambda: settled(1.0), timeout=20)
-    ros.next_messages("/spot_cam/ptz/camera_info", 2)  # taken after the head stopped
+    ros.next_messages("/spot_cam/ptz/camera_info", 2, timeout=20)  # after the head stopped
     wide = ros.latest("/spot_cam/ptz/camera_info")
     assert wide.header.frame_id == "spot_cam_ptz_optical" and (wide.width, wide.height) == (
         1920, 1080)
     assert wide.k[0] == pytest.approx(960 / math.tan(math.radians(63.7 / 2)), rel=0.01)
     jpeg = ros.latest("/spot_cam/ptz/image/compressed")
     assert simplejpeg.decode_jpeg(bytes(jpeg.data)).shape == (1080, 1920, 3)
-    ros.next_messages("/spot_cam/ir/temperature", 2)
-    ir = ros.latest("/spot_cam/ir/temperature")
+    ir = ros.next_messages("/spot_cam/ir/temperature", 2, timeout=20)[-1]
     assert (ir.encoding, ir.width, ir.height) == ("32FC1", 640, 512)
     assert np.frombuffer(bytes(ir.data), np.float32).max() > 273.15 + 50.0
     assert set_position(ros, 360.0 - bearing, 0.0, 4.0).success

@@ -33,6 +33,7 @@ from spot_driver.manipulation.inverse_kinematics import (
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.triggers import answer_callback, trigger_callback
+from spot_driver.state.joint_states import urdf_joint_name
 from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
 from spot_msgs.srv import GetInverseKinematics, OverrideGrasp
 
@@ -112,7 +113,7 @@ class ArmNode(Node):
         answer = self.ik.solve(build_request(state.kinematic_state.transforms_snapshot, frame,
                                              target, tool, request.from_ready))
         response.reachable, response.status = answer.reachable, answer.status
-        response.joint_names = [f"{self.prefix}{name}" for name in answer.joints]
+        response.joint_names = [f"{self.prefix}{urdf_joint_name(name)}" for name in answer.joints]
         response.joint_positions = list(answer.joints.values())
         for out, pose in ((response.odom_tform_body, answer.odom_tform_body),
                           (response.body_tform_hand, answer.body_tform_hand)):

@@ -50,8 +50,10 @@ class SpotCamImagesNode(PeriodicWork, Node):
                       for s in self.sources if s in images.PTZ_CAMERAS}
         self._temperature = self.create_publisher(Image, "spot_cam/ir/temperature",
                                                   qos.SENSOR) if "ir" in self.sources else None
-        static = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
-        static.publish(TFMessage(transforms=[self._optical_frame(f"{prefix}spot_cam_ptz")]))
+        # The optical frame goes out with the first PTZ or IR image: a robot without a Spot
+        # CAM gets no spot_cam_ptz frame (no second root on its tree).
+        self._static = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
+        self._ptz_frame, self._static_sent = f"{prefix}spot_cam_ptz", False
         if rate > 0 and self.sources:
             self.every(1.0 / rate, self._poll)
 
@@ -88,6 +90,9 @@ class SpotCamImagesNode(PeriodicWork, Node):
         frame = self.optical if name in images.PTZ_CAMERAS else self.pano_frame
         header = Header(frame_id=frame, stamp=robot_stamp_to_msg(
             response.shot.acquisition_time, self.connection.skew_nsec))
+        if name in images.PTZ_CAMERAS and not self._static_sent:
+            self._static.publish(TFMessage(transforms=[self._optical_frame(self._ptz_frame)]))
+            self._static_sent = True
         if image.pixel_format == image_pb2.Image.PIXEL_FORMAT_GREYSCALE_U16:
             self._temperature.publish(images.temperature_msg(images.kelvin(image), header))
             return
