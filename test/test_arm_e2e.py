@@ -154,8 +154,8 @@ def ik_request(frame: str, pose: SE3Pose) -> GetInverseKinematics.Request:
     request = GetInverseKinematics.Request()
     request.target_pose.header.frame_id = frame
     p, q = request.target_pose.pose.position, request.target_pose.pose.orientation
-    p.x, p.y, p.z = pose.x, pose.y, pose.z
-    q.w, q.x, q.y, q.z = pose.rot.w, pose.rot.x, pose.rot.y, pose.rot.z
+    p.x, p.y, p.z = (float(v) for v in (pose.x, pose.y, pose.z))
+    q.w, q.x, q.y, q.z = (float(v) for v in (pose.rot.w, pose.rot.x, pose.rot.y, pose.rot.z))
     return request
 
 
@@ -169,7 +169,8 @@ def test_inverse_kinematics_answers_and_its_solution_puts_the_hand_there(world):
     before = len(sim.robot.book.commands)
     far = ros.call(GetInverseKinematics, "/arm/inverse_kinematics",
                    ik_request("body", SE3Pose(3.0, 0.0, 0.0, Quat())))
-    assert far.success and not far.reachable and far.status == "STATUS_NO_SOLUTION_FOUND"
+    assert far.success and not far.reachable and far.status == "STATUS_NO_SOLUTION_FOUND", \
+        far.message
     for frame, pose, sentence in (
             ("no_such_frame", SE3Pose(0.5, 0, 0, Quat()), "unknown frame 'no_such_frame'"),
             ("body", SE3Pose(math.nan, 0, 0, Quat()), "target_pose must be finite numbers"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from bosdyn.api.spot import inverse_kinematics_pb2 as ik
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.inverse_kinematics import InverseKinematicsClient
-from bosdyn.client.math_helpers import SE3Pose
+from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_driver.errors import CommandError
 
@@ -25,7 +25,7 @@ def checked_pose(values: tuple[float, ...], what: str) -> SE3Pose:
     norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
     if abs(norm - 1.0) > 0.01:
         raise CommandError(f"{what} orientation is not a unit quaternion (norm {norm:.3f})")
-    return SE3Pose(x, y, z, (w / norm, qx / norm, qy / norm, qz / norm))
+    return SE3Pose(x, y, z, Quat(w / norm, qx / norm, qy / norm, qz / norm))
 
 
 def build_request(snapshot, frame: str, target: SE3Pose, wrist_tform_tool: SE3Pose | None,

@@ -37,6 +37,8 @@ from spot_driver.state.joint_states import urdf_joint_name
 from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
 from spot_msgs.srv import GetInverseKinematics, OverrideGrasp
 
+# A wrist_tform_tool left at its default (identity, or all zeros) means the hand frame.
+HAND_OFFSETS = ((0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), (0.0,) * 7)
 POSTURES = {ArmPosture.Goal.STOW: "stow", ArmPosture.Goal.UNSTOW: "unstow",
             ArmPosture.Goal.CARRY: "carry"}
 
@@ -105,8 +107,8 @@ class ArmNode(Node):
         p, q = request.target_pose.pose.position, request.target_pose.pose.orientation
         target = checked_pose((p.x, p.y, p.z, q.w, q.x, q.y, q.z), "target_pose")
         t, r = request.wrist_tform_tool.position, request.wrist_tform_tool.orientation
-        tool = None if (t.x, t.y, t.z, r.w, r.x, r.y, r.z) == (0.0,) * 7 else checked_pose(
-            (t.x, t.y, t.z, r.w, r.x, r.y, r.z), "wrist_tform_tool")
+        offset = (t.x, t.y, t.z, r.w, r.x, r.y, r.z)
+        tool = None if offset in HAND_OFFSETS else checked_pose(offset, "wrist_tform_tool")
         frame = request.target_pose.header.frame_id
         if self.prefix and frame.startswith(self.prefix):
             frame = frame[len(self.prefix):]
