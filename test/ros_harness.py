@@ -7,20 +7,20 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections import defaultdict
 from pathlib import Path
 
 import rclpy
-from action_msgs.srv import CancelGoal
 from bosdyn.client.math_helpers import Quat, SE3Pose
+from rcl_interfaces.srv import GetParameterTypes
 from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "spot_driver.yaml"
-DISCOVERY_SETTLE_S = 0.5  # a new service client waits this long before its first request
+DISCOVERY_SETTLE_S = 0.5  # a new client's wait when its server offers no parameter service
+DISCOVERY_PROBE_S = 1.0  # a discovery probe is resent this often until answered
 
 
 _STARTED: list = []  # every DriverProcess, SimProcess and RosClient this process started
@@ -164,10 +164,8 @@ class RosClient:
         return future.result()
 
     def service_client(self, srv_type, name: str):
-        """A client of service ``name``, made once and kept. A new client waits
-        DISCOVERY_SETTLE_S after it finds the server before its first request: the server
-        drops a response while its process has not yet discovered the client's new reply
-        reader (ros2/ros2#1253), and a client per call met that at every call."""
+        """A client of service ``name``, made once and kept; the first time, not returned
+        before the server's process has discovered it (see ``_known_to_server``)."""
         key = (srv_type, name)
         with self._lock:
             client = self._service_clients.get(key)
@@ -177,7 +175,7 @@ class RosClient:
         if not client.wait_for_service(timeout_sec=10.0):
             self.node.destroy_client(client)
             raise AssertionError(f"service {name} not available")
-        time.sleep(DISCOVERY_SETTLE_S)
+        self._known_to_server(name)
         with self._lock:
             kept = self._service_clients.setdefault(key, client)
         if kept is not client:  # another thread made one meanwhile
@@ -191,20 +189,47 @@ class RosClient:
         if client is None:
             client = ActionClient(self.node, action_type, name)
             assert client.wait_for_server(timeout_sec=10.0), f"action {name} not available"
-            self._known_to_server(name)
+            self._known_to_server(f"{name}/_action/cancel_goal")
             self._action_clients[(action_type, name)] = client
         return client
 
-    def _known_to_server(self, action: str) -> None:
-        """Wait until the server's process has discovered this node's endpoints made so far:
-        a probe client made after them is answered. A process announces its endpoints in
-        order on reliable channels, so the server matched the earlier ones (the action
-        client's reply readers) before the probe's; a goal sent before that can have its
-        acceptance dropped (ros2/ros2#1253). The probe cancels an unknown goal: harmless."""
-        request = CancelGoal.Request()
-        request.goal_info.goal_id.uuid = list(uuid.uuid4().bytes)
-        response = self.call(CancelGoal, f"{action}/_action/cancel_goal", request)
-        assert response.return_code == CancelGoal.Response.ERROR_UNKNOWN_GOAL_ID, response
+    def _known_to_server(self, service: str, timeout: float = 15.0) -> None:
+        """Wait until the process serving ``service`` has discovered this node's endpoints
+        made so far. A server drops a response while its process has not yet discovered the
+        client's reply reader (ros2/ros2#1253); waiting a fixed time lost responses under
+        load. A process announces its endpoints in order on reliable channels, so once a
+        probe client made after them is answered, the server has matched the earlier ones.
+        The probe asks the serving node's parameter service for no types (harmless, so it
+        is resent until answered); a node without one gets DISCOVERY_SETTLE_S."""
+        probe_name = self._parameter_service_of(service)
+        if probe_name is None:
+            time.sleep(DISCOVERY_SETTLE_S)
+            return
+        probe = self.node.create_client(GetParameterTypes, probe_name)
+        try:
+            assert probe.wait_for_service(timeout_sec=10.0), f"{probe_name} not available"
+            deadline = time.monotonic() + timeout
+            sent = []
+            while time.monotonic() < deadline:
+                sent.append(probe.call_async(GetParameterTypes.Request()))
+                if self.wait_for(lambda: any(f.done() for f in sent), DISCOVERY_PROBE_S):
+                    return
+            raise AssertionError(f"{service}: its server did not discover this client "
+                                 f"in {timeout} s")
+        finally:
+            self.node.destroy_client(probe)
+
+    def _parameter_service_of(self, service: str) -> str | None:
+        """``<node>/get_parameter_types`` of the node offering ``service``, if it has one."""
+        wanted = service if service.startswith("/") else "/" + service
+        for node, namespace in self.node.get_node_names_and_namespaces():
+            served = {n for n, _ in self.node.get_service_names_and_types_by_node(node,
+                                                                                   namespace)}
+            if wanted in served:
+                fqn = namespace.rstrip("/") + "/" + node
+                probe = fqn + "/get_parameter_types"
+                return probe if probe in served else None
+        return None
 
     def wait_future(self, future, timeout: float = 30.0):
         assert self.wait_for(future.done, timeout), "future timed out"
