@@ -188,3 +188,16 @@ def test_compositor_settings_are_checked():
                 lambda: check_meter(-0.1, 0.5), lambda: check_meter(0.5, math.inf)):
         with pytest.raises(CommandError):
             bad()
+
+
+def test_a_poll_that_found_no_spot_cam_waits_before_asking_again():
+    from spot_driver.spot_cam.clients import PollGate
+
+    now = [100.0]
+    gate = PollGate(retry_s=30.0, clock=lambda: now[0])
+    assert gate.open()
+    gate.found_absent()
+    now[0] += 29.9
+    assert not gate.open()
+    now[0] += 0.2
+    assert gate.open()

@@ -20,7 +20,7 @@ from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.perception.images import camera_info
 from spot_driver.spot_cam import images
-from spot_driver.spot_cam.clients import spot_cam_client
+from spot_driver.spot_cam.clients import NoSpotCamError, PollGate, spot_cam_client
 
 CAMERAS = ("pano", "c0", "c1", "c2", "c3", "c4", "ptz", "ir")
 RADIOMETRIC = build_image_request("ir", pixel_format=image_pb2.Image.PIXEL_FORMAT_GREYSCALE_U16,
@@ -54,6 +54,7 @@ class SpotCamImagesNode(PeriodicWork, Node):
         # CAM gets no spot_cam_ptz frame (no second root on its tree).
         self._static = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
         self._ptz_frame, self._static_sent = f"{prefix}spot_cam_ptz", False
+        self._gate = PollGate()
         if rate > 0 and self.sources:
             self.every(1.0 / rate, self._poll)
 
@@ -66,12 +67,18 @@ class SpotCamImagesNode(PeriodicWork, Node):
         return out
 
     def _poll(self) -> None:
+        if not self._gate.open():
+            return
         requests = [build_image_request(s) for s in self.sources]
         if self._temperature is not None:
             requests.append(RADIOMETRIC)
         try:
             client = spot_cam_client(self.connection, ImageClient, IMAGE_SERVICE_NAME)
             responses = client.get_image(requests, timeout=10.0)
+        except NoSpotCamError as exc:
+            self._gate.found_absent()
+            self.get_logger().warning(f"spot_cam images: {exc}", throttle_duration_sec=600.0)
+            return
         except Exception as exc:
             self.get_logger().warning(f"spot_cam images: {describe(exc)}",
                                       throttle_duration_sec=60.0)

@@ -18,7 +18,7 @@ from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.nodes.triggers import answer_callback
 from spot_driver.spot_cam import health, stills
 from spot_driver.spot_cam.audio import Audio
-from spot_driver.spot_cam.clients import spot_cam_client
+from spot_driver.spot_cam.clients import NoSpotCamError, PollGate, spot_cam_client
 from spot_driver.spot_cam.compositor import Compositor
 from spot_driver.spot_cam.lights import Lights
 from spot_driver.spot_cam.media_log import MediaLog
@@ -77,7 +77,7 @@ class SpotCamPayloadNode(PeriodicWork, Node):
             self.create_service(srv_type, f"spot_cam/{name}", answer_callback(
                 self.get_logger(), f"spot_cam/{name}", fill), qos_profile=qos.SERVICES,
                 callback_group=group)
-        self._health = None
+        self._health, self._health_gate = None, PollGate()
         context.health.append(self.health_status)
         if health_rate > 0:
             self.every(1.0 / health_rate, self._read_health)
@@ -176,10 +176,15 @@ class SpotCamPayloadNode(PeriodicWork, Node):
 
     # ------------------------------------------------------------------ health
     def _read_health(self) -> None:
+        if not self._health_gate.open():
+            return
         try:
             client = spot_cam_client(self.connection, HealthClient)
             events, degradations = client.get_bit_status()
             self._health = (client.get_temperature(), events, degradations)
+        except NoSpotCamError as exc:
+            self._health_gate.found_absent()
+            self._health = describe(exc)
         except Exception as exc:
             self._health = describe(exc)
 
