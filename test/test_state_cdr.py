@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from bosdyn.api import robot_state_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
+from geometry_msgs.msg import TwistWithCovarianceStamped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nav_msgs.msg import Odometry
@@ -92,6 +93,10 @@ def test_a_state_with_unknown_fields_equals_message_path():
         _assert_like_message_path(serializer, kin, "odom", "")
 
 
+def decoded_stamp(odometry: Odometry) -> tuple[int, int]:
+    return odometry.header.stamp.sec, odometry.header.stamp.nanosec
+
+
 def _assert_like_message_path(serializer, kin, root, prefix):
     skew = 12_345_678_901
     fast_joints, fast_odom, fast_tf = serializer.serialize(
@@ -115,6 +120,11 @@ def _assert_like_message_path(serializer, kin, root, prefix):
         assert a == pytest.approx(b, abs=1e-9)
     assert list(decoded.pose.covariance) == list(slow_odom.pose.covariance)
     assert list(decoded.twist.covariance) == list(slow_odom.twist.covariance)
+    twist = deserialize_message(serializer.body_twist(decoded_stamp(decoded), fast_odom),
+                                TwistWithCovarianceStamped)
+    assert twist.header.stamp == decoded.header.stamp
+    assert twist.header.frame_id == decoded.child_frame_id
+    assert twist.twist == decoded.twist
 
     stamp = robot_stamp_to_msg(kin.acquisition_timestamp, skew)
     dynamic, _ = frames.split_transforms(kin.transforms_snapshot, root, stamp, prefix)

@@ -17,18 +17,27 @@ from std_msgs.msg import Header
 from std_srvs.srv import Trigger
 
 from spot_driver import qos
+from spot_driver.body.any_command import AnyCommandTask
 from spot_driver.body.commander import (
     trajectory_status_name,
 )
+from spot_driver.body.spot_check import SpotCheckTask
 from spot_driver.body.trajectory import TrajectoryTask
 from spot_driver.capability import DriverContext
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.periodic import PeriodicWork
-from spot_msgs.action import Trajectory
+from spot_msgs.action import RobotCommand, SpotCheck, Trajectory
 from spot_msgs.msg import CommandFeedback, MobilityParams
-from spot_msgs.srv import Claim, SetLocomotion, SetStairsMode, SetStandHeight, SetVelocityLimit
+from spot_msgs.srv import (
+    Claim,
+    ClearBehaviorFault,
+    SetLocomotion,
+    SetStairsMode,
+    SetStandHeight,
+    SetVelocityLimit,
+)
 
 # cmd_vel clamps: (parameter, default, the robot's own maximum) in m/s and rad/s.
 VELOCITY_LIMITS = (("max_linear_velocity_x", 1.0, 1.6), ("max_linear_velocity_y", 0.5, 0.5),
@@ -67,6 +76,8 @@ class CommandNode(PeriodicWork, Node):
             self._trigger(name, action)
         self._trigger("claim", lambda: self._connection.claim(take=False))
         typed = (
+            (ClearBehaviorFault, "clear_behavior_fault_by_id",
+             lambda r: self.commander.clear_behavior_fault(r.id)),
             (Claim, "claim_lease", lambda r: self._connection.claim(take=r.take)),
             (SetLocomotion, "locomotion_mode", lambda r: self._update_mobility(
                 lambda m: m.with_locomotion_hint(r.locomotion_hint))),
@@ -96,6 +107,15 @@ class CommandNode(PeriodicWork, Node):
         self._trajectory_server = serve(self, Trajectory, "trajectory", self._trajectory_task,
                                         GoalSlot("trajectory", GoalPolicy.PREEMPT),
                                         ReentrantCallbackGroup())
+        self._spot_check_server = serve(self, SpotCheck, "spot_check",
+                                        lambda goal: SpotCheckTask(self._connection),
+                                        GoalSlot("spot_check", GoalPolicy.REJECT),
+                                        ReentrantCallbackGroup())
+        # Any RobotCommand; the robot itself overrides an older command with a newer one.
+        self._any_command_server = serve(self, RobotCommand, "robot_command",
+                                         self._any_command_task,
+                                         GoalSlot("robot_command", GoalPolicy.PREEMPT),
+                                         ReentrantCallbackGroup())
 
     def _set_limit(self, index: int, value: float) -> None:
         self._limits[index] = value
@@ -190,4 +210,15 @@ class CommandNode(PeriodicWork, Node):
         return TrajectoryTask(
             self.commander, lambda: self._cache.latest().kinematic_state.transforms_snapshot,
             frame, SE3Pose(p.x, p.y, p.z, Quat(q.w, q.x, q.y, q.z)),
-            goal.duration.sec + goal.duration.nanosec * 1e-9)
+            goal.duration.sec + goal.duration.nanosec * 1e-9,
+            precise=goal.precise_positioning,
+            avoid_obstacles=not goal.disable_obstacle_avoidance)
+
+    # ------------------------------------------------------------------ any command
+    def _any_command_task(self, goal) -> AnyCommandTask:
+        state = self._cache.latest()
+        if state is None:
+            raise CommandError("no robot state received yet")
+        self._connection.require_lease()
+        return AnyCommandTask(self.commander, lambda: set(
+            state.kinematic_state.transforms_snapshot.child_to_parent_edge_map), goal)

@@ -57,10 +57,17 @@ class Commander:
         except Exception as exc:  # SDK errors become sentences
             raise CommandError(f"{name} failed: {describe(exc)}") from exc
 
-    def _command(self, name: str, command) -> int:
-        command_id = self._run(name, lambda: self._client.robot_command(command))
+    def _command(self, name: str, command, end_time_secs: float | None = None) -> int:
+        command_id = self._run(name, lambda: self._client.robot_command(
+            command, end_time_secs=end_time_secs))
         self.last_command = (name, command_id)
         return command_id
+
+    def any_command(self, command, duration: float = 0.0) -> int:
+        """Send a RobotCommand checked by the caller (``raw_command.check``); a ``duration``
+        > 0 sets every end time it takes to that many seconds from now. Its id."""
+        end = time.time() + duration if duration > 0.0 else None
+        return self._command("robot_command", command, end_time_secs=end)
 
     # ------------------------------------------------------------------ power
     def power_on(self, timeout: float = 20.0) -> str:
@@ -120,6 +127,20 @@ class Commander:
                                f"the others are not clearable")
         return f"cleared {cleared} behavior fault(s)"
 
+    def clear_behavior_fault(self, fault_id: int) -> str:
+        """Clear one behavior fault, named by its id; refused for an id the robot lacks."""
+        state = self._run("clear_behavior_fault",
+                          lambda: self._connection.state_client.get_robot_state(),
+                          needs_lease=False)
+        ids = sorted(f.behavior_fault_id for f in state.behavior_fault_state.faults)
+        if fault_id not in ids:
+            raise CommandError(f"the robot has no behavior fault {fault_id} (it has "
+                               f"{', '.join(map(str, ids)) or 'none'})")
+        if not self._run("clear_behavior_fault",
+                         lambda: self._client.clear_behavior_fault(fault_id)):
+            raise CommandError(f"behavior fault {fault_id} is not clearable")
+        return f"cleared behavior fault {fault_id}"
+
     def restand_if_standing(self) -> None:
         """Re-send stand with the current mobility settings when the robot was standing."""
         if self.last_command and self.last_command[0] == "stand" and self._connection.has_lease:
@@ -134,10 +155,14 @@ class Commander:
             v_x=vx, v_y=vy, v_rot=wz, params=self.mobility.to_proto())
         return self._client.robot_command_async(command, end_time_secs=time.time() + duration)
 
-    def trajectory(self, goal: Se2Goal, duration: float) -> int:
+    def trajectory(self, goal: Se2Goal, duration: float, avoid_obstacles: bool = True) -> int:
+        """Walk to ``goal`` within ``duration`` s; ``avoid_obstacles`` False turns the
+        robot's vision-based body obstacle avoidance off for this command."""
+        params = self.mobility.to_proto()
+        params.obstacle_params.disable_vision_body_obstacle_avoidance = not avoid_obstacles
         command = RobotCommandBuilder.synchro_se2_trajectory_point_command(
             goal_x=goal.x, goal_y=goal.y, goal_heading=goal.yaw, frame_name=goal.frame,
-            params=self.mobility.to_proto())
+            params=params)
         end = time.time() + duration
         command_id = self._run("trajectory", lambda: self._client.robot_command(
             command, end_time_secs=end))

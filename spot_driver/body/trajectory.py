@@ -33,7 +33,8 @@ def remaining(snapshot, goal: Se2Goal) -> tuple[float, float]:
 class TrajectoryTask(RobotTask):
     """A pose in any frame of the robot's tree, reached as a planar trajectory in odom (or
     vision). Checked before anything is sent (finite pose, known frame, distance and duration
-    bounds); succeeds when the robot is at the goal with its body settled.
+    bounds); succeeds when the robot is at the goal with its body settled, or (not
+    ``precise``) as soon as it is near the goal (it walks on to the goal then).
 
     ``snapshot()`` is the robot's newest FrameTreeSnapshot."""
 
@@ -42,8 +43,10 @@ class TrajectoryTask(RobotTask):
     canceled_message = "canceled; robot stopped"
 
     def __init__(self, commander: Commander, snapshot, frame: str, pose: SE3Pose,
-                 requested_duration: float) -> None:
+                 requested_duration: float, precise: bool = True,
+                 avoid_obstacles: bool = True) -> None:
         self._commander, self._snapshot = commander, snapshot
+        self.precise, self.avoid_obstacles = precise, avoid_obstacles
         self.goal = se2_goal_from_pose(snapshot(), frame, pose)
         distance, angle = remaining(snapshot(), self.goal)
         self.duration = trajectory_duration(distance, angle, requested_duration)
@@ -51,7 +54,8 @@ class TrajectoryTask(RobotTask):
         self._command_id = 0
 
     def start(self) -> None:
-        self._command_id = self._commander.trajectory(self.goal, self.duration)
+        self._command_id = self._commander.trajectory(self.goal, self.duration,
+                                                      self.avoid_obstacles)
 
     def poll(self) -> Progress:
         feedback = self._commander.feedback(self._command_id)
@@ -64,6 +68,9 @@ class TrajectoryTask(RobotTask):
         if traj.status == _TRAJ.STATUS_AT_GOAL and \
                 traj.body_movement_status == _TRAJ.BODY_STATUS_SETTLED:
             progress.done, progress.ok, progress.message = True, True, "reached the goal"
+        elif not self.precise and traj.status == _TRAJ.STATUS_NEAR_GOAL:
+            progress.done, progress.ok = True, True
+            progress.message = "near the goal (precise_positioning off)"
         elif mobility.status != _PROCESSING:
             name = basic_command_pb2.RobotCommandFeedbackStatus.Status.Name(mobility.status)
             progress.done, progress.message = True, f"robot stopped the trajectory: {name}"

@@ -2,13 +2,14 @@
 so RViz and robot_state_publisher get the model without a file of their own. With
 ``robot_state_publisher: true`` the detected model is also handed to the robot_state_publisher
 node in the driver's namespace (its ``robot_description`` parameter, which it applies at
-runtime), so a launch need not know whether the robot has an arm."""
+runtime), so a launch need not know whether the robot has an arm. ``has_arm`` (std_msgs/Bool,
+transient local) and the read-only parameter ``has_arm`` say what was detected."""
 
-from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.msg import Parameter, ParameterDescriptor, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
-from std_msgs.msg import String
+from std_msgs.msg import Bool, String
 
 from spot_driver import qos
 from spot_driver.capability import DriverContext
@@ -31,6 +32,12 @@ class DescriptionNode(Node):
         publish = declare(self, "publish_robot_description", True)
         self.has_arm = robot_has_arm(connection, self.get_logger().warning)
         self.urdf = robot_model.robot_description(self.has_arm, self.prefix)
+        # Detected, never configured: an override from a launch or file is ignored.
+        self.declare_parameter("has_arm", self.has_arm, ParameterDescriptor(
+            description="whether the connected robot has an arm (detected; read-only)",
+            read_only=True), ignore_override=True)
+        self._has_arm_pub = self.create_publisher(Bool, "has_arm", qos.LATCHED)
+        self._has_arm_pub.publish(Bool(data=self.has_arm))
         if publish:
             self._pub = self.create_publisher(String, "robot_description", qos.LATCHED)
             self._pub.publish(String(data=self.urdf))

@@ -7,7 +7,7 @@ the executor and the perception threads are busy.
 
 import time
 
-from geometry_msgs.msg import Vector3Stamped
+from geometry_msgs.msg import TwistWithCovarianceStamped, Vector3Stamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from sensor_msgs.msg import BatteryState as RosBatteryState
@@ -32,6 +32,7 @@ from spot_msgs.msg import (
     FootStateArray,
     LeaseArray,
     ManipulatorState,
+    Metrics,
     PowerState,
     SystemFaultState,
     TimeSyncState,
@@ -39,6 +40,7 @@ from spot_msgs.msg import (
 )
 
 LEASE_POLL_S = 0.2
+METRICS_POLL_S = 1.0  # the robot's lifetime metrics change slowly
 
 
 class StateNode(PeriodicWork, Node):
@@ -69,6 +71,8 @@ class StateNode(PeriodicWork, Node):
 
         self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
         self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)
+        self._twist_pub = self.create_publisher(TwistWithCovarianceStamped, "odometry/twist",
+                                                qos.STATE)
         self._tf_pub = self.create_publisher(TFMessage, "/tf", qos.STATE)
         self._tf_static_pub = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
         self._status_pubs = {  # keyed like StatusSerializer.serialize's entries
@@ -90,6 +94,8 @@ class StateNode(PeriodicWork, Node):
                                                     qos.STREAM)
         self._battery_pub = self.create_publisher(RosBatteryState, "battery_state", qos.STREAM)
         self._lease_pub = self.create_publisher(LeaseArray, "status/leases", qos.STREAM)
+        self._metrics_pub = self.create_publisher(Metrics, "status/metrics", qos.STREAM)
+        self.every(METRICS_POLL_S, self._poll_metrics)
 
         self._leases_sent: tuple[list, float] | None = None  # (resources, monotonic time)
         self.every(LEASE_POLL_S, self._poll_leases)
@@ -147,6 +153,7 @@ class StateNode(PeriodicWork, Node):
             return
         self._joint_pub.publish(out.joint_states)
         self._odom_pub.publish(out.odometry)
+        self._twist_pub.publish(out.body_twist)
         if self.publish_tf:
             self._tf_pub.publish(out.tf)
             if out.tf_static is not None:
@@ -159,6 +166,16 @@ class StateNode(PeriodicWork, Node):
                 self._status_pubs[key].publish(data)
         if out.time_sync is not None:
             self._time_sync_pub.publish(out.time_sync)
+
+    def _poll_metrics(self) -> None:
+        if not self._connection.connected:
+            return
+        try:
+            response = self._connection.state_client.get_robot_metrics(timeout=5.0)
+        except Exception as exc:
+            self._report(f"robot metrics: {describe(exc)}")
+            return
+        self._metrics_pub.publish(status.metrics(response, self._connection.skew_nsec, ""))
 
     def _poll_leases(self) -> None:
         """The lease list from the connection supervisor's heartbeat (no extra RPC): once a

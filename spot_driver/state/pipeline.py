@@ -37,6 +37,7 @@ class StateMessages:
     joint_states: bytes
     odometry: bytes
     tf: bytes
+    body_twist: bytes = b""
     tf_static: TFMessage | None = None
     statuses: dict[str, bytes | list[bytes]] = field(default_factory=dict)
     time_sync: bytes | None = None
@@ -80,7 +81,8 @@ class StatePipeline:
             stamp = forward
         self._last_stamp = stamp
         joints, odometry, tf = self._kinematics.serialize(kin, stamp)
-        out = StateMessages(joints, odometry, tf)
+        out = StateMessages(joints, odometry, tf,
+                            self._kinematics.body_twist(stamp, odometry))
         layout = self._kinematics.tree_layout
         if layout is not self._static_layout:
             _, static = frames.split_transforms(kin.transforms_snapshot, self.root,

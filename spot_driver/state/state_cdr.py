@@ -6,6 +6,7 @@ padding), at a fraction of the cost: layouts are built once per joint list / tre
 """
 
 import operator
+import struct
 
 import numpy as np
 from bosdyn.api import robot_state_pb2
@@ -15,6 +16,9 @@ from spot_driver.conversions.cdr import Layout, LayoutWriter
 from spot_driver.conversions.time import Stamp
 from spot_driver.state.joint_states import urdf_joint_name
 from spot_driver.state.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
+
+_TWIST_TAIL = "<42d"  # an Odometry's last fields: twist (6) and its covariance (36)
+_TWIST_TAIL_SIZE = struct.calcsize(_TWIST_TAIL)
 
 
 def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]):
@@ -110,6 +114,10 @@ class StateSerializer:
         writer.f64s(6)  # twist
         writer.constant_f64s(_covariance(TWIST_COVARIANCE))
         self._odom = writer.finish()
+        writer = LayoutWriter()
+        writer.header(prefix + body_frame)
+        writer.f64s(6 + 36)  # twist and covariance, as the odometry's tail has them
+        self._twist = writer.finish()
 
     def joint_states(self, kin: robot_state_pb2.KinematicState, stamp: Stamp) -> bytes:
         joints = kin.joint_states
@@ -176,6 +184,12 @@ class StateSerializer:
                    -root_tform_body[5])
         twist = (*_rotate(inverse, root_twist[:3]), *_rotate(inverse, root_twist[3:]))
         return self._odom.fill((stamp, root_tform_body, twist))
+
+    def body_twist(self, stamp: Stamp, odometry: bytes) -> bytes:
+        """TwistWithCovarianceStamped in the body frame: the twist of ``odometry`` (bytes
+        from ``odometry()``, which end with the twist and its covariance)."""
+        return self._twist.fill((stamp, struct.unpack_from(_TWIST_TAIL, odometry,
+                                                           len(odometry) - _TWIST_TAIL_SIZE)))
 
     @property
     def tree_layout(self) -> object | None:

@@ -22,6 +22,7 @@ from spot_msgs.msg import (
     LeaseOwner,
     LeaseResource,
     ManipulatorState,
+    Metrics,
     PowerState,
     SystemFault,
     SystemFaultState,
@@ -208,3 +209,22 @@ def lease_array(resources: list[lease_pb2.LeaseResource], header: Header) -> Lea
                                              user_name=r.lease_owner.user_name),
                       is_stale=r.is_stale)
         for r in resources])
+
+
+def metrics(robot_metrics: robot_state_pb2.RobotMetrics, skew_nsec: int,
+            frame_id: str) -> Metrics:
+    """The robot's metrics (labels as the robot names them: distance, gait cycles, time
+    moving, electric power); a metric the robot does not report stays zero."""
+    msg = Metrics(header=Header(stamp=robot_stamp_to_msg(robot_metrics.timestamp, skew_nsec),
+                                frame_id=frame_id))
+    for metric in robot_metrics.metrics:
+        which = metric.WhichOneof("values")
+        if metric.label == "distance" and which == "float_value":
+            msg.distance = float(metric.float_value)
+        elif metric.label == "gait cycles" and which == "int_value":
+            msg.gait_cycles = int(metric.int_value)
+        elif metric.label == "time moving" and which == "duration":
+            msg.time_moving = duration_msg(metric.duration)
+        elif metric.label == "electric power" and which == "duration":
+            msg.electric_power = duration_msg(metric.duration)
+    return msg

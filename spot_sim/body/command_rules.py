@@ -45,8 +45,10 @@ def step(robot, now: int) -> None:
     if command.end_ns is not None and now > command.end_ns and command.kind in (
             "velocity", "trajectory"):
         base.halt()
-        status = (Feedback.STATUS_COMMAND_TIMED_OUT if command.kind == "trajectory"
-                  and not mobility.goal_reached(base.odom_body, command.goal) else None)
+        # An expired velocity command is TIMED_OUT ("the command expired"); a trajectory
+        # that reached its goal stays as it was.
+        status = (Feedback.STATUS_COMMAND_TIMED_OUT if command.kind == "velocity"
+                  or not mobility.goal_reached(base.odom_body, command.goal) else None)
         finish(command, status, now)
         return
     if command.kind == "trajectory":

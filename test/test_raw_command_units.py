@@ -1,0 +1,142 @@
+"""Any RobotCommand from ROS (``body/raw_command.py``): the goal's two forms parsed, what is
+refused before anything is sent, and when the robot's feedback says the command is done."""
+
+import math
+import re
+
+import pytest
+from bosdyn.api import basic_command_pb2, robot_command_pb2
+from bosdyn.client.robot_command import RobotCommandBuilder
+
+from spot_driver.body import raw_command
+from spot_driver.errors import CommandError
+
+FRAMES = {"odom", "vision", "body", "flat_body", "hand", "gpe"}
+Container = basic_command_pb2.RobotCommandFeedbackStatus
+Feedback = robot_command_pb2.RobotCommandFeedback
+
+
+def test_one_form_parsed_and_bad_text_refused_with_the_parsers_reason():
+    stand = RobotCommandBuilder.synchro_stand_command()
+    assert raw_command.parse(stand.SerializeToString(), "") == stand
+    text = "synchronized_command { mobility_command { stand_request {} } }"
+    stand.synchronized_command.mobility_command.ClearField("params")
+    assert raw_command.parse(b"", text) == stand
+    for serialized, words in ((b"", "exactly one"), (stand.SerializeToString(), "exactly one")):
+        with pytest.raises(CommandError, match=words):
+            raw_command.parse(serialized, text if serialized else "  ")
+    with pytest.raises(CommandError, match=re.escape(
+            '1:24 : Message type "bosdyn.api.SynchronizedCommand.Request" has no field named '
+            '"legs"')):
+        raw_command.parse(b"", "synchronized_command { legs {} }")
+    with pytest.raises(CommandError, match=re.escape("not a bosdyn.api.RobotCommand")):
+        raw_command.parse(b"\xff\xff\xff", "")
+    with pytest.raises(CommandError, match="is empty"):
+        raw_command.parse(b"", "# nothing\n")
+
+
+def test_non_finite_values_unknown_frames_and_missing_end_times_are_refused():
+    velocity = RobotCommandBuilder.synchro_velocity_command(v_x=0.3, v_y=0.0, v_rot=0.1)
+    raw_command.check(velocity, FRAMES, duration=2.0)
+    with pytest.raises(CommandError, match="se2_velocity_request runs until an end time"):
+        raw_command.check(velocity, FRAMES, duration=0.0)
+    for duration in (-1.0, math.nan, 301.0):
+        with pytest.raises(CommandError, match="outside"):
+            raw_command.check(velocity, FRAMES, duration)
+    bad = RobotCommandBuilder.synchro_velocity_command(v_x=math.nan, v_y=0.0, v_rot=0.0)
+    with pytest.raises(CommandError,
+                       match=re.escape("se2_velocity_request.velocity.linear.x is nan")):
+        raw_command.check(bad, FRAMES, 1.0)
+    elsewhere = RobotCommandBuilder.synchro_se2_trajectory_point_command(
+        goal_x=1.0, goal_y=0.0, goal_heading=0.0, frame_name="kitchen")
+    with pytest.raises(CommandError, match="se2_frame_name: unknown frame 'kitchen'"):
+        raw_command.check(elsewhere, FRAMES, 5.0)
+    params = RobotCommandBuilder.mobility_params(body_height=math.inf)
+    tall = RobotCommandBuilder.synchro_stand_command(params=params)
+    with pytest.raises(CommandError, match=re.escape("body_control.base_offset_rt_footprint")):
+        raw_command.check(tall, FRAMES, 0.0)
+    tall.synchronized_command.mobility_command.params.Pack(basic_command_pb2.StopCommand())
+    with pytest.raises(CommandError, match=re.escape("not bosdyn.api.spot.MobilityParams")):
+        raw_command.check(tall, FRAMES, 0.0)
+    nothing = robot_command_pb2.RobotCommand()
+    nothing.synchronized_command.SetInParent()
+    with pytest.raises(CommandError, match="no mobility, arm or gripper part"):
+        raw_command.check(nothing, FRAMES, 0.0)
+
+
+def _mobility(container: int, **inner) -> Feedback:
+    feedback = Feedback()
+    part = feedback.synchronized_feedback.mobility_command_feedback
+    part.status = container
+    for name, values in inner.items():
+        for field, value in values.items():
+            setattr(getattr(part, name), field, value)
+    return feedback
+
+
+def test_done_when_the_robots_feedback_says_so():
+    stand = RobotCommandBuilder.synchro_stand_command()
+    Stand = basic_command_pb2.StandCommand.Feedback
+    assert raw_command.judge(stand, _mobility(
+        Container.STATUS_PROCESSING, stand_feedback={"status": Stand.STATUS_IN_PROGRESS})) == \
+        (False, False, "mobility: STATUS_IN_PROGRESS")
+    assert raw_command.judge(stand, _mobility(
+        Container.STATUS_PROCESSING, stand_feedback={"status": Stand.STATUS_IS_STANDING})) == \
+        (True, True, "mobility: STATUS_IS_STANDING")
+    assert raw_command.judge(stand, _mobility(Container.STATUS_COMMAND_OVERRIDDEN)) == \
+        (True, False, "mobility: STATUS_COMMAND_OVERRIDDEN")
+    walk = RobotCommandBuilder.synchro_se2_trajectory_point_command(
+        goal_x=1.0, goal_y=0.0, goal_heading=0.0, frame_name="odom")
+    Traj = basic_command_pb2.SE2TrajectoryCommand.Feedback
+    moving = _mobility(Container.STATUS_PROCESSING, se2_trajectory_feedback={
+        "status": Traj.STATUS_AT_GOAL, "body_movement_status": Traj.BODY_STATUS_MOVING})
+    assert raw_command.judge(walk, moving)[0] is False
+    moving.synchronized_feedback.mobility_command_feedback.se2_trajectory_feedback\
+        .body_movement_status = Traj.BODY_STATUS_SETTLED
+    assert raw_command.judge(walk, moving) == (True, True, "mobility: STATUS_STOPPED")
+    velocity = RobotCommandBuilder.synchro_velocity_command(v_x=0.3, v_y=0.0, v_rot=0.0)
+    assert raw_command.judge(velocity, _mobility(
+        Container.STATUS_PROCESSING, se2_velocity_feedback={}))[0] is False
+    assert raw_command.judge(velocity, _mobility(Container.STATUS_COMMAND_TIMED_OUT)) == \
+        (True, True, "mobility: STATUS_COMMAND_TIMED_OUT")
+    stop = RobotCommandBuilder.stop_command()
+    stopped = Feedback()
+    stopped.full_body_feedback.status = Container.STATUS_PROCESSING
+    stopped.full_body_feedback.stop_feedback.SetInParent()
+    assert raw_command.judge(stop, stopped) == (True, True, "full_body: STATUS_PROCESSING")
+
+
+def test_a_goal_is_refused_before_anything_is_sent():
+    from types import SimpleNamespace
+
+    from spot_driver.body.any_command import AnyCommandTask
+
+    def goal(**fields):
+        return SimpleNamespace(**{"command": b"", "command_text": "", "duration": 0.0,
+                                  "timeout": 0.0, **fields})
+
+    stand = "synchronized_command { mobility_command { stand_request {} } }"
+    no_commander = None  # the checks run before the commander is used
+    task = AnyCommandTask(no_commander, lambda: FRAMES, goal(command_text=stand))
+    assert task.timeout == 60.0
+    assert AnyCommandTask(no_commander, lambda: FRAMES,
+                          goal(command_text=stand, duration=2.0)).timeout == 32.0
+    for bad, words in ((goal(command_text=stand, timeout=-1.0), "timeout -1.0 s"),
+                       (goal(command_text=stand, duration=math.inf), "duration inf s")):
+        with pytest.raises(CommandError, match=words):
+            AnyCommandTask(no_commander, lambda: FRAMES, bad)
+
+
+def test_spot_check_results_name_each_part_and_the_findings():
+    from bosdyn.api.spot import spot_check_pb2 as pb
+
+    from spot_driver.body.spot_check import findings, results
+
+    feedback = pb.SpotCheckFeedbackResponse()
+    feedback.camera_results["left"].status = pb.DepthPlaneSpotCheckResult.STATUS_ERROR
+    feedback.camera_results["back"].status = pb.DepthPlaneSpotCheckResult.STATUS_OK
+    feedback.load_cell_results["fl"].error = pb.LoadCellSpotCheckResult.ERROR_NONE
+    lines = results(feedback)
+    assert lines == ["camera back: STATUS_OK", "camera left: STATUS_ERROR",
+                     "load cell fl: ERROR_NONE"]
+    assert findings(lines) == ["camera left: STATUS_ERROR"]

@@ -1,0 +1,254 @@
+"""End to end, what a researcher reaches for beyond the fixed-purpose actions: any
+RobotCommand (``robot_command``), Spot Check, one behaviour fault cleared by id, the
+trajectory's options, metrics, ``has_arm`` and the body twist on its own topic. ROS client ->
+driver process -> gRPC -> simulated Spot with an arm -> back to ROS."""
+
+import math
+
+import numpy as np
+import pytest
+from bosdyn.api import robot_command_pb2
+from bosdyn.client.robot_command import RobotCommandBuilder
+from geometry_msgs.msg import TwistWithCovarianceStamped
+from nav_msgs.msg import Odometry
+from rcl_interfaces.srv import GetParameters
+from ros_harness import DriverProcess, RosClient
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
+from std_srvs.srv import Trigger
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_msgs.action import RobotCommand, SpotCheck, Trajectory
+from spot_msgs.msg import BehaviorFaultState, Metrics
+from spot_msgs.srv import ClearBehaviorFault
+from spot_sim import kinematics
+
+FEET = ("fl", "fr", "hl", "hr")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
+        ros = RosClient("robot_command_test_client")
+        ros.subscribe("/joint_states", JointState)
+        ros.subscribe("/odometry", Odometry)
+        ros.subscribe("/odometry/twist", TwistWithCovarianceStamped)
+        ros.subscribe("/has_arm", Bool, latched=True)
+        ros.subscribe("/status/metrics", Metrics, reliable=False)
+        ros.subscribe("/status/behavior_faults", BehaviorFaultState, reliable=False)
+        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
+                               USERNAME, PASSWORD)
+        try:
+            assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, timeout=20)
+            for name in ("claim", "power_on", "stand"):
+                response = ros.call(Trigger, f"/{name}")
+                assert response.success, response.message
+            yield sim, driver, ros
+        finally:
+            ros.close()
+            driver.stop()
+
+
+def send(ros, goal: RobotCommand.Goal, feedback: list | None = None, timeout: float = 30.0):
+    client = ros.action_client(RobotCommand, "/robot_command")
+    handle = ros.wait_future(client.send_goal_async(
+        goal, feedback_callback=feedback.append if feedback is not None else None))
+    assert handle.accepted
+    return ros.wait_future(handle.get_result_async(), timeout=timeout).result
+
+
+def stance_text(dx: float) -> str:
+    """A stance with every foot at its standing place under the body, moved ``dx`` m."""
+    nominal = kinematics.foot_positions_in_body(
+        kinematics.leg_joint_positions(kinematics.STAND_HEIGHT))
+    feet = " ".join(
+        f'foot_positions {{ key: "{foot}" value {{ x: {nominal[i][0] + dx:.3f} '
+        f'y: {nominal[i][1]:.3f} }} }}' for i, foot in enumerate(FEET))
+    return ("synchronized_command { mobility_command { stance_request { "
+            f'stance {{ se2_frame_name: "flat_body" {feet} }} }} }} }}')
+
+
+def test_a_stance_written_by_hand_ends_stanced_and_a_far_one_too_far(world):
+    sim, _, ros = world
+    feedback = []
+    result = send(ros, RobotCommand.Goal(command_text=stance_text(0.05), duration=3.0),
+                  feedback)
+    assert result.success, result.message
+    assert result.status == "mobility: STATUS_STANCED"
+    assert sim.robot.book.commands[result.command_id].kind == "stance"
+    last = robot_command_pb2.RobotCommandFeedback.FromString(bytes(result.feedback))
+    assert last.synchronized_feedback.mobility_command_feedback.HasField("stance_feedback")
+    assert feedback and "stance_feedback" in feedback[-1].feedback.feedback_text
+    far = send(ros, RobotCommand.Goal(command_text=stance_text(0.8), duration=3.0))
+    assert not far.success and far.status == "mobility: STATUS_TOO_FAR_AWAY", far.message
+
+
+def test_a_serialized_arm_and_gripper_command_runs_to_the_end(world):
+    sim, _, ros = world
+    command = RobotCommandBuilder.claw_gripper_open_fraction_command(
+        0.5, build_on_command=RobotCommandBuilder.arm_ready_command())
+    result = send(ros, RobotCommand.Goal(command=command.SerializeToString()))
+    assert result.success, result.message
+    assert result.status == "arm: STATUS_COMPLETE; gripper: STATUS_AT_GOAL"
+    ready = kinematics_ready()
+    assert np.allclose(sim.robot.arm.q, ready, atol=0.02)
+    assert sim.robot.arm.open_percentage == pytest.approx(50.0, abs=2.0)
+
+
+def kinematics_ready() -> np.ndarray:
+    from spot_sim.arm import named_target
+
+    return named_target("ready")
+
+
+def test_a_velocity_command_runs_for_its_duration_then_the_robot_stops(world):
+    sim, _, ros = world
+    start = sim.robot.base.odom_body
+    command = RobotCommandBuilder.synchro_velocity_command(v_x=0.4, v_y=0.0, v_rot=0.0)
+    twists = []
+    result = send(ros, RobotCommand.Goal(command=command.SerializeToString(), duration=1.5),
+                  twists)
+    assert result.success and result.status == "mobility: STATUS_COMMAND_TIMED_OUT", \
+        result.message
+    end = sim.robot.base.odom_body
+    assert math.hypot(end.x - start.x, end.y - start.y) == pytest.approx(0.6, abs=0.15)
+    assert ros.wait_for(lambda: abs(sim.robot.base.velocity.x) < 1e-6, timeout=1.0)
+
+
+def test_the_body_twist_topic_is_the_odometry_twist(world):
+    _sim, _, ros = world
+    command = RobotCommandBuilder.synchro_velocity_command(v_x=0.3, v_y=0.0, v_rot=0.2)
+    client = ros.action_client(RobotCommand, "/robot_command")
+    handle = ros.wait_future(client.send_goal_async(
+        RobotCommand.Goal(command=command.SerializeToString(), duration=2.0)))
+    twist = ros.next_messages("/odometry/twist", 20)[-1]
+    odometry = [m for m in ros.received("/odometry") if m.header.stamp == twist.header.stamp]
+    assert odometry, "no odometry with the twist's stamp"
+    assert twist.header.frame_id == odometry[-1].child_frame_id == "body"
+    assert twist.twist == odometry[-1].twist
+    assert twist.twist.twist.linear.x == pytest.approx(0.3, abs=0.05)
+    assert twist.twist.twist.angular.z == pytest.approx(0.2, abs=0.05)
+    assert ros.wait_future(handle.get_result_async()).result.success
+
+
+@pytest.mark.parametrize("goal, reason", [
+    (RobotCommand.Goal(command_text="synchronized_command { legs {} }"),
+     'has no field named "legs"'),
+    (RobotCommand.Goal(command=b"\xff\xff\xff"), "not a bosdyn.api.RobotCommand"),
+    (RobotCommand.Goal(command_text=" "), "exactly one of"),
+    (RobotCommand.Goal(command=RobotCommandBuilder.synchro_velocity_command(
+        v_x=0.3, v_y=0.0, v_rot=0.0).SerializeToString()),
+     "se2_velocity_request runs until an end time: set the goal's duration"),
+    (RobotCommand.Goal(command=RobotCommandBuilder.synchro_velocity_command(
+        v_x=math.nan, v_y=0.0, v_rot=0.0).SerializeToString(), duration=1.0),
+     "velocity.linear.x is nan"),
+    (RobotCommand.Goal(command=RobotCommandBuilder.synchro_se2_trajectory_point_command(
+        goal_x=1.0, goal_y=0.0, goal_heading=0.0, frame_name="kitchen").SerializeToString(),
+        duration=5.0), "unknown frame 'kitchen'"),
+    (RobotCommand.Goal(command_text=stance_text(0.0), duration=3.0, timeout=math.inf),
+     "timeout inf s must be finite"),
+], ids=["text", "bytes", "neither", "no-end-time", "nan", "frame", "timeout"])
+def test_bad_commands_are_refused_and_nothing_is_sent(world, goal, reason):
+    sim, _, ros = world
+    before = len(sim.robot.book.commands)
+    result = send(ros, goal)
+    assert not result.success and reason in result.message, result.message
+    assert result.command_id == 0
+    assert len(sim.robot.book.commands) == before
+
+
+def test_cancel_stops_the_robot(world):
+    sim, _, ros = world
+    command = RobotCommandBuilder.synchro_velocity_command(v_x=0.5, v_y=0.0, v_rot=0.0)
+    client = ros.action_client(RobotCommand, "/robot_command")
+    handle = ros.wait_future(client.send_goal_async(
+        RobotCommand.Goal(command=command.SerializeToString(), duration=10.0)))
+    assert ros.wait_for(lambda: sim.robot.base.velocity.x > 0.3, timeout=5.0)
+    ros.wait_future(handle.cancel_goal_async())
+    result = ros.wait_future(handle.get_result_async()).result
+    assert not result.success and "canceled" in result.message
+    assert ros.wait_for(lambda: abs(sim.robot.base.velocity.x) < 1e-6, timeout=1.0)
+
+
+def test_one_behavior_fault_is_cleared_by_its_id(world):
+    sim, _, ros = world
+    first, second = sim.faults.fall(), sim.faults.fall()
+    response = ros.call(ClearBehaviorFault, "/clear_behavior_fault_by_id",
+                        ClearBehaviorFault.Request(id=first + second + 100))
+    assert not response.success
+    assert f"no behavior fault {first + second + 100} (it has {first}, {second})" in \
+        response.message
+    response = ros.call(ClearBehaviorFault, "/clear_behavior_fault_by_id",
+                        ClearBehaviorFault.Request(id=first))
+    assert response.success, response.message
+    assert ros.wait_for(lambda: [f.behavior_fault_id for f in ros.latest(
+        "/status/behavior_faults").faults] == [second], timeout=3.0)
+    assert ros.call(ClearBehaviorFault, "/clear_behavior_fault_by_id",
+                    ClearBehaviorFault.Request(id=second)).success
+    for name in ("stand",):
+        assert ros.call(Trigger, f"/{name}").success
+
+
+def test_metrics_follow_the_robots_own(world):
+    sim, _, ros = world
+    metrics = ros.next_messages("/status/metrics", 1, timeout=5.0)[0]
+    distance, moving, powered = sim.robot.metrics()
+    assert metrics.distance == pytest.approx(distance, abs=0.05)
+    assert metrics.distance > 0.5  # the velocity commands above walked
+    assert metrics.gait_cycles > 0
+    assert metrics.time_moving.sec + metrics.time_moving.nanosec * 1e-9 == \
+        pytest.approx(moving, abs=1.5)
+    assert metrics.electric_power.sec + metrics.electric_power.nanosec * 1e-9 == \
+        pytest.approx(powered, abs=1.5)
+
+
+def test_has_arm_is_a_latched_topic_and_a_read_only_parameter(world):
+    _sim, _, ros = world
+    assert ros.wait_for(lambda: ros.latest("/has_arm") is not None, timeout=5.0)
+    assert ros.latest("/has_arm").data is True
+    response = ros.call(GetParameters, "/spot_description/get_parameters",
+                        GetParameters.Request(names=["has_arm"]))
+    assert response.values[0].bool_value is True
+
+
+def test_trajectory_options_reach_the_robot(world):
+    sim, _, ros = world
+    client = ros.action_client(Trajectory, "/trajectory")
+    results = {}
+    for precise in (False, True):
+        start = sim.robot.base.odom_body
+        goal = Trajectory.Goal(precise_positioning=precise, disable_obstacle_avoidance=precise)
+        goal.target_pose.header.frame_id = "body"
+        goal.target_pose.pose.position.x = 1.5
+        goal.target_pose.pose.orientation.w = 1.0
+        handle = ros.wait_future(client.send_goal_async(goal))
+        result = ros.wait_future(handle.get_result_async(), timeout=30.0).result
+        assert result.success, result.message
+        end = sim.robot.base.odom_body
+        results[precise] = (math.hypot(end.x - start.x, end.y - start.y), result.message)
+        params = sim.robot.base.mobility_params
+        assert params.obstacle_params.disable_vision_body_obstacle_avoidance is precise
+    # Without precise positioning the goal ends as soon as the robot is near the goal.
+    assert "near the goal" in results[False][1] and results[False][0] < 1.5 - 0.02
+    assert results[True][1] == "reached the goal"
+    assert results[True][0] == pytest.approx(1.5, abs=0.05)
+
+
+def test_spot_check_runs_while_sitting_and_reports_every_part(world):
+    _sim, _, ros = world
+    client = ros.action_client(SpotCheck, "/spot_check")
+    handle = ros.wait_future(client.send_goal_async(SpotCheck.Goal()))
+    standing = ros.wait_future(handle.get_result_async(), timeout=30.0).result
+    assert not standing.success and "the robot must be sitting" in standing.message
+    assert ros.call(Trigger, "/sit").success
+    feedback = []
+    handle = ros.wait_future(client.send_goal_async(SpotCheck.Goal(),
+                                                    feedback_callback=feedback.append))
+    result = ros.wait_future(handle.get_result_async(), timeout=60.0).result
+    assert result.success, result.message
+    assert result.status == "STATE_FINISHED"
+    assert len(result.results) == 9 and "camera frontleft: STATUS_OK" in result.results
+    progress = [f.feedback.progress for f in feedback]
+    assert progress == sorted(progress) and progress[-1] > 0.5
+    assert "STATE_LOADCELL_CAL" in {f.feedback.state for f in feedback}
+    assert ros.call(Trigger, "/stand").success
