@@ -8,7 +8,7 @@ buffers, or a slow camera.
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import simplejpeg
@@ -16,6 +16,7 @@ from bosdyn.api import image_pb2, point_cloud_pb2
 from bosdyn.client.math_helpers import SE3Pose
 
 from spot_sim import kinematics, point_cloud_encoding
+from spot_sim.gripper_camera import MAX_RENDER_COLS, GripperCamera, Look
 from spot_sim.scene import NOTHING, Scene
 
 Image = image_pb2.Image
@@ -24,6 +25,7 @@ DEPTH_SCALE = 1000.0  # depth pixels are millimetres
 MAX_DEPTH_M = 10.0
 LIDAR_SOURCE = "velodyne-point-cloud"
 LIDAR_FRAME = "sensor"
+GRIPPER_CAMERA_FRAME = "hand_color_image_sensor"
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,12 @@ class Pinhole:
     fy: float
     cx: float
     cy: float
+
+    def resized(self, cols: int, rows: int) -> "Pinhole":
+        """The same lens at another resolution: horizontal field of view kept, square
+        pixels, centred."""
+        fx = self.fx * cols / self.cols
+        return Pinhole(cols, rows, fx, fx, (cols - 1) / 2.0, (rows - 1) / 2.0)
 
     def axes(self) -> tuple[np.ndarray, np.ndarray]:
         """Camera-frame ray slopes: x of each column and y of each row (unit z), increasing."""
@@ -92,7 +100,7 @@ def camera_sources(has_arm: bool, color: bool) -> dict[str, CameraSource]:
                          VISUAL_MODEL, Image.PIXEL_FORMAT_DEPTH_U16),
         ]
     if has_arm:
-        color_frame = "hand_color_image_sensor"
+        color_frame = GRIPPER_CAMERA_FRAME
         sources += [
             CameraSource("hand_color_image", VISUAL, color_frame, VISUAL_MODEL,
                          Image.PIXEL_FORMAT_RGB_U8),
@@ -139,6 +147,7 @@ class Sensors:
                  lidar_encoding: int = point_cloud_pb2.PointCloud.ENCODING_XYZ_32F) -> None:
         self.scene = scene or Scene()
         self.sources = camera_sources(has_arm, color)
+        self.gripper_camera = GripperCamera() if has_arm else None
         self.lidar_encoding = lidar_encoding
         # Fault injection, by source name: "corrupt" (JPEG / depth bytes garbled), "truncated"
         # (data cut short), or a delay in seconds before the source answers.
@@ -151,6 +160,27 @@ class Sensors:
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- cameras
+    def source(self, name: str) -> CameraSource | None:
+        """Image source ``name`` as it is now (the gripper camera's follow its mode)."""
+        source = self.sources.get(name)
+        if source is None or self.gripper_camera is None or \
+                source.frame != GRIPPER_CAMERA_FRAME:
+            return source
+        cols, rows = self.gripper_camera.size()
+        if (cols, rows) == (source.model.cols, source.model.rows):
+            return source
+        return replace(source, model=source.model.resized(cols, rows))
+
+    def listed(self) -> list[CameraSource]:
+        """Every image source as ListImageSources reports it now."""
+        return [self.source(name) for name in self.sources]
+
+    def _look(self, source: CameraSource) -> Look:
+        if self.gripper_camera is None or source.frame != GRIPPER_CAMERA_FRAME or \
+                source.kind != VISUAL:
+            return Look()
+        return self.gripper_camera.look()
+
     def _cast(self, model: Pinhole, odom_tform_sensor: SE3Pose, key: tuple):
         def make():
             xs, ys = model.axes()
@@ -176,8 +206,22 @@ class Sensors:
                pixel_format: int) -> np.ndarray:
         """The source's image (rows, cols[, channels]) in ``pixel_format`` from this pose."""
         key = _pose_key(odom_tform_sensor)
-        return self._cached(self._images, (source.name, pixel_format, key),
-                            lambda: self._render(source, odom_tform_sensor, pixel_format, key))
+        look = self._look(source)
+        return self._cached(self._images, (source.name, source.model, look, pixel_format, key),
+                            lambda: self._scaled_render(source, odom_tform_sensor, pixel_format,
+                                                        key, look))
+
+    def _scaled_render(self, source, pose, pixel_format, key, look) -> np.ndarray:
+        """``_render``, at most MAX_RENDER_COLS wide: larger images are scaled up from that."""
+        model = source.model
+        if model.cols <= MAX_RENDER_COLS:
+            return self._render(source, pose, pixel_format, key, look)
+        rows = round(model.rows * MAX_RENDER_COLS / model.cols)
+        small = replace(source, model=model.resized(MAX_RENDER_COLS, rows))
+        pixels = self._render(small, pose, pixel_format, key, look)
+        row_index = np.arange(model.rows) * rows // model.rows
+        col_index = np.arange(model.cols) * MAX_RENDER_COLS // model.cols
+        return np.ascontiguousarray(pixels[row_index][:, col_index])
 
     def _noise(self, size: int) -> np.ndarray:
         """Fixed per-pixel sensor noise (+/-6 grey levels): realistic JPEG sizes."""
@@ -187,7 +231,7 @@ class Sensors:
                 -6, 7, size, dtype=np.int16)
         return noise
 
-    def _render(self, source, pose, pixel_format, key) -> np.ndarray:
+    def _render(self, source, pose, pixel_format, key, look: Look) -> np.ndarray:
         t, surface, origin, directions = self._cast(source.model, pose, key)
         shape = (source.model.rows, source.model.cols)
         if source.kind != VISUAL:
@@ -197,11 +241,11 @@ class Sensors:
         grey = np.clip(grey.astype(np.int16) + self._noise(len(grey)), 0, 255).astype(np.uint8)
         grey_sensor = source.native_format == Image.PIXEL_FORMAT_GREYSCALE_U8
         if pixel_format == Image.PIXEL_FORMAT_GREYSCALE_U8 and grey_sensor:
-            return grey.reshape(shape)
+            return look.apply(grey, None)[0].reshape(shape)
         if grey_sensor:
-            rgb = np.repeat(grey[:, None], 3, axis=1)
+            rgb = np.repeat(look.apply(grey, None)[0][:, None], 3, axis=1)
         else:
-            rgb = self.scene.colorize(surface, grey)
+            rgb = look.apply(grey, self.scene.colorize(surface, grey))[1]
         if pixel_format == Image.PIXEL_FORMAT_GREYSCALE_U8:
             luma = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
             return np.rint(luma).astype(np.uint8).reshape(shape)
@@ -213,7 +257,7 @@ class Sensors:
     def image(self, request: image_pb2.ImageRequest, odom_tform_sensor: SE3Pose) -> Image:
         """Build the Image for one request; raises InvalidRequestError with the robot's status."""
         status = image_pb2.ImageResponse
-        source = self.sources.get(request.image_source_name)
+        source = self.source(request.image_source_name)
         if source is None:
             raise InvalidRequestError(status.STATUS_UNKNOWN_CAMERA,
                                  f"no image source {request.image_source_name!r}")
@@ -240,7 +284,7 @@ class Sensors:
         if image_format == Image.FORMAT_JPEG:
             quality = int(request.quality_percent) if request.quality_percent > 0 else 75
             image.data = self._jpeg(source, pixels, pixel_format, quality,
-                                    _pose_key(odom_tform_sensor))
+                                    (_pose_key(odom_tform_sensor), self._look(source)))
         else:
             image.data = pixels.tobytes()
         fault = self.faults.get(source.name)
@@ -258,7 +302,8 @@ class Sensors:
             return simplejpeg.encode_jpeg(np.ascontiguousarray(pixels), quality,
                                           colorspace=space)
 
-        return self._cached(self._images, ("jpeg", source.name, pixel_format, quality, key), make)
+        return self._cached(self._images, ("jpeg", source.name, source.model, pixel_format,
+                                           quality, key), make)
 
     # ---------------------------------------------------------------- lidar
     @staticmethod

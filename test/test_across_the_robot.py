@@ -143,7 +143,7 @@ def test_the_ros2_cli_works_from_the_operator(topology, fleet):
                            "status_rate", "25.0", "--no-daemon", "--spin-time", "3")
     assert "Set parameter successful" in changed, changed
     goal = ("{target_pose: {header: {frame_id: spot1/body}, pose: {position: {x: 0.2}, "
-            "orientation: {w: 1.0}}}}")
+            "orientation: {w: 1.0}}}, precise_positioning: true}")
     sent = operator_cli(topology, operator, "action", "send_goal", "--feedback",
                         "/spot1/trajectory", "spot_msgs/action/Trajectory", goal, timeout=60)
     assert "distance_remaining" in sent and "SUCCEEDED" in sent, sent

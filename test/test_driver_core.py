@@ -261,7 +261,7 @@ def test_trajectory_reaches_a_goal_one_metre_ahead(world):
     _sim, _, ros = world
     client = ros.action_client(Trajectory, "/trajectory")
     start = odom(ros).pose.pose
-    goal = Trajectory.Goal()
+    goal = Trajectory.Goal(precise_positioning=True)
     goal.target_pose.header.frame_id = "body"
     goal.target_pose.pose.position.x = 1.0
     goal.target_pose.pose.orientation.w = 1.0

@@ -258,3 +258,51 @@ def test_sensor_mounts_are_published_together_and_again_when_one_moves():
     edge.parent_tform_child.CopyFrom(SE3Pose(0.1, 0.0, 0.0, Quat()).to_proto())
     assert mounts.update(moved, "frontleft_fisheye", robot_state_frames, None)
     assert len(published) == 3 and len(published[-1]) == 4
+
+
+def test_gripper_camera_settings_are_checked_and_read_back():
+    from bosdyn.api import gripper_camera_param_pb2 as pb
+
+    from spot_driver.errors import CommandError
+    from spot_driver.perception import gripper_camera
+    from spot_msgs.msg import GripperCameraParameters
+
+    msg = GripperCameraParameters(camera_mode="1920x1080", exposure_auto=False,
+                                  exposure_absolute=0.2, hdr="auto")
+    params = gripper_camera.to_proto(msg, ["camera_mode", "exposure_auto",
+                                           "exposure_absolute", "hdr"])
+    assert params.camera_mode == pb.GripperCameraParams.MODE_1920_1080
+    assert params.exposure_auto.value is False and params.hdr == pb.HDR_AUTO
+    assert not params.HasField("brightness")  # not named: the robot keeps its own
+    back = gripper_camera.from_proto(params)
+    assert (back.camera_mode, back.exposure_auto, back.hdr) == ("1920x1080", False, "auto")
+    assert back.focus_auto is True  # unset means on, as the robot documents
+    for fields, bad, words in ((["gain"], {"gain": 1.5}, "gain 1.5 is outside [0, 1]"),
+                               (["camera_mode"], {"camera_mode": "800x600"}, "not one of"),
+                               (["zoom"], {}, "unknown gripper camera settings ['zoom']"),
+                               ([], {}, "name the settings to change")):
+        with pytest.raises(CommandError) as refused:
+            gripper_camera.to_proto(GripperCameraParameters(**bad), fields)
+        assert words in str(refused.value)
+
+
+def test_the_simulated_gripper_camera_applies_what_is_set():
+    import numpy as np
+    from bosdyn.api import gripper_camera_param_pb2 as pb
+
+    from spot_sim.gripper_camera import GripperCamera, Look
+
+    grey = np.arange(0, 250, 10, dtype=np.uint8)
+    assert Look().apply(grey, None)[0] is grey  # defaults leave the image alone
+    camera = GripperCamera()
+    assert camera.size() == (640, 480) and camera.look() == Look()
+    bad = pb.GripperCameraParams(camera_mode=pb.GripperCameraParams.MODE_1280_720)
+    bad.contrast.value = -0.1
+    assert camera.set(bad) == "contrast -0.1 is outside [0, 1]"
+    assert camera.size() == (640, 480)  # refused whole
+    dim = pb.GripperCameraParams()
+    dim.exposure_auto.value = False
+    dim.exposure_absolute.value = 0.125
+    assert camera.set(dim) == ""
+    darker = camera.look().apply(grey, None)[0]
+    assert np.all(darker <= grey) and darker[-1] < grey[-1] * 0.6

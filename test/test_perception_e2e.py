@@ -12,6 +12,7 @@ from sensor_msgs.msg import CameraInfo, CompressedImage, Image, PointCloud2
 from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim
+from spot_msgs.srv import GetGripperCameraParameters, SetGripperCameraParameters
 from spot_sim.point_cloud_encoding import DEFAULT_PARAMETERS
 from spot_sim.sensors import DEPTH_MODEL, VISUAL_MODEL
 
@@ -211,6 +212,40 @@ def test_gripper_camera_in_colour_on_a_robot_with_an_arm(tmp_path):
                 "hand_color_image_sensor"
             depth = ros.latest("/depth/hand/image")
             assert (depth.encoding, depth.header.frame_id) == ("16UC1", "hand_depth_sensor")
+            _gripper_camera_settings_change_the_hand_images(ros)
         finally:
             ros.close()
             driver.stop()
+
+
+def _mean(image: Image) -> float:
+    return float(np.frombuffer(bytes(image.data), np.uint8).mean())
+
+
+def _gripper_camera_settings_change_the_hand_images(ros: RosClient) -> None:
+    """Through gripper_camera/set_parameters: a bad value changes nothing; a new mode and a
+    short manual exposure change the images and camera_info that follow."""
+    auto = _mean(ros.latest("/camera/hand/image"))
+    got = ros.call(GetGripperCameraParameters, "/gripper_camera/get_parameters")
+    assert got.success and got.params.camera_mode == "640x480" and got.params.exposure_auto
+    bad = SetGripperCameraParameters.Request(fields=["camera_mode", "brightness"])
+    bad.params.camera_mode, bad.params.brightness = "1280x720", float("nan")
+    refused = ros.call(SetGripperCameraParameters, "/gripper_camera/set_parameters", bad)
+    assert not refused.success and "brightness nan is outside [0, 1]" in refused.message
+    assert ros.call(GetGripperCameraParameters, "/gripper_camera/get_parameters") \
+        .params.camera_mode == "640x480"
+    change = SetGripperCameraParameters.Request(
+        fields=["camera_mode", "exposure_auto", "exposure_absolute"])
+    change.params.camera_mode, change.params.exposure_auto = "1280x720", False
+    change.params.exposure_absolute = 0.05
+    done = ros.call(SetGripperCameraParameters, "/gripper_camera/set_parameters", change)
+    assert done.success, done.message
+    assert (done.params.camera_mode, done.params.exposure_auto) == ("1280x720", False)
+    assert ros.wait_for(lambda: ros.latest("/camera/hand/image").width == 1280, timeout=5.0)
+    image = ros.latest("/camera/hand/image")
+    assert (image.width, image.height) == (1280, 720)
+    assert _mean(image) < 0.5 * auto
+    assert ros.wait_for(lambda: ros.latest("/camera/hand/camera_info").width == 1280, 5.0)
+    info = ros.latest("/camera/hand/camera_info")
+    assert info.height == 720
+    assert info.k[0] == pytest.approx(VISUAL_MODEL.fx * 2, rel=1e-6)  # the same lens

@@ -6,11 +6,13 @@ and point-cloud; and every service the directory lists answers (never UNIMPLEMEN
 
 import time
 
+import numpy as np
 import pytest
 from bosdyn.api import (
     data_buffer_pb2,
     data_index_pb2,
     gripper_camera_param_pb2,
+    image_pb2,
     ir_enable_disable_pb2,
     manipulation_api_pb2,
     payload_pb2,
@@ -33,6 +35,7 @@ from bosdyn.client.docking import DockingClient
 from bosdyn.client.fault import FaultClient, ServiceFaultDoesNotExistError
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.gripper_camera_param import GripperCameraParamClient
+from bosdyn.client.image import ImageClient, build_image_request
 from bosdyn.client.inverse_kinematics import InverseKinematicsClient
 from bosdyn.client.ir_enable_disable import IREnableDisableServiceClient
 from bosdyn.client.keepalive import InvalidPolicyError, KeepaliveClient, Policy
@@ -158,7 +161,6 @@ def representative_calls() -> dict:
     from bosdyn.client.directory import DirectoryClient
     from bosdyn.client.estop import EstopClient
     from bosdyn.client.graph_nav import GraphNavClient
-    from bosdyn.client.image import ImageClient
     from bosdyn.client.lease import LeaseClient
     from bosdyn.client.local_grid import LocalGridClient
     from bosdyn.client.map_processing import MapProcessingServiceClient
@@ -517,6 +519,48 @@ def test_gripper_camera_params_round_trip(arm_sim, arm_robot):
     request.params.brightness.value = 3.0
     with pytest.raises(sdk_errors.InvalidRequestError):
         params.set_camera_params(request)
+    assert params.get_camera_params(gripper_camera_param_pb2.GripperCameraGetParamRequest()) \
+        .params.brightness.value == pytest.approx(0.8)  # the refused request changed nothing
+    request.params.brightness.value = 0.5
+    request.params.camera_mode = request.params.MODE_640_480
+    params.set_camera_params(request)
+
+
+def _hand_image(robot) -> tuple[int, int, float]:
+    """(cols, rows, mean grey level) of one hand colour image, and what ListImageSources
+    says of its size."""
+    images = client(robot, ImageClient)
+    listed = {s.name: s for s in images.list_image_sources()}["hand_color_image"]
+    shot = images.get_image([build_image_request(
+        "hand_color_image", image_format=image_pb2.Image.FORMAT_RAW)])[0].shot.image
+    assert (listed.cols, listed.rows) == (shot.cols, shot.rows)
+    pixels = np.frombuffer(shot.data, np.uint8)
+    assert pixels.size == shot.cols * shot.rows * 3
+    return shot.cols, shot.rows, float(pixels.mean())
+
+
+def test_gripper_camera_settings_change_the_hand_images(arm_sim, arm_robot):
+    params = client(arm_robot, GripperCameraParamClient)
+    cols, rows, auto = _hand_image(arm_robot)
+    assert (cols, rows) == (640, 480)
+    Params = gripper_camera_param_pb2.GripperCameraParams
+    request = gripper_camera_param_pb2.GripperCameraParamRequest()
+    request.params.camera_mode = Params.MODE_1280_720
+    request.params.exposure_auto.value = False
+    request.params.exposure_absolute.value = 0.05  # a fifth of what auto exposure chooses
+    params.set_camera_params(request)
+    cols, rows, dark = _hand_image(arm_robot)
+    assert (cols, rows) == (1280, 720)
+    assert dark < 0.5 * auto
+    request = gripper_camera_param_pb2.GripperCameraParamRequest()
+    request.params.camera_mode = Params.MODE_4208_3120
+    request.params.exposure_auto.value = True
+    params.set_camera_params(request)
+    cols, rows, bright = _hand_image(arm_robot)
+    assert (cols, rows) == (4208, 3120)
+    assert bright == pytest.approx(auto, rel=0.1)
+    request.params.camera_mode = Params.MODE_640_480
+    params.set_camera_params(request)
 
 
 def test_ir_enable_disable(sim, robot):

@@ -2,8 +2,11 @@
 
 import time
 
-from bosdyn.api import image_pb2
+from bosdyn.api import gripper_camera_param_pb2, image_pb2
+from bosdyn.client.gripper_camera_param import GripperCameraParamClient
+from bosdyn.client.robot import UnregisteredServiceNameError
 from builtin_interfaces.msg import Time
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.publisher import Publisher
@@ -21,8 +24,9 @@ from spot_driver.acquisition import (
 )
 from spot_driver.capability import DriverContext
 from spot_driver.description import robot_model
-from spot_driver.errors import describe
+from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.parameters import declare, on_change
+from spot_driver.perception import gripper_camera
 from spot_driver.perception.cameras import (
     BODY_CAMERAS,
     KNOWN_CAMERAS,
@@ -32,6 +36,7 @@ from spot_driver.perception.cameras import (
 from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
 from spot_driver.perception.sensors import RobotSensors
 from spot_driver.perception.streams import CameraSettings, CameraStream, LidarStream
+from spot_msgs.srv import GetGripperCameraParameters, SetGripperCameraParameters
 
 _PIXEL_FORMATS = {
     "native": image_pb2.Image.PIXEL_FORMAT_UNKNOWN,
@@ -133,6 +138,46 @@ class PerceptionNode(Node):
         self._scheduler = Scheduler(self.streams, describe=describe)
         context.streams.append(lambda: self.streams)
         self._scheduler.start()
+        settings = MutuallyExclusiveCallbackGroup()
+        self.create_service(GetGripperCameraParameters, "gripper_camera/get_parameters",
+                            self._get_gripper_camera, qos_profile=qos.SERVICES,
+                            callback_group=settings)
+        self.create_service(SetGripperCameraParameters, "gripper_camera/set_parameters",
+                            self._set_gripper_camera, qos_profile=qos.SERVICES,
+                            callback_group=settings)
+
+    # ------------------------------------------------------------------ gripper camera
+    def _gripper_camera_client(self) -> GripperCameraParamClient:
+        try:
+            return self._connection.client(GripperCameraParamClient)
+        except UnregisteredServiceNameError as exc:
+            raise CommandError("this robot has no gripper camera (no arm)") from exc
+
+    def _get_gripper_camera(self, request, response):
+        try:
+            got = self._gripper_camera_client().get_camera_params(
+                gripper_camera_param_pb2.GripperCameraGetParamRequest(), timeout=5.0)
+            response.params = gripper_camera.from_proto(got.params)
+            response.success, response.message = True, "gripper camera settings"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+        return response
+
+    def _set_gripper_camera(self, request, response):
+        try:
+            params = gripper_camera.to_proto(request.params, list(request.fields))
+            client = self._gripper_camera_client()
+            client.set_camera_params(gripper_camera_param_pb2.GripperCameraParamRequest(
+                params=params), timeout=5.0)
+            got = client.get_camera_params(
+                gripper_camera_param_pb2.GripperCameraGetParamRequest(), timeout=5.0)
+            response.params = gripper_camera.from_proto(got.params)
+            response.success = True
+            response.message = f"gripper camera: set {', '.join(request.fields)}"
+        except Exception as exc:
+            response.success, response.message = False, describe(exc)
+            self.get_logger().warning(f"gripper_camera/set_parameters: {response.message}")
+        return response
         self.get_logger().info(
             f"streaming {', '.join(s.name for s in self.streams) or 'nothing'}")
         on_change(self, {

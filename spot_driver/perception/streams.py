@@ -65,7 +65,7 @@ class CameraStream(Stream):
         self.names, self._client, self._settings = names, client, settings
         self._skew, self._prefix = skew_nsec, frame_prefix
         self._outputs = outputs
-        self._sources = sources
+        self._sources = dict(sources)  # this stream's own: a resolution change replaces one
         self._handlers = {names.visual: self._visual, names.depth: self._depth,
                           names.registered: self._registered}
         self._last_stamp = dict.fromkeys(self._handlers, -1)
@@ -112,6 +112,7 @@ class CameraStream(Stream):
             stamp = timestamp_to_nsec(shot.acquisition_time) - self._skew()
             if handler is None:
                 continue
+            self._follow_source(response.source)
             if stamp <= self._last_stamp[name]:
                 overtaken = True  # an older frame overtaken by a newer one: drop it
                 continue
@@ -132,6 +133,21 @@ class CameraStream(Stream):
         if problems:
             raise images.ImageDecodeError("; ".join(problems))
 
+
+    def _follow_source(self, source: image_pb2.ImageSource) -> None:
+        """A source whose size changed (the gripper camera's mode) is taken from the
+        response, so camera_info and depth points follow it."""
+        known = self._sources.get(source.name)
+        if known is None or (source.cols, source.rows) == (known.cols, known.rows) or \
+                not source.HasField("pinhole"):
+            return
+        self._sources[source.name] = image_pb2.ImageSource.FromString(source.SerializeToString())
+        for key, name in (("info", self.names.visual), ("depth_info", self.names.depth),
+                          ("registered_info", self.names.registered)):
+            if name == source.name:
+                self._info_templates.pop(key, None)
+        if source.name == self.names.depth and self._rays is not None:
+            self._rays = images.PinholeRays.of_source(source)
 
     def _publish_info(self, key: str, source_name: str, stamp: int, frame: str) -> None:
         output = self._outputs.get(key)

@@ -1,5 +1,5 @@
-"""gripper-camera-param and ir-enable-disable-service: camera settings the robot keeps and
-reports back (the rendered images do not change with them)."""
+"""gripper-camera-param and ir-enable-disable-service: the gripper camera's settings (which
+change its images: ``spot_sim/gripper_camera.py``) and the IR emitters' switch."""
 
 from bosdyn.api import gripper_camera_param_pb2 as gripper
 from bosdyn.api import (
@@ -9,37 +9,25 @@ from bosdyn.api import (
 )
 from bosdyn.api.header_pb2 import CommonError
 
+from spot_sim.gripper_camera import GripperCamera
 from spot_sim.rpc import set_error, unary
 from spot_sim.services import Served, ServiceSpec
-
-_RANGES = {"brightness": (0.0, 1.0), "contrast": (0.0, 1.0), "saturation": (0.0, 1.0),
-           "gain": (0.0, 1.0), "exposure_absolute": (0.0, 1.0), "focus_absolute": (0.0, 1.0)}
 
 
 class GripperCameraParamServicer(
         gripper_camera_param_service_pb2_grpc.GripperCameraParamServiceServicer):
-    def __init__(self, clock) -> None:
-        self.clock = clock
-        self.params = gripper.GripperCameraParams(camera_mode=gripper.GripperCameraParams
-                                                  .MODE_1280_720)
-        self.params.brightness.value = 0.5
-        self.params.exposure_auto.value = True
-        self.params.focus_auto.value = True
+    def __init__(self, camera: GripperCamera, clock) -> None:
+        self.camera, self.clock = camera, clock
 
     @unary(gripper.GripperCameraParamResponse)
     def SetParams(self, request, response, context):
-        for name, (low, high) in _RANGES.items():
-            if request.params.HasField(name):
-                value = getattr(request.params, name).value
-                if not low <= value <= high:
-                    set_error(response, CommonError.CODE_INVALID_REQUEST,
-                              f"{name} {value} is outside [{low}, {high}]")
-                    return
-        self.params.MergeFrom(request.params)
+        problem = self.camera.set(request.params)
+        if problem:
+            set_error(response, CommonError.CODE_INVALID_REQUEST, problem)
 
     @unary(gripper.GripperCameraGetParamResponse)
     def GetParams(self, request, response, context):
-        response.params.CopyFrom(self.params)
+        response.params.CopyFrom(self.camera.params())
 
     @unary(gripper.SetGripperCameraCalibrationResponse)
     def SetCamCalib(self, request, response, context):
@@ -78,6 +66,7 @@ def ir_spec() -> ServiceSpec:
 
 SERVICES = (
     Served(ir_spec(), lambda parts: IREnableDisableServicer(parts.clock)),
-    Served(gripper_spec(), lambda parts: GripperCameraParamServicer(parts.clock),
+    Served(gripper_spec(), lambda parts: GripperCameraParamServicer(parts.sensors.gripper_camera,
+                                                      parts.clock),
            hardware="arm"),
 )

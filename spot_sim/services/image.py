@@ -35,7 +35,7 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
         if self._for_spot_cam(context):
             response.image_sources.extend(self.spot_cam.sources())
             return
-        response.image_sources.extend(s.to_proto() for s in self.sensors.sources.values())
+        response.image_sources.extend(s.to_proto() for s in self.sensors.listed())
 
     @unary(image_pb2.GetImageResponse)
     def GetImage(self, request, response, context):
@@ -49,7 +49,7 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
         for image_request in request.image_requests:
             out = response.image_responses.add()
             out.source.name = image_request.image_source_name
-            source = self.sensors.sources.get(image_request.image_source_name)
+            source = self.sensors.source(image_request.image_source_name)
             if source is None:
                 out.status = image_pb2.ImageResponse.STATUS_UNKNOWN_CAMERA
                 continue

@@ -1,0 +1,128 @@
+"""The Spot SDK's own example programs, unmodified, against the simulated robot (with an arm,
+no e-stop required, as a robot whose operator holds the e-stop elsewhere).
+
+``RUNS`` are the programs that run here (each with the arguments it needs and a sentence its
+output must contain); ``DOES_NOT_RUN`` says why each other example is not run. The README's
+"SDK example programs" table is checked against both, and every example directory of a
+spot-sdk checkout (``SPOT_SDK_DIR``) must be in one of them.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import MISSING, PASSWORD, USERNAME, running_sim
+
+REPO = Path(__file__).resolve().parent.parent
+SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
+NEEDS_SDK = pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout "
+                               "(SPOT_SDK_DIR): its example programs are in no package CI "
+                               "can install")
+
+
+@dataclass(frozen=True)
+class Example:
+    program: str  # under python/examples/
+    args: tuple[str, ...] = ()
+    prints: str = ""  # a sentence the program's output (stdout + stderr) must contain
+    interrupt_after: float = 0.0  # s: a program that runs until Ctrl-C gets SIGINT then
+
+
+RUNS = (
+    Example("get_robot_state/get_robot_state.py", ("state",), "kinematic_state"),
+    Example("get_robot_state/get_robot_state.py", ("metrics",), "gait cycles"),
+    Example("get_image/get_image.py", ("--image-sources", "hand_color_image"), ""),
+    Example("gripper_camera_params/set_gripper_camera_params.py",
+            ("--resolution", "1280x720", "--brightness", "0.6", "--auto-exposure", "off",
+             "--exposure", "0.2"), ""),
+    Example("gripper_camera_params/get_gripper_camera_params.py", (),
+            "Exposure ........................... auto"),
+    Example("stance/stance_in_place.py", (), "press Ctrl-C to sit Spot", interrupt_after=8.0),
+    Example("arm_simple/arm_simple.py", (), "Robot safely powered off"),
+    Example("arm_stow_unstow/arm_stow_unstow.py", (), "Robot safely powered off"),
+    Example("arm_joint_move/arm_joint_move.py", (), "Robot safely powered off"),
+    Example("arm_gaze/arm_gaze.py", (), "Robot safely powered off"),
+    Example("arm_trajectory/arm_trajectory.py", (), "Robot safely powered off"),
+)
+
+# Example directory -> why it does not run against the simulated robot here.
+DOES_NOT_RUN = {
+    "inverse_kinematics": "needs matplotlib (plots the reachable poses)",
+    "arm_with_body_follow": "the simulated robot refuses follow_arm_request (not simulated)",
+    "wasd": "a person at a curses keyboard interface",
+    "arm_wasd": "a person at a curses keyboard interface",
+    "xbox_controller": "a person with a game controller",
+    "visualizer": "a window (VTK)",
+    "graph_nav_view_map": "a window (VTK)",
+    "graph_nav_view_gps": "a window (a map viewer) and GPS",
+}
+
+
+def _example_dirs() -> set[str]:
+    return {p.name for p in (Path(SDK_DIR) / "python/examples").iterdir()
+            if p.is_dir() and p.name != "docs"}
+
+
+def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
+    """(exit code, or None when interrupted as the program asks; stdout + stderr)."""
+    program = Path(SDK_DIR) / "python/examples" / example.program
+    env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD,
+           "MPLBACKEND": "Agg"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(spot.port), "--ca",
+         str(spot.ca_cert), str(program), "127.0.0.1", *example.args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+    interrupted = False
+    if example.interrupt_after:
+        try:
+            process.wait(timeout=example.interrupt_after)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGINT)
+            interrupted = True
+    try:
+        output, _ = process.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+        raise AssertionError(f"{example.program} still running after 180 s: "
+                             f"{output[-2000:]}") from None
+    return (None if interrupted else process.returncode), output
+
+
+@pytest.fixture
+def spot(tmp_path):
+    """A robot per program: one that ends holding the lease cannot starve the next."""
+    with running_sim(tmp_path / "certs", has_arm=True, estop_required=False) as sim:
+        yield sim
+
+
+@NEEDS_SDK
+@pytest.mark.parametrize("example", RUNS, ids=[" ".join((e.program, *e.args)) for e in RUNS])
+def test_the_sdk_example_runs_unmodified(spot, example, tmp_path):
+    code, output = run(spot, example, tmp_path)
+    assert code in (0, None), output[-3000:]
+    assert example.prints in output, output[-3000:]
+
+
+@NEEDS_SDK
+def test_every_example_is_run_or_said_why_not():
+    run_dirs = {e.program.split("/")[0] for e in RUNS}
+    unlisted = sorted(_example_dirs() - run_dirs - set(DOES_NOT_RUN))
+    assert not unlisted, f"say whether these run: {unlisted}"
+
+
+def test_the_readme_lists_what_runs_and_what_does_not():
+    text = (REPO / "README.md").read_text()
+    table = text.split("### SDK example programs", 1)[1].split("\n#", 1)[0]
+    rows = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+) \|", table, re.MULTILINE))
+    for example in RUNS:
+        directory = example.program.split("/")[0]
+        assert rows.get(directory, "").startswith("runs"), directory
+    for directory, why in DOES_NOT_RUN.items():
+        assert rows.get(directory, "").strip() == f"does not run: {why}", directory
