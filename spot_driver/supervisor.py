@@ -57,8 +57,10 @@ class ConnectionSupervisor:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop watching (also before ``start``: a driver whose nodes failed to start)."""
         self._stop.set()
-        self._thread.join(timeout=5.0)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5.0)
 
     def _run(self) -> None:
         delay = 0.0

@@ -324,7 +324,7 @@ class SimRobot:
             hook(self, now)
         with self._lock:
             legs = self.legs
-            self.base.step(dt, held=not legs.standing(now), powered=self.power.on)
+            self.base.step(dt, held=not legs.standing(now), powered=self.power.on, now_ns=now)
             joint_rules.step(self, now)
             if not legs.joint_mode.engaged:
                 legs.step_posture(now, dt)

@@ -106,6 +106,12 @@ def world_objects(docks: tuple[Dock, ...], odom_tform_body: SE3Pose, vision_tfor
 
 
 def object_kind(obj: world_object_pb2.WorldObject) -> int:
-    if obj.HasField("dock_properties"):
-        return world_object_pb2.WORLD_OBJECT_DOCK
-    return world_object_pb2.WORLD_OBJECT_APRILTAG
+    for field, kind in (("dock_properties", world_object_pb2.WORLD_OBJECT_DOCK),
+                        ("nogo_region_properties", world_object_pb2.WORLD_OBJECT_USER_NOGO),
+                        ("apriltag_properties", world_object_pb2.WORLD_OBJECT_APRILTAG),
+                        ("image_properties", world_object_pb2.WORLD_OBJECT_IMAGE_COORDINATES),
+                        ("staircase_properties", world_object_pb2.WORLD_OBJECT_STAIRCASE)):
+        if obj.HasField(field):
+            return kind
+    return world_object_pb2.WORLD_OBJECT_DRAWABLE if obj.drawable_properties else \
+        world_object_pb2.WORLD_OBJECT_UNKNOWN

@@ -420,3 +420,11 @@ def test_a_stream_keeps_its_phase_through_an_idle_spell_and_a_slow_call():
     errors = [((t - start) / period + 0.5) % 1.0 - 0.5 for t in stream.calls]  # in periods
     assert abs(float(np.median(errors))) < 0.25, errors
     assert stream.stats.skipped >= 2
+
+
+def test_a_supervisor_never_started_stops_quietly():
+    """A driver whose nodes fail to start stops its supervisor before starting it: the
+    startup error must not be hidden by a second one."""
+    from spot_driver.supervisor import ConnectionSupervisor
+
+    ConnectionSupervisor(connection=None).stop()

@@ -1,6 +1,7 @@
 """End to end, what a researcher reaches for beyond the fixed-purpose actions: any
 RobotCommand (``robot_command``), Spot Check, one behaviour fault cleared by id, the
-trajectory's options, metrics, ``has_arm`` and the body twist on its own topic. ROS client ->
+trajectory's options, metrics, ``has_arm``, the body twist on its own topic, and user no-go
+regions in the robot's world model. ROS client ->
 driver process -> gRPC -> simulated Spot with an arm -> back to ROS."""
 
 import math
@@ -19,8 +20,13 @@ from std_srvs.srv import Trigger
 
 from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.action import RobotCommand, SpotCheck, Trajectory
-from spot_msgs.msg import BehaviorFaultState, Metrics
-from spot_msgs.srv import ClearBehaviorFault
+from spot_msgs.msg import BehaviorFaultState, Metrics, WorldObjectArray
+from spot_msgs.srv import (
+    AddNoGoRegion,
+    ClearBehaviorFault,
+    ListWorldObjects,
+    MutateWorldObject,
+)
 from spot_sim import kinematics
 
 FEET = ("fl", "fr", "hl", "hr")
@@ -36,6 +42,7 @@ def world(tmp_path_factory):
         ros.subscribe("/has_arm", Bool, latched=True)
         ros.subscribe("/status/metrics", Metrics, reliable=False)
         ros.subscribe("/status/behavior_faults", BehaviorFaultState, reliable=False)
+        ros.subscribe("/world_objects", WorldObjectArray, reliable=False)
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD)
         try:
@@ -252,3 +259,99 @@ def test_spot_check_runs_while_sitting_and_reports_every_part(world):
     assert progress == sorted(progress) and progress[-1] > 0.5
     assert "STATE_LOADCELL_CAL" in {f.feedback.state for f in feedback}
     assert ros.call(Trigger, "/stand").success
+
+
+def nogo_request(x: float, **fields) -> AddNoGoRegion.Request:
+    """A wall 0.2 m deep and 4 m wide, ``x`` m ahead of the body (in ``body``)."""
+    request = AddNoGoRegion.Request(name="wall", length=0.2, width=4.0, **fields)
+    request.pose.header.frame_id = "body"
+    request.pose.pose.position.x = x
+    request.pose.pose.orientation.w = 1.0
+    return request
+
+
+def nogo_ids(ros) -> list[int]:
+    listed = ros.call(ListWorldObjects, "/world_objects/list",
+                      ListWorldObjects.Request(types=["user_nogo"]))
+    assert listed.success, listed.message
+    return [o.id for o in listed.objects.objects]
+
+
+@pytest.mark.parametrize("fields, frame, reason", [
+    ({"width": math.nan}, "body", "width must be finite"),
+    ({"length": 0.0}, "body", "needs length and width > 0 m"),
+    ({}, "kitchen", "unknown frame 'kitchen'"),
+    ({"no_body_obstacle": True, "no_foot_obstacle": True}, "body", "does nothing"),
+], ids=["nan", "empty", "frame", "nothing"])
+def test_bad_nogo_regions_are_refused_and_nothing_is_added(world, fields, frame, reason):
+    _sim, _, ros = world
+    before = nogo_ids(ros)
+    request = nogo_request(1.5, **fields)
+    request.pose.header.frame_id = frame
+    answer = ros.call(AddNoGoRegion, "/world_objects/add_nogo_region", request)
+    assert not answer.success and reason in answer.message, answer.message
+    assert nogo_ids(ros) == before
+
+
+def test_a_nogo_region_stops_walks_at_its_boundary_until_deleted(world):
+    sim, _, ros = world
+    start = sim.robot.base.odom_body
+    added = ros.call(AddNoGoRegion, "/world_objects/add_nogo_region", nogo_request(1.5))
+    assert added.success, added.message
+    assert added.id in nogo_ids(ros)
+    assert ros.wait_for(lambda: any(o.id == added.id and o.size.y == pytest.approx(4.0)
+                                    for o in ros.latest("/world_objects").objects), 5.0)
+    # Velocity: the body's front (0.55 m ahead of its centre) stops at the wall's near face.
+    walk = RobotCommandBuilder.synchro_velocity_command(v_x=0.5, v_y=0.0, v_rot=0.0)
+    result = send(ros, RobotCommand.Goal(command=walk.SerializeToString(), duration=5.0))
+    assert result.success, result.message
+    heading = (math.cos(start.yaw), math.sin(start.yaw))
+
+    def ahead() -> float:
+        here = sim.robot.base.odom_body
+        return (here.x - start.x) * heading[0] + (here.y - start.y) * heading[1]
+
+    assert ahead() == pytest.approx(1.5 - 0.1 - 0.55, abs=0.08)
+    # A trajectory through it stops there too and ends unreached.
+    client = ros.action_client(Trajectory, "/trajectory")
+    goal = Trajectory.Goal(precise_positioning=True)
+    goal.target_pose.header.frame_id = "body"
+    goal.target_pose.pose.position.x = 1.5
+    goal.target_pose.pose.orientation.w = 1.0
+    goal.duration.sec = 4
+    handle = ros.wait_future(client.send_goal_async(goal))
+    blocked = ros.wait_future(handle.get_result_async(), timeout=30.0).result
+    assert not blocked.success, blocked.message
+    assert ahead() == pytest.approx(0.85, abs=0.08)
+    # Deleted, the way is free.
+    deleted = ros.call(MutateWorldObject, "/world_objects/mutate", MutateWorldObject.Request(
+        action="delete", object_text=f"id: {added.id}"))
+    assert deleted.success, deleted.message
+    assert added.id not in nogo_ids(ros)
+    handle = ros.wait_future(client.send_goal_async(goal))
+    free = ros.wait_future(handle.get_result_async(), timeout=30.0).result
+    assert free.success, free.message
+    assert ahead() == pytest.approx(0.85 + 1.5, abs=0.08)
+
+
+def test_world_object_mutations_are_checked(world):
+    _sim, _, ros = world
+    for request, reason in (
+            (MutateWorldObject.Request(action="rename", object_text="id: 1"), "not one of"),
+            (MutateWorldObject.Request(action="delete", object_text="name: 'x'"), "set 'id'"),
+            (MutateWorldObject.Request(action="delete", object_text="id: 987654"),
+             "the robot has no world object 987654"),
+            (MutateWorldObject.Request(action="add", object_text="nogo_region_properties { "
+                                       "box { frame_name: 'body' box { size { x: 1 y: 1 } } } }"),
+             "the robot refused the world object as invalid")):
+        answer = ros.call(MutateWorldObject, "/world_objects/mutate", request)
+        assert not answer.success and reason in answer.message, answer.message
+    added = ros.call(MutateWorldObject, "/world_objects/mutate", MutateWorldObject.Request(
+        action="add", object_text="name: 'circle' object_lifetime { seconds: 1 } "
+        "nogo_region_properties { circle { frame_name: 'odom' circle { radius: 0.3 } "
+        "frame_name_tform_circle { position { x: 40 } rotation { w: 1 } } } }"))
+    assert added.success, added.message
+    listed = ros.call(ListWorldObjects, "/world_objects/list",
+                      ListWorldObjects.Request(types=["user_nogo"]))
+    assert any("circle" in text for text in listed.object_texts)
+    assert ros.wait_for(lambda: added.id not in nogo_ids(ros), timeout=5.0)  # expired

@@ -50,6 +50,67 @@ def test_docking_config_and_world_objects_in_view(sim, robot):
     assert _dock_state(robot).status == docking_pb2.DockState.DOCK_STATUS_UNDOCKED
 
 
+
+def _nogo(x: float, frame: str = VISION_FRAME_NAME, lifetime_s: float = 60.0):
+    obj = world_object_pb2.WorldObject(name="wall")
+    obj.object_lifetime.FromNanoseconds(int(lifetime_s * 1e9))
+    box = obj.nogo_region_properties.box
+    box.frame_name = frame
+    box.box.size.x, box.box.size.y = 0.2, 4.0
+    box.frame_name_tform_box.position.x = x
+    box.frame_name_tform_box.rotation.w = 1.0
+    return obj
+
+
+def test_world_object_mutations_and_nogo_regions_through_the_sdk(sim, robot):
+    """Add, list, change, expire and delete user objects; perceived objects stay the robot's;
+    a no-go region in vision stops a velocity command with the body's front at its face."""
+    objects = robot.ensure_client(WorldObjectClient.default_service_name)
+    Request, Response = (world_object_pb2.MutateWorldObjectRequest,
+                         world_object_pb2.MutateWorldObjectResponse)
+
+    def mutate(action, obj):
+        return objects.mutate_world_objects(Request(mutation=Request.Mutation(
+            action=action, object=obj)))
+
+    vision_tform_body = get_a_tform_b(state_of(robot).kinematic_state.transforms_snapshot,
+                                      VISION_FRAME_NAME, "body")
+    wall = _nogo(vision_tform_body.x + 1.5)
+    added = mutate(Request.ACTION_ADD, wall)
+    assert added.status == Response.STATUS_OK
+    nogo = [world_object_pb2.WORLD_OBJECT_USER_NOGO]
+    assert [o.id for o in objects.list_world_objects(object_type=nogo).world_objects] == \
+        [added.mutated_object_id]
+    assert mutate(Request.ACTION_ADD, _nogo(1.0, frame="body")).status == \
+        Response.STATUS_INVALID_WORLD_OBJECT  # only vision or odom
+    dock = objects.list_world_objects(
+        object_type=[world_object_pb2.WORLD_OBJECT_DOCK]).world_objects[0]
+    assert mutate(Request.ACTION_DELETE, dock).status == Response.STATUS_NO_PERMISSION
+    assert mutate(Request.ACTION_DELETE, world_object_pb2.WorldObject(id=424242)).status == \
+        Response.STATUS_INVALID_MUTATION_ID
+    brief = _nogo(50.0, lifetime_s=0.5)
+    brief_id = mutate(Request.ACTION_ADD, brief).mutated_object_id
+    assert wait_for(lambda: brief_id not in {
+        o.id for o in objects.list_world_objects(object_type=nogo).world_objects}, 3.0)
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        start = odom_tform_body(robot)
+        commander(robot).robot_command(RobotCommandBuilder.synchro_velocity_command(
+            v_x=0.6, v_y=0.0, v_rot=0.0), end_time_secs=time.time() + 5.0)
+        time.sleep(5.5)
+        walked = odom_tform_body(robot).x - start.x
+        assert walked == pytest.approx(1.5 - 0.1 - 0.55, abs=0.08)  # front at the wall
+        wall.id = added.mutated_object_id
+        wall.nogo_region_properties.disable_body_obstacle_generation = True
+        assert mutate(Request.ACTION_CHANGE, wall).status == Response.STATUS_OK
+        commander(robot).robot_command(RobotCommandBuilder.synchro_velocity_command(
+            v_x=0.6, v_y=0.0, v_rot=0.0), end_time_secs=time.time() + 1.0)
+        time.sleep(1.5)
+        assert odom_tform_body(robot).x - start.x > walked + 0.3  # no body obstacle now
+    assert mutate(Request.ACTION_DELETE, wall).status == Response.STATUS_OK
+    assert objects.list_world_objects(object_type=nogo).world_objects == []
+
 def test_undock_then_dock_charges_the_battery(docked_sim):
     robot = connect(docked_sim)
     state = _dock_state(robot)

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 from bosdyn.api import basic_command_pb2, robot_command_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
-from google.protobuf import text_format
 from google.protobuf.descriptor import FieldDescriptor
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 
+from spot_driver.conversions.proto_input import parse_one_form
 from spot_driver.errors import CommandError
 
 RobotCommand = robot_command_pb2.RobotCommand
@@ -39,17 +39,7 @@ _FLOATS = (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
 
 def parse(serialized: bytes, text: str) -> RobotCommand:
     """The command a goal carries, from exactly one of its serialized or text forms."""
-    if bool(serialized) == bool(text.strip()):
-        raise CommandError("give the command in exactly one of 'command' (serialized "
-                           "bosdyn.api.RobotCommand) or 'command_text' (protobuf text format)")
-    command = RobotCommand()
-    try:
-        if serialized:
-            command.ParseFromString(bytes(serialized))
-        else:
-            text_format.Parse(text, command)
-    except (DecodeError, text_format.ParseError) as exc:
-        raise CommandError(f"not a bosdyn.api.RobotCommand: {exc}") from exc
+    command = parse_one_form(RobotCommand(), serialized, text, ("command", "command_text"))
     if command.WhichOneof("command") is None:
         raise CommandError("the command is empty: it has neither full_body_command nor "
                            "synchronized_command")

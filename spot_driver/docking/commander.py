@@ -11,6 +11,7 @@ from bosdyn.client.robot_command import RobotCommandBuilder
 from bosdyn.client.world_object import WorldObjectClient
 
 from spot_driver.connection import RobotConnection
+from spot_driver.docking import world_objects
 from spot_driver.errors import CommandError
 from spot_driver.follower import Progress, RobotTask
 from spot_driver.state_cache import RobotStateCache
@@ -18,7 +19,8 @@ from spot_driver.state_cache import RobotStateCache
 Feedback = docking_pb2.DockingCommandFeedbackResponse
 Response = docking_pb2.DockingCommandResponse
 IN_PROGRESS = Feedback.STATUS_IN_PROGRESS
-_OBJECT_TYPES = [world_object_pb2.WORLD_OBJECT_DOCK, world_object_pb2.WORLD_OBJECT_APRILTAG]
+_OBJECT_TYPES = [world_object_pb2.WORLD_OBJECT_DOCK, world_object_pb2.WORLD_OBJECT_APRILTAG,
+                 world_object_pb2.WORLD_OBJECT_USER_NOGO]
 FOLLOW_GRACE_S = 5.0  # followed this long past the command's own timeout before giving up
 _REFUSALS = {
     Response.STATUS_ERROR_DOCK_NOT_FOUND: "dock {dock_id} not found: it is not in view of "
@@ -81,10 +83,17 @@ class DockingCommander:
     def feedback(self, command_id: int) -> int:
         return self.client.docking_command_feedback_full(command_id).status
 
-    def world_objects(self) -> list[world_object_pb2.WorldObject]:
-        """The docks and fiducials the robot sees."""
+    def world_objects(self, types: list[int] | None = None) -> list[world_object_pb2.WorldObject]:
+        """The world objects of ``types`` (default: docks, fiducials, user no-go regions)."""
         client = self._connection.client(WorldObjectClient)
-        return list(client.list_world_objects(object_type=_OBJECT_TYPES).world_objects)
+        return list(client.list_world_objects(object_type=_OBJECT_TYPES if types is None
+                                              else types).world_objects)
+
+    def mutate(self, request: world_object_pb2.MutateWorldObjectRequest) -> int:
+        """Send one checked mutation; the object's id (CommandError when refused)."""
+        client = self._connection.client(WorldObjectClient)
+        return world_objects.mutated_id(client.mutate_world_objects(request, timeout=5.0),
+                                        request.mutation.object.id)
 
     def stop(self) -> None:
         """Stop the body where it is: ends a docking command mid-way."""

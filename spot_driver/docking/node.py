@@ -1,8 +1,11 @@
-"""Dock and undock actions, the docking state and the docks and fiducials the robot sees."""
+"""Dock and undock actions, the docking state, the world objects the robot knows (docks,
+fiducials, user no-go regions) and the services that add, change and delete them."""
 
 import threading
 
 from bosdyn.api.docking import docking_pb2
+from bosdyn.client.math_helpers import Quat, SE3Pose
+from google.protobuf import text_format
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
@@ -10,6 +13,7 @@ from tf2_msgs.msg import TFMessage
 from spot_driver import qos
 from spot_driver.capability import DriverContext
 from spot_driver.docking import conversions as convert
+from spot_driver.docking import world_objects
 from spot_driver.docking.commander import DockingCommander, DockingTask, Feedback
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
@@ -17,6 +21,7 @@ from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
 from spot_msgs.action import Dock, Undock
 from spot_msgs.msg import DockState, WorldObjectArray
+from spot_msgs.srv import AddNoGoRegion, ListWorldObjects, MutateWorldObject
 
 
 class DockingNode(PeriodicWork, Node):
@@ -26,7 +31,7 @@ class DockingNode(PeriodicWork, Node):
     def __init__(self, context: DriverContext) -> None:
         super().__init__("spot_docking", namespace=context.namespace)
         self._connection = connection = context.connection
-        cache = context.cache
+        self._cache = cache = context.cache
         self.docking = DockingCommander(connection, cache)
         self.timeout = declare(self, "docking_timeout", 60.0)
         state_rate = declare(self, "docking_state_rate", 1.0)
@@ -48,6 +53,12 @@ class DockingNode(PeriodicWork, Node):
             self.every(1.0 / state_rate, self._publish_state)
         if objects_rate > 0:
             self.every(1.0 / objects_rate, self._publish_world_objects)
+        for srv_type, name, answer in (
+                (AddNoGoRegion, "world_objects/add_nogo_region", self._add_nogo_region),
+                (MutateWorldObject, "world_objects/mutate", self._mutate),
+                (ListWorldObjects, "world_objects/list", self._list)):
+            self.create_service(srv_type, name, self._answer(name, answer),
+                                qos_profile=qos.SERVICES, callback_group=group)
 
     def _result(self, result, ending):
         self._publish_state()  # the docking state right after a run, not up to 1 s later
@@ -67,6 +78,10 @@ class DockingNode(PeriodicWork, Node):
             self._last_state = state
             self._state_pub.publish(convert.dock_state(state, self.get_clock().now().to_msg()))
 
+    def _world_tree(self):
+        state = self._cache.latest()
+        return state.kinematic_state.transforms_snapshot if state is not None else None
+
     def _publish_world_objects(self) -> None:
         try:
             objects = self.docking.world_objects()
@@ -75,12 +90,63 @@ class DockingNode(PeriodicWork, Node):
                                       throttle_duration_sec=10.0)
             return
         array, transforms = convert.world_objects(objects, self.root,
-                                                   self._connection.skew_nsec, self.prefix)
+                                                   self._connection.skew_nsec, self.prefix,
+                                                   self._world_tree())
         if not array.objects:
             array.header.stamp = self.get_clock().now().to_msg()
         self._objects_pub.publish(array)
         if transforms:
             self._tf_pub.publish(TFMessage(transforms=transforms))
+
+    # ------------------------------------------------------------------ world model
+    def _answer(self, name: str, answer):
+        """A service callback: ``answer(request, response)`` fills the response; any error
+        becomes success false and its sentence."""
+        def callback(request, response):
+            try:
+                answer(request, response)
+                response.success = True
+            except Exception as exc:
+                response.success, response.message = False, describe(exc)
+                self.get_logger().warning(f"{name}: {response.message}")
+            return response
+
+        return callback
+
+    def _add_nogo_region(self, request, response) -> None:
+        tree = self._world_tree()
+        if tree is None:
+            raise CommandError("no robot state received yet")
+        frame = request.pose.header.frame_id
+        if self.prefix and frame.startswith(self.prefix):
+            frame = frame[len(self.prefix):]
+        p, q = request.pose.pose.position, request.pose.pose.orientation
+        obj = world_objects.nogo_region(
+            request.name, tree, frame, SE3Pose(p.x, p.y, p.z, Quat(q.w, q.x, q.y, q.z)),
+            request.length, request.width, request.radius,
+            request.lifetime.sec + request.lifetime.nanosec * 1e-9,
+            body=not request.no_body_obstacle, foot=not request.no_foot_obstacle,
+            foot_inflation=not request.no_foot_inflation)
+        response.id = self.docking.mutate(world_objects.Request(
+            mutation=world_objects.Request.Mutation(action=world_objects.Request.ACTION_ADD,
+                                                    object=obj)))
+        response.message = f"added no-go region {obj.name!r} (id {response.id})"
+
+    def _mutate(self, request, response) -> None:
+        mutation = world_objects.mutation(request.action, bytes(request.object),
+                                          request.object_text)
+        response.id = self.docking.mutate(mutation)
+        response.message = f"{request.action}: world object {response.id}"
+
+    def _list(self, request, response) -> None:
+        types = world_objects.object_types(list(request.types)) if request.types else []
+        objects = self.docking.world_objects(types)
+        response.objects, _ = convert.world_objects(objects, self.root,
+                                                    self._connection.skew_nsec, self.prefix,
+                                                    self._world_tree())
+        response.object_texts = [text_format.MessageToString(o, as_one_line=True)
+                                 for o in objects]
+        response.message = f"{len(objects)} world objects"
 
     # ------------------------------------------------------------------ actions
     def _dock_task(self, goal) -> DockingTask:

@@ -2,9 +2,7 @@
 
 import time
 
-from bosdyn.api import gripper_camera_param_pb2, image_pb2
-from bosdyn.client.gripper_camera_param import GripperCameraParamClient
-from bosdyn.client.robot import UnregisteredServiceNameError
+from bosdyn.api import image_pb2
 from builtin_interfaces.msg import Time
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.duration import Duration
@@ -24,7 +22,7 @@ from spot_driver.acquisition import (
 )
 from spot_driver.capability import DriverContext
 from spot_driver.description import robot_model
-from spot_driver.errors import CommandError, describe
+from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.perception import gripper_camera
 from spot_driver.perception.cameras import (
@@ -147,17 +145,9 @@ class PerceptionNode(Node):
                             callback_group=settings)
 
     # ------------------------------------------------------------------ gripper camera
-    def _gripper_camera_client(self) -> GripperCameraParamClient:
-        try:
-            return self._connection.client(GripperCameraParamClient)
-        except UnregisteredServiceNameError as exc:
-            raise CommandError("this robot has no gripper camera (no arm)") from exc
-
     def _get_gripper_camera(self, request, response):
         try:
-            got = self._gripper_camera_client().get_camera_params(
-                gripper_camera_param_pb2.GripperCameraGetParamRequest(), timeout=5.0)
-            response.params = gripper_camera.from_proto(got.params)
+            response.params = gripper_camera.from_proto(self.sensors.gripper_camera_params())
             response.success, response.message = True, "gripper camera settings"
         except Exception as exc:
             response.success, response.message = False, describe(exc)
@@ -166,12 +156,8 @@ class PerceptionNode(Node):
     def _set_gripper_camera(self, request, response):
         try:
             params = gripper_camera.to_proto(request.params, list(request.fields))
-            client = self._gripper_camera_client()
-            client.set_camera_params(gripper_camera_param_pb2.GripperCameraParamRequest(
-                params=params), timeout=5.0)
-            got = client.get_camera_params(
-                gripper_camera_param_pb2.GripperCameraGetParamRequest(), timeout=5.0)
-            response.params = gripper_camera.from_proto(got.params)
+            response.params = gripper_camera.from_proto(
+                self.sensors.set_gripper_camera_params(params))
             response.success = True
             response.message = f"gripper camera: set {', '.join(request.fields)}"
         except Exception as exc:

@@ -1,4 +1,5 @@
-"""The base: where the body is (odom and vision), how fast it goes, and its limits."""
+"""The base: where the body is (odom and vision), how fast it goes, its limits, and the
+no-go regions its footprint does not enter (``user_objects``)."""
 
 import math
 
@@ -6,6 +7,7 @@ from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim import mobility
+from spot_sim.body.nogo import UserObjects
 from spot_sim.config import SimConfig
 from spot_sim.mobility import Se2
 
@@ -25,6 +27,8 @@ class Base:
         self.distance_travelled = 0.0  # metrics: distance, walking time and motor-on time
         self.time_moving_s = 0.0
         self.motors_on_s = 0.0
+        self.user_objects = UserObjects()  # world objects added through the API
+        self.blocked = False  # the last step stopped at a no-go region
 
     def _top_speed(self) -> Se2:
         return Se2(self._config.max_vel_x, self._config.max_vel_y, self._config.max_vel_yaw)
@@ -42,6 +46,14 @@ class Base:
 
     def drive(self, velocity: Se2) -> None:
         self.target_velocity = mobility.clamp_velocity(velocity, self.velocity_limit)
+
+    def _enters_nogo(self, start: Se2, moved: Se2, now_ns: int) -> bool:
+        """Whether ``moved`` overlaps a body obstacle that ``start`` does not (a robot
+        already inside one may walk out)."""
+        if not self.user_objects.objects:
+            return False
+        regions = self.user_objects.body_regions(now_ns, mobility.inverse(self.vision_odom))
+        return any(r.meets(moved) and not r.meets(start) for r in regions)
 
     def apply_params(self, params: spot_command_pb2.MobilityParams) -> float:
         """Take a command's velocity limit and body orientation; the requested body height
@@ -66,9 +78,11 @@ class Base:
         self.rotation = rotation
         return height
 
-    def step(self, dt: float, held: bool, powered: bool) -> None:
+    def step(self, dt: float, held: bool, powered: bool, now_ns: int = 0) -> None:
         """Track the target velocity (zero while ``held``) and integrate it into odom;
-        vision drifts from odom a little as the robot walks."""
+        vision drifts from odom a little as the robot walks. A step that would take the
+        footprint into a no-go region's body obstacle is not taken: the robot stops at its
+        boundary (whatever the command)."""
         config = self._config
         before = self.velocity
         self.velocity = mobility.track_velocity(
@@ -80,11 +94,17 @@ class Base:
                                  (self.velocity.y - before.y) / dt)
         if powered:
             self.motors_on_s += dt
+        self.blocked = False
         if self.still:
             return
         self.time_moving_s += dt
         start = self.odom_body
-        self.odom_body = mobility.integrate(self.odom_body, self.velocity, dt)
+        moved = mobility.integrate(self.odom_body, self.velocity, dt)
+        self.blocked = self._enters_nogo(start, moved, now_ns)
+        if self.blocked:
+            self.velocity = Se2()
+            return
+        self.odom_body = moved
         step = math.hypot(self.odom_body.x - start.x, self.odom_body.y - start.y)
         self.distance_travelled += step
         drift = Se2(config.vision_drift_per_m * step, 0.5 * config.vision_drift_per_m * step,

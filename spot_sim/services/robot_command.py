@@ -310,7 +310,8 @@ def _trajectory(robot, command, now, fb) -> None:
         traj.status = Traj.STATUS_GOING_TO_GOAL
     traj.body_movement_status = Traj.BODY_STATUS_MOVING if robot.base.velocity != Se2() \
         else Traj.BODY_STATUS_SETTLED
-    traj.final_goal_status = Traj.FINAL_GOAL_STATUS_ACHIEVABLE
+    traj.final_goal_status = Traj.FINAL_GOAL_STATUS_BLOCKED if robot.base.blocked \
+        else Traj.FINAL_GOAL_STATUS_ACHIEVABLE  # a no-go region stopped the walk
 
 
 def _completed_once_done(name: str, feedback):

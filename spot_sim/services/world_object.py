@@ -1,12 +1,12 @@
-"""world-objects: the docks and fiducials the robot currently sees."""
+"""world-objects: the docks and fiducials the robot currently sees, and the objects API
+clients add, change and delete (user no-go regions among them: ``spot_sim/body/nogo.py``)."""
 
 from bosdyn.api import world_object_pb2, world_object_service_pb2_grpc
-from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim import world
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import set_error, unary
+from spot_sim.rpc import unary
 from spot_sim.services import Served, ServiceSpec
 
 
@@ -16,7 +16,9 @@ class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServic
 
     @unary(world_object_pb2.ListWorldObjectResponse)
     def ListWorldObjects(self, request, response, context):
-        objects = self.robot.world_objects()
+        now = self.clock.now_nsec()
+        objects = self.robot.world_objects() + self.robot.atomically(
+            lambda: self.robot.base.user_objects.live(now))
         kinds = set(request.object_type)
         newer_than = (timestamp_to_nsec(request.timestamp_filter)
                       if request.HasField("timestamp_filter") else None)
@@ -29,8 +31,13 @@ class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServic
 
     @unary(world_object_pb2.MutateWorldObjectResponse)
     def MutateWorldObjects(self, request, response, context):
-        set_error(response, CommonError.CODE_INVALID_REQUEST,
-                  "the simulated robot's world objects cannot be changed")
+        perceived = {obj.id for obj in self.robot.world_objects()}
+        now = self.clock.now_nsec()
+        status, object_id, message = self.robot.atomically(
+            lambda: self.robot.base.user_objects.mutate(request.mutation, now, perceived))
+        response.status, response.mutated_object_id = status, object_id
+        if message:
+            response.header.error.message = message
 
 
 def spec() -> ServiceSpec:

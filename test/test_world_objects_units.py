@@ -1,0 +1,86 @@
+"""Writing to the robot's world model without a robot: the driver's no-go regions and
+mutations (``docking/world_objects.py``) and the simulated footprint against regions
+(``spot_sim/body/nogo.py``)."""
+
+import math
+
+import pytest
+from bosdyn.api import geometry_pb2, world_object_pb2
+from bosdyn.client.math_helpers import Quat, SE3Pose
+
+from spot_driver.docking import world_objects
+from spot_driver.errors import CommandError
+from spot_sim.body.nogo import Region, UserObjects, nogo_refusal
+from spot_sim.mobility import Se2
+
+Response = world_object_pb2.MutateWorldObjectResponse
+
+
+def _tree() -> geometry_pb2.FrameTreeSnapshot:
+    """odom -> body: 2 m along x, turned 90 degrees left."""
+    tree = geometry_pb2.FrameTreeSnapshot()
+    tree.child_to_parent_edge_map["odom"].parent_frame_name = ""
+    body = tree.child_to_parent_edge_map["body"]
+    body.parent_frame_name = "odom"
+    body.parent_tform_child.CopyFrom(SE3Pose(2.0, 0.0, 0.3, Quat.from_yaw(math.pi / 2))
+                                     .to_proto())
+    return tree
+
+
+def test_a_region_in_the_body_frame_is_kept_in_odom():
+    obj = world_objects.nogo_region("wall", _tree(), "body", SE3Pose(1.0, 0, 0, Quat()),
+                                    0.2, 4.0, 0.0, 30.0)
+    box = obj.nogo_region_properties.box
+    assert box.frame_name == "odom" and (box.box.size.x, box.box.size.y) == (0.2, 4.0)
+    assert box.frame_name_tform_box.position.x == pytest.approx(2.0)
+    assert box.frame_name_tform_box.position.y == pytest.approx(1.0)
+    assert box.frame_name_tform_box.position.z == 0.0
+    assert obj.object_lifetime.seconds == 30
+    assert nogo_refusal(obj.nogo_region_properties) == ""  # the simulated robot takes it
+    circle = world_objects.nogo_region("c", _tree(), "odom", SE3Pose(0, 0, 0, Quat()),
+                                       0.0, 0.0, 0.5, 0.0, foot=False)
+    assert circle.nogo_region_properties.circle.circle.radius == 0.5
+    assert circle.nogo_region_properties.disable_foot_obstacle_generation
+    assert not circle.HasField("object_lifetime")  # the robot's default
+    for args, words in (((0.2, math.inf, 0.0, 0.0), "width must be finite"),
+                        ((0.0, 1.0, 0.0, 0.0), "needs length and width"),
+                        ((1.0, 1.0, -1.0, 0.0), "must not be negative")):
+        with pytest.raises(CommandError, match=words):
+            world_objects.nogo_region("x", _tree(), "body", SE3Pose(0, 0, 0, Quat()), *args)
+
+
+def test_mutations_are_parsed_and_refusals_said():
+    request = world_objects.mutation("delete", b"", "id: 7")
+    assert request.mutation.object.id == 7
+    with pytest.raises(CommandError, match="set 'id'"):
+        world_objects.mutation("change", b"", "name: 'x'")
+    with pytest.raises(CommandError, match="exactly one"):
+        world_objects.mutation("add", b"\x08\x01", "id: 1")
+    assert world_objects.mutated_id(Response(status=Response.STATUS_OK,
+                                             mutated_object_id=9), 0) == 9
+    with pytest.raises(CommandError, match="world object 4 is one the robot perceives"):
+        world_objects.mutated_id(Response(status=Response.STATUS_NO_PERMISSION), 4)
+    with pytest.raises(CommandError, match=r"unknown world object types \['cars'\]"):
+        world_objects.object_types(["dock", "cars"])
+
+
+def test_the_footprint_meets_boxes_and_circles_by_its_true_shape():
+    wall = Region(Se2(1.5, 0.0, 0.0), half_x=0.1, half_y=2.0)
+    assert not wall.meets(Se2(0.84, 0.0, 0.0))  # front at 1.39, the face at 1.4
+    assert wall.meets(Se2(0.86, 0.0, 0.0))
+    assert not wall.meets(Se2(1.1, 0.0, math.pi / 2))  # turned: 0.25 m half width
+    post = Region(Se2(0.0, 0.6, 0.0), radius=0.3)
+    assert not post.meets(Se2(0.0, 0.0, 0.0))  # side at 0.25, the post from 0.3
+    assert post.meets(Se2(0.0, 0.1, 0.0))
+
+
+def test_user_objects_expire_and_perceived_ones_are_not_theirs():
+    objects = UserObjects()
+    add = world_object_pb2.MutateWorldObjectRequest.Mutation(action=1)
+    add.object.object_lifetime.seconds = 2
+    status, object_id, _ = objects.mutate(add, now_ns=10**9, robot_ids={1})
+    assert status == Response.STATUS_OK and objects.live(2 * 10**9)[0].id == object_id
+    assert objects.live(4 * 10**9) == []
+    delete = world_object_pb2.MutateWorldObjectRequest.Mutation(action=3)
+    delete.object.id = 1
+    assert objects.mutate(delete, 0, {1})[0] == Response.STATUS_NO_PERMISSION
