@@ -195,22 +195,23 @@ def test_diagnostics_report_the_drivers_added_latency_per_stream(world):
 def test_gripper_camera_in_colour_on_a_robot_with_an_arm(tmp_path):
     with running_sim(tmp_path / "certs", has_arm=True) as sim:
         ros = RosClient("hand_camera_client")
-        topics = {"/camera/hand/image": Image, "/camera/hand/camera_info": CameraInfo,
-                  "/depth/hand/image": Image}
+        # In its own namespace: the module's driver (no arm) still runs on this ROS domain.
+        topics = {"/arm/camera/hand/image": Image, "/arm/camera/hand/camera_info": CameraInfo,
+                  "/arm/depth/hand/image": Image}
         for topic, msg_type in topics.items():
             ros.subscribe(topic, msg_type, reliable=False)
         driver = DriverProcess(sim, tmp_path / "driver.log", USERNAME, PASSWORD,
                                {"cameras": "[hand]", "image_color": "rgb",
-                                "lidar_source": '""'})
+                                "lidar_source": '""'}, namespace="/arm")
         try:
             assert ros.wait_for(lambda: all(ros.latest(t) for t in topics), timeout=20), \
                 driver.output()
-            image = ros.latest("/camera/hand/image")
+            image = ros.latest("/arm/camera/hand/image")
             assert (image.encoding, image.width, image.height) == ("rgb8", 640, 480)
             assert image.header.frame_id == "hand_color_image_sensor"
-            assert ros.latest("/camera/hand/camera_info").header.frame_id == \
+            assert ros.latest("/arm/camera/hand/camera_info").header.frame_id == \
                 "hand_color_image_sensor"
-            depth = ros.latest("/depth/hand/image")
+            depth = ros.latest("/arm/depth/hand/image")
             assert (depth.encoding, depth.header.frame_id) == ("16UC1", "hand_depth_sensor")
             _gripper_camera_settings_change_the_hand_images(ros)
         finally:
@@ -225,27 +226,27 @@ def _mean(image: Image) -> float:
 def _gripper_camera_settings_change_the_hand_images(ros: RosClient) -> None:
     """Through gripper_camera/set_parameters: a bad value changes nothing; a new mode and a
     short manual exposure change the images and camera_info that follow."""
-    auto = _mean(ros.latest("/camera/hand/image"))
-    got = ros.call(GetGripperCameraParameters, "/gripper_camera/get_parameters")
+    auto = _mean(ros.latest("/arm/camera/hand/image"))
+    got = ros.call(GetGripperCameraParameters, "/arm/gripper_camera/get_parameters")
     assert got.success and got.params.camera_mode == "640x480" and got.params.exposure_auto
     bad = SetGripperCameraParameters.Request(fields=["camera_mode", "brightness"])
     bad.params.camera_mode, bad.params.brightness = "1280x720", float("nan")
-    refused = ros.call(SetGripperCameraParameters, "/gripper_camera/set_parameters", bad)
+    refused = ros.call(SetGripperCameraParameters, "/arm/gripper_camera/set_parameters", bad)
     assert not refused.success and "brightness nan is outside [0, 1]" in refused.message
-    assert ros.call(GetGripperCameraParameters, "/gripper_camera/get_parameters") \
+    assert ros.call(GetGripperCameraParameters, "/arm/gripper_camera/get_parameters") \
         .params.camera_mode == "640x480"
     change = SetGripperCameraParameters.Request(
         fields=["camera_mode", "exposure_auto", "exposure_absolute"])
     change.params.camera_mode, change.params.exposure_auto = "1280x720", False
     change.params.exposure_absolute = 0.05
-    done = ros.call(SetGripperCameraParameters, "/gripper_camera/set_parameters", change)
+    done = ros.call(SetGripperCameraParameters, "/arm/gripper_camera/set_parameters", change)
     assert done.success, done.message
     assert (done.params.camera_mode, done.params.exposure_auto) == ("1280x720", False)
-    assert ros.wait_for(lambda: ros.latest("/camera/hand/image").width == 1280, timeout=5.0)
-    image = ros.latest("/camera/hand/image")
+    assert ros.wait_for(lambda: ros.latest("/arm/camera/hand/image").width == 1280, timeout=5.0)
+    image = ros.latest("/arm/camera/hand/image")
     assert (image.width, image.height) == (1280, 720)
     assert _mean(image) < 0.5 * auto
-    assert ros.wait_for(lambda: ros.latest("/camera/hand/camera_info").width == 1280, 5.0)
-    info = ros.latest("/camera/hand/camera_info")
+    assert ros.wait_for(lambda: ros.latest("/arm/camera/hand/camera_info").width == 1280, 5.0)
+    info = ros.latest("/arm/camera/hand/camera_info")
     assert info.height == 720
     assert info.k[0] == pytest.approx(VISUAL_MODEL.fx * 2, rel=1e-6)  # the same lens

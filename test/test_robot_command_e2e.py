@@ -263,7 +263,9 @@ def test_spot_check_runs_while_sitting_and_reports_every_part(world):
 
 def nogo_request(x: float, **fields) -> AddNoGoRegion.Request:
     """A wall 0.2 m deep and 4 m wide, ``x`` m ahead of the body (in ``body``)."""
-    request = AddNoGoRegion.Request(name="wall", length=0.2, width=4.0, **fields)
+    request = AddNoGoRegion.Request(name="wall", length=0.2, width=4.0)
+    for name, value in fields.items():
+        setattr(request, name, value)
     request.pose.header.frame_id = "body"
     request.pose.pose.position.x = x
     request.pose.pose.orientation.w = 1.0

@@ -65,6 +65,7 @@ def _nogo(x: float, frame: str = VISION_FRAME_NAME, lifetime_s: float = 60.0):
 def test_world_object_mutations_and_nogo_regions_through_the_sdk(sim, robot):
     """Add, list, change, expire and delete user objects; perceived objects stay the robot's;
     a no-go region in vision stops a velocity command with the body's front at its face."""
+    robot.time_sync.wait_for_sync()  # the SDK converts the objects' times to the robot's
     objects = robot.ensure_client(WorldObjectClient.default_service_name)
     Request, Response = (world_object_pb2.MutateWorldObjectRequest,
                          world_object_pb2.MutateWorldObjectResponse)

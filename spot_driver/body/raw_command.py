@@ -14,8 +14,8 @@ from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from spot_driver.conversions.proto_input import parse_one_form
 from spot_driver.errors import CommandError
+from spot_driver.proto_input import parse_one_form
 
 RobotCommand = robot_command_pb2.RobotCommand
 Container = basic_command_pb2.RobotCommandFeedbackStatus

@@ -36,7 +36,8 @@ class RobotSensors:
         try:
             return self._connection.client(GripperCameraParamClient)
         except UnregisteredServiceNameError as exc:
-            raise CommandError("this robot has no gripper camera (no arm)") from exc
+            raise CommandError(f"this robot has no gripper camera (its directory lists no "
+                               f"{exc} service)") from exc
 
     def gripper_camera_params(self) -> gripper_camera_param_pb2.GripperCameraParams:
         return self._gripper_camera().get_camera_params(
