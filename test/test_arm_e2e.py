@@ -1,13 +1,14 @@
 """End to end: ROS action clients -> driver process -> gRPC -> simulated Spot with an arm."""
 
 import math
+import time
 
 import numpy as np
 import pytest
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTolerance
-from geometry_msgs.msg import Vector3Stamped
+from geometry_msgs.msg import Twist, Vector3Stamped
 from ros_harness import DriverProcess, RosClient, odom_tform
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
@@ -15,9 +16,16 @@ from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from conftest import PASSWORD, USERNAME, running_sim
-from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
+from spot_msgs.action import (
+    ArmJointMove,
+    ArmPose,
+    ArmPosture,
+    Gripper,
+    Manipulation,
+    PickObjectInImage,
+)
 from spot_msgs.msg import ManipulatorState
-from spot_msgs.srv import GetInverseKinematics
+from spot_msgs.srv import GetInverseKinematics, OverrideGrasp
 
 ARM = ["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "arm_wr1"]
 FJT = "/arm_controller/follow_joint_trajectory"
@@ -291,3 +299,68 @@ def test_posture_and_pick_object_in_image(world):
     bad = PickObjectInImage.Goal(camera="nose")
     result = run(ros, PickObjectInImage, "/manipulation/pick_object_in_image", bad)
     assert not result.success and "unknown camera 'nose'" in result.message
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("pick_object { frame_name: 'body' object_rt_frame { x: nan } }", "x is nan"),
+    ("pick_object { frame_name: 'kitchen' object_rt_frame { x: 1 } }",
+     "unknown frame 'kitchen'"),
+    ("", "exactly one of 'request'"),
+    ("walk_gaze_mode: PICK_NO_AUTO_WALK_OR_GAZE", "no field named"),
+], ids=["nan", "frame", "empty", "text"])
+def test_bad_manipulation_requests_are_refused(world, text, reason):
+    _sim, _, ros = world
+    result = run(ros, Manipulation, "/manipulation", Manipulation.Goal(request_text=text))
+    assert not result.success and reason in result.message, result.message
+
+
+def test_any_manipulation_request_a_ray_in_the_world(world):
+    """The whole manipulation API through one action: a grasp along a ray from the body
+    to the floor 1.5 m ahead succeeds; a ray into the sky finds nothing to grasp."""
+    _sim, _, ros = world
+    released = ros.call(OverrideGrasp, "/manipulation/override_grasp",
+                        OverrideGrasp.Request(holding=False))
+    assert released.success, released.message
+    sky = ("pick_object_ray_in_world { frame_name: 'body' ray_start_rt_frame { z: 0.3 } "
+           "ray_end_rt_frame { x: 0.5 z: 3.0 } }")
+    result = run(ros, Manipulation, "/manipulation", Manipulation.Goal(request_text=sky))
+    assert not result.success
+    assert result.final_state == "MANIP_STATE_GRASP_FAILED_TO_RAYCAST_INTO_MAP", result.message
+    floor = ("pick_object_ray_in_world { frame_name: 'body' ray_start_rt_frame { z: 0.3 } "
+             "ray_end_rt_frame { x: 1.5 z: -1.0 } }")
+    feedback = []
+    result = run(ros, Manipulation, "/manipulation", Manipulation.Goal(request_text=floor),
+                 timeout=60, feedback=feedback)
+    assert result.success, result.message
+    assert result.final_state == "MANIP_STATE_GRASP_SUCCEEDED"
+    assert "MANIP_STATE_MOVING_TO_GRASP" in {f.feedback.state for f in feedback}
+    assert ros.wait_for(lambda: ros.latest("/status/manipulation").is_gripper_holding_item)
+
+
+def test_arm_velocity_moves_the_hand_and_stops_when_messages_stop(world):
+    """arm/cmd_vel: each message holds 0.25 s (the watchdog); NaN sends nothing."""
+    _sim, _, ros = world
+    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.UNSTOW))
+    assert result.success, result.message
+    publisher = ros.node.create_publisher(Twist, "/arm/cmd_vel", 10)
+    try:
+        ros.next_messages("/tf", 3)
+        before = odom_tform(ros, "hand")
+        bad = Twist()
+        bad.linear.z = math.nan
+        publisher.publish(bad)
+        up = Twist()
+        up.linear.z = 0.1
+        for _ in range(20):  # 1 s at 20 Hz
+            publisher.publish(up)
+            time.sleep(0.05)
+        time.sleep(0.6)  # past the last command's end time
+        ros.next_messages("/tf", 3)
+        stopped = odom_tform(ros, "hand")
+        assert stopped.z - before.z == pytest.approx(0.1, abs=0.04)
+        assert math.hypot(stopped.x - before.x, stopped.y - before.y) < 0.03
+        time.sleep(0.5)
+        ros.next_messages("/tf", 3)
+        assert abs(odom_tform(ros, "hand").z - stopped.z) < 0.005  # no longer moving
+    finally:
+        ros.node.destroy_publisher(publisher)

@@ -140,3 +140,38 @@ def test_spot_check_results_name_each_part_and_the_findings():
     assert lines == ["camera back: STATUS_OK", "camera left: STATUS_ERROR",
                      "load cell fl: ERROR_NONE"]
     assert findings(lines) == ["camera left: STATUS_ERROR"]
+
+
+def test_manipulation_requests_are_parsed_and_checked_against_their_own_frames():
+    from spot_driver.manipulation import api_request
+
+    request = api_request.parse(
+        b"", "pick_object_ray_in_world { frame_name: 'body' ray_end_rt_frame { x: 1 } }",
+        FRAMES)
+    assert request.WhichOneof("manipulation_cmd") == "pick_object_ray_in_world"
+    in_image = ("pick_object_in_image { frame_name_image_sensor: 'frontleft_fisheye' "
+                "transforms_snapshot_for_camera { child_to_parent_edge_map { "
+                "key: 'frontleft_fisheye' value { parent_frame_name: 'body' } } } }")
+    api_request.parse(b"", in_image, FRAMES)  # the camera frame is in the request's tree
+    for text, words in (("header { }", "sets no command"),
+                        ("pick_object { frame_name: 'shelf' }", "unknown frame 'shelf'")):
+        with pytest.raises(CommandError, match=words):
+            api_request.parse(b"", text, FRAMES)
+    assert api_request.timeout(0.0) == api_request.DEFAULT_TIMEOUT_S
+    with pytest.raises(CommandError, match="outside"):
+        api_request.timeout(math.nan)
+
+
+def test_arm_velocity_is_checked_and_clamped():
+    from spot_driver.manipulation import arm_velocity
+
+    command, clamped = arm_velocity.arm_velocity((0.1, 0.0, 0.2), (0.0, 0.0, 0.5))
+    request = command.synchronized_command.arm_command.arm_velocity_command
+    assert request.cartesian_velocity.frame_name == "body" and not clamped
+    assert request.cartesian_velocity.velocity_in_frame_name.z == pytest.approx(0.2)
+    command, clamped = arm_velocity.arm_velocity((3.0, 4.0, 0.0), (0.0, 0.0, 0.0))
+    v = command.synchronized_command.arm_command.arm_velocity_command.cartesian_velocity
+    assert clamped and math.hypot(v.velocity_in_frame_name.x, v.velocity_in_frame_name.y) == \
+        pytest.approx(arm_velocity.MAX_LINEAR)
+    with pytest.raises(CommandError, match="not finite"):
+        arm_velocity.arm_velocity((math.nan, 0.0, 0.0), (0.0, 0.0, 0.0))

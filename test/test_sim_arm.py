@@ -17,7 +17,7 @@ from bosdyn.client.robot_command import (
     UnsupportedError,
     blocking_stand,
 )
-from test_sim_motion import commander, operated, state_of, wait_for
+from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, running_sim
 
@@ -222,3 +222,46 @@ def test_gaze_and_cartesian_velocity(arm_robot):
                                       "body", "hand")
     assert end.z - start.z == pytest.approx(0.1, abs=0.02), "1 s at 0.1 m/s, then it stops"
     assert math.dist((end.x, end.y), (start.x, start.y)) < 0.01
+
+
+def _final_state(client, command_id: int, seconds: float = 25.0) -> list[str]:
+    """The states a manipulation command went through, until it ended."""
+    seen = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        state = client.manipulation_api_feedback_command(
+            manipulation_api_pb2.ManipulationApiFeedbackRequest(
+                manipulation_cmd_id=command_id)).current_state
+        if not seen or seen[-1] != State.Name(state):
+            seen.append(State.Name(state))
+        if state in (State.MANIP_STATE_GRASP_SUCCEEDED, State.MANIP_STATE_GRASP_FAILED,
+                     State.MANIP_STATE_DONE, State.MANIP_STATE_GRASP_FAILED_TO_RAYCAST_INTO_MAP,
+                     State.MANIP_STATE_GRASP_PLANNING_NO_SOLUTION):
+            break
+        time.sleep(0.05)
+    return seen
+
+
+def test_pick_at_a_point_and_walk_along_a_ray_in_the_world(arm_robot):
+    blocking_stand(commander(arm_robot), timeout_sec=5)
+    client = arm_robot.ensure_client(ManipulationApiClient.default_service_name)
+    Request = manipulation_api_pb2.ManipulationApiRequest
+    start = odom_tform_body(arm_robot)
+    walk = Request(walk_to_object_ray_in_world=manipulation_api_pb2.WalkToObjectRayInWorld(
+        frame_name="body", ray_start_rt_frame={"z": 0.3},
+        ray_end_rt_frame={"x": 2.0, "z": -1.0}))
+    walk.walk_to_object_ray_in_world.offset_distance.value = 0.5
+    states = _final_state(client, client.manipulation_api_command(walk).manipulation_cmd_id)
+    assert states[-1] == "MANIP_STATE_DONE", states
+    walked = odom_tform_body(arm_robot).x - start.x
+    hit = 2.0 * (0.3 + 0.52) / (0.3 + 1.0)  # where the ray meets the floor, ahead of body
+    assert walked == pytest.approx(hit - 0.5, abs=0.15)
+    pick = Request(pick_object=manipulation_api_pb2.PickObject(
+        frame_name="body", object_rt_frame={"x": 0.9, "z": -0.5}))
+    states = _final_state(client, client.manipulation_api_command(pick).manipulation_cmd_id)
+    assert states[-1] == "MANIP_STATE_GRASP_SUCCEEDED", states
+    assert state_of(arm_robot).manipulator_state.is_gripper_holding_item
+    unknown = Request(pick_object=manipulation_api_pb2.PickObject(
+        frame_name="kitchen", object_rt_frame={"x": 1.0}))
+    with pytest.raises(InvalidRequestError):
+        client.manipulation_api_command(unknown)

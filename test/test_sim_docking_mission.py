@@ -1,6 +1,7 @@
 """The simulated robot's docking, world-object and mission services through the unmodified SDK
 (``bosdyn-client`` docking / world-object clients and ``bosdyn-mission``'s MissionClient)."""
 
+import math
 import time
 
 import pytest
@@ -11,6 +12,7 @@ from bosdyn.client.docking import DockingClient, blocking_dock_robot, blocking_u
 from bosdyn.client.exceptions import ResponseError
 from bosdyn.client.frame_helpers import VISION_FRAME_NAME, get_a_tform_b
 from bosdyn.client.lease import LeaseClient
+from bosdyn.client.math_helpers import Quat, SE3Pose
 from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from bosdyn.client.world_object import WorldObjectClient
@@ -51,14 +53,14 @@ def test_docking_config_and_world_objects_in_view(sim, robot):
 
 
 
-def _nogo(x: float, frame: str = VISION_FRAME_NAME, lifetime_s: float = 60.0):
+def _nogo(frame_tform_box: SE3Pose, frame: str = VISION_FRAME_NAME, lifetime_s: float = 60.0):
+    """A wall 0.2 m deep and 4 m wide."""
     obj = world_object_pb2.WorldObject(name="wall")
     obj.object_lifetime.FromNanoseconds(int(lifetime_s * 1e9))
     box = obj.nogo_region_properties.box
     box.frame_name = frame
     box.box.size.x, box.box.size.y = 0.2, 4.0
-    box.frame_name_tform_box.position.x = x
-    box.frame_name_tform_box.rotation.w = 1.0
+    box.frame_name_tform_box.CopyFrom(frame_tform_box.to_proto())
     return obj
 
 
@@ -76,20 +78,21 @@ def test_world_object_mutations_and_nogo_regions_through_the_sdk(sim, robot):
 
     vision_tform_body = get_a_tform_b(state_of(robot).kinematic_state.transforms_snapshot,
                                       VISION_FRAME_NAME, "body")
-    wall = _nogo(vision_tform_body.x + 1.5)
+    ahead = SE3Pose(1.5, 0.0, 0.0, Quat())
+    wall = _nogo(vision_tform_body * ahead)
     added = mutate(Request.ACTION_ADD, wall)
     assert added.status == Response.STATUS_OK
     nogo = [world_object_pb2.WORLD_OBJECT_USER_NOGO]
     assert [o.id for o in objects.list_world_objects(object_type=nogo).world_objects] == \
         [added.mutated_object_id]
-    assert mutate(Request.ACTION_ADD, _nogo(1.0, frame="body")).status == \
+    assert mutate(Request.ACTION_ADD, _nogo(ahead, frame="body")).status == \
         Response.STATUS_INVALID_WORLD_OBJECT  # only vision or odom
     dock = objects.list_world_objects(
         object_type=[world_object_pb2.WORLD_OBJECT_DOCK]).world_objects[0]
     assert mutate(Request.ACTION_DELETE, dock).status == Response.STATUS_NO_PERMISSION
     assert mutate(Request.ACTION_DELETE, world_object_pb2.WorldObject(id=424242)).status == \
         Response.STATUS_INVALID_MUTATION_ID
-    brief = _nogo(50.0, lifetime_s=0.5)
+    brief = _nogo(SE3Pose(50.0, 0.0, 0.0, Quat()), lifetime_s=0.5)
     brief_id = mutate(Request.ACTION_ADD, brief).mutated_object_id
     assert wait_for(lambda: brief_id not in {
         o.id for o in objects.list_world_objects(object_type=nogo).world_objects}, 3.0)
@@ -97,18 +100,23 @@ def test_world_object_mutations_and_nogo_regions_through_the_sdk(sim, robot):
         power_on_motors(robot.ensure_client("power"), timeout_sec=10)
         blocking_stand(commander(robot), timeout_sec=10)
         start = odom_tform_body(robot)
+        assert [o.id for o in sim.robot.base.user_objects.live(sim.clock.now_nsec())] == \
+            [added.mutated_object_id]
         commander(robot).robot_command(RobotCommandBuilder.synchro_velocity_command(
             v_x=0.6, v_y=0.0, v_rot=0.0), end_time_secs=time.time() + 5.0)
         time.sleep(5.5)
-        walked = odom_tform_body(robot).x - start.x
-        assert walked == pytest.approx(1.5 - 0.1 - 0.55, abs=0.08)  # front at the wall
+        here = odom_tform_body(robot)
+        walked = math.hypot(here.x - start.x, here.y - start.y)
+        assert walked == pytest.approx(1.5 - 0.1 - 0.55, abs=0.08), (  # front at the wall
+            start, here, vision_tform_body, sim.robot.base.vision_odom)
         wall.id = added.mutated_object_id
         wall.nogo_region_properties.disable_body_obstacle_generation = True
         assert mutate(Request.ACTION_CHANGE, wall).status == Response.STATUS_OK
         commander(robot).robot_command(RobotCommandBuilder.synchro_velocity_command(
             v_x=0.6, v_y=0.0, v_rot=0.0), end_time_secs=time.time() + 1.0)
         time.sleep(1.5)
-        assert odom_tform_body(robot).x - start.x > walked + 0.3  # no body obstacle now
+        here = odom_tform_body(robot)
+        assert math.hypot(here.x - start.x, here.y - start.y) > walked + 0.3  # no obstacle now
     assert mutate(Request.ACTION_DELETE, wall).status == Response.STATUS_OK
     assert objects.list_world_objects(object_type=nogo).world_objects == []
 

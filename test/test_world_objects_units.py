@@ -84,3 +84,18 @@ def test_user_objects_expire_and_perceived_ones_are_not_theirs():
     delete = world_object_pb2.MutateWorldObjectRequest.Mutation(action=3)
     delete.object.id = 1
     assert objects.mutate(delete, 0, {1})[0] == Response.STATUS_NO_PERMISSION
+
+
+def test_a_region_in_vision_is_placed_in_odom_through_the_robots_vision_offset():
+    objects = UserObjects()
+    add = world_object_pb2.MutateWorldObjectRequest.Mutation(action=1)
+    box = add.object.nogo_region_properties.box
+    box.frame_name = "vision"
+    box.box.size.x, box.box.size.y = 0.2, 4.0
+    box.frame_name_tform_box.position.x = 3.0
+    box.frame_name_tform_box.rotation.w = 1.0
+    assert objects.mutate(add, 0, set())[0] == Response.STATUS_OK
+    # odom_T_vision: vision's origin 1 m along odom x, turned 90 degrees.
+    (region,) = objects.body_regions(0, Se2(1.0, 0.0, math.pi / 2))
+    assert (region.centre.x, region.centre.y) == pytest.approx((1.0, 3.0))
+    assert region.centre.yaw == pytest.approx(math.pi / 2)

@@ -7,15 +7,13 @@ command that runs until an end time given none.
 """
 
 import math
-from collections.abc import Iterator
 
 from bosdyn.api import basic_command_pb2, robot_command_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from spot_driver.errors import CommandError
-from spot_driver.proto_input import parse_one_form
+from spot_driver.proto_input import check_values, parse_one_form
 
 RobotCommand = robot_command_pb2.RobotCommand
 Container = basic_command_pb2.RobotCommandFeedbackStatus
@@ -34,7 +32,6 @@ SUCCEEDED = {"STATUS_COMPLETED", "STATUS_COMPLETE", "STATUS_POWERED_OFF", "STATU
 RUNNING = {"STATUS_UNKNOWN", "STATUS_IN_PROGRESS", "STATUS_GOING_TO_GOAL", "STATUS_NEAR_GOAL",
            "STATUS_GOING_TO_STANCE", "STATUS_STOPPING", "STATUS_RUNNING", "STATUS_DRAGGING",
            "STATUS_ACTIVE"}
-_FLOATS = (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
 
 
 def parse(serialized: bytes, text: str) -> RobotCommand:
@@ -73,7 +70,7 @@ def check(command: RobotCommand, frames: set[str], duration: float) -> None:
     if empty:
         raise CommandError(f"the {', '.join(empty)} part has no request set")
     for message in (command, *_mobility_params(command)):
-        _check_values(message, frames)
+        check_values(message, frames)
     if duration == 0.0:
         for part, request in found:
             if (part, request) in TIMED and not _request(command, part,
@@ -94,48 +91,10 @@ def _mobility_params(command: RobotCommand) -> list[Message]:
     return [unpacked]
 
 
-def _check_values(message: Message, frames: set[str]) -> None:
-    for path, value in _leaves(message, ""):
-        if isinstance(value, float) and not math.isfinite(value):
-            raise CommandError(f"{path} is {value}: every value must be finite")
-        if isinstance(value, str) and value and value not in frames:
-            raise CommandError(f"{path}: unknown frame {value!r}; the robot knows "
-                               f"{', '.join(sorted(frames))}")
-
-
 def _request(command: RobotCommand, part: str, request: str) -> Message:
     container = command.full_body_command if part == "full_body" else getattr(
         command.synchronized_command, f"{part}_command")
     return getattr(container, request)
-
-
-def _leaves(message: Message, path: str) -> Iterator[tuple[str, object]]:
-    """(path, value) of every float field, and of every string field naming a frame."""
-    for field, value in message.ListFields():
-        where = f"{path}.{field.name}" if path else field.name
-        if _is_map(field):
-            kind = field.message_type.fields_by_name["value"]
-            items = [(f"{where}[{key!r}]", item) for key, item in value.items()]
-        else:
-            kind = field
-            items = [(where, item) for item in (value if _repeated(field) else [value])]
-        for at, item in items:
-            if kind.type == FieldDescriptor.TYPE_MESSAGE:
-                yield from _leaves(item, at)
-            elif kind.type in _FLOATS:
-                yield at, float(item)
-            elif kind.type == FieldDescriptor.TYPE_STRING and "frame" in field.name:
-                yield at, item
-
-
-def _is_map(field: FieldDescriptor) -> bool:
-    return field.type == FieldDescriptor.TYPE_MESSAGE and \
-        field.message_type.GetOptions().map_entry
-
-
-def _repeated(field: FieldDescriptor) -> bool:
-    flag = getattr(field, "is_repeated", None)  # protobuf >= 5; older ones have only label
-    return bool(flag) if flag is not None else field.label == FieldDescriptor.LABEL_REPEATED
 
 
 def judge(command: RobotCommand, feedback) -> tuple[bool, bool, str]:

@@ -6,6 +6,7 @@ arm, no lease, invalid input) or the robot does; nothing is sent for invalid inp
 
 import math
 import threading
+import time
 
 import numpy as np
 from bosdyn.api import (
@@ -67,11 +68,17 @@ class ArmCommander:
         except Exception as exc:
             raise CommandError(f"{name} failed: {describe(exc)}") from exc
 
-    def _send(self, name: str, command: robot_command_pb2.RobotCommand) -> int:
+    def _send(self, name: str, command: robot_command_pb2.RobotCommand,
+              end_time_secs: float | None = None) -> int:
         self.require_arm()
         self._connection.require_lease()
         return self._call(name, lambda: self._connection.command_client.robot_command(
-            command, timeout=5.0))
+            command, end_time_secs=end_time_secs, timeout=5.0))
+
+    def velocity(self, command: robot_command_pb2.RobotCommand, duration: float) -> int:
+        """An arm velocity command (``arm_velocity.arm_velocity``) that the robot holds for
+        ``duration`` s: the arm stops by itself when commands stop coming."""
+        return self._send("arm velocity", command, end_time_secs=time.time() + duration)
 
     def feedback(self, command_id: int):
         """The robot's synchronized feedback (arm, gripper, mobility) of a command."""
@@ -191,6 +198,13 @@ class ArmCommander:
         response = self._call("manipulation", lambda: client.manipulation_api_command(
             request, timeout=5.0))
         return response.manipulation_cmd_id
+
+    def manipulation_request(self, request: manipulation_api_pb2.ManipulationApiRequest) -> int:
+        """Send a checked manipulation API request (any kind); its command id."""
+        client = self._manipulation_client()
+        self._connection.require_lease()
+        return self._call("manipulation", lambda: client.manipulation_api_command(
+            request, timeout=5.0)).manipulation_cmd_id
 
     def manipulation_state(self, command_id: int) -> int:
         response = self._call("manipulation feedback", lambda: self._manipulation_client()

@@ -11,7 +11,8 @@ import time
 import numpy as np
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from control_msgs.action import FollowJointTrajectory, GripperCommand
-from rclpy.callback_groups import ReentrantCallbackGroup
+from geometry_msgs.msg import Twist
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.time import Time
 from std_srvs.srv import Trigger
@@ -21,8 +22,8 @@ from spot_driver import qos
 from spot_driver.capability import DriverContext
 from spot_driver.errors import CommandError, describe
 from spot_driver.follower import Ending, Outcome
+from spot_driver.manipulation import api_request, arm_velocity, tasks
 from spot_driver.manipulation import arm_trajectory as at
-from spot_driver.manipulation import tasks
 from spot_driver.manipulation.arm import NO_ARM, ArmCommander
 from spot_driver.manipulation.arm_trajectory import ARM_JOINTS, TrajectoryError
 from spot_driver.manipulation.inverse_kinematics import (
@@ -34,10 +35,18 @@ from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.triggers import answer_callback, trigger_callback
 from spot_driver.state.joint_states import urdf_joint_name
-from spot_msgs.action import ArmJointMove, ArmPose, ArmPosture, Gripper, PickObjectInImage
+from spot_msgs.action import (
+    ArmJointMove,
+    ArmPose,
+    ArmPosture,
+    Gripper,
+    Manipulation,
+    PickObjectInImage,
+)
 from spot_msgs.srv import GetInverseKinematics, OverrideGrasp
 
 # A wrist_tform_tool left at its default (identity, or all zeros) means the hand frame.
+ARM_CMD_DURATION_S = 0.25  # each arm/cmd_vel message holds this long (as cmd_vel's default)
 HAND_OFFSETS = ((0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), (0.0,) * 7)
 POSTURES = {ArmPosture.Goal.STOW: "stow", ArmPosture.Goal.UNSTOW: "unstow",
             ArmPosture.Goal.CARRY: "carry"}
@@ -65,6 +74,7 @@ class ArmNode(Node):
             serve(self, ArmJointMove, "arm/joint_move", self._joint_move, arm, group),
             serve(self, ArmPose, "arm/pose", self._pose, arm, group),
             serve(self, ArmPosture, "arm/posture", self._posture, arm, group),
+            serve(self, Manipulation, "manipulation", self._manipulation, arm, group),
             serve(self, PickObjectInImage, "manipulation/pick_object_in_image", self._pick,
                   arm, group),
             serve(self, FollowJointTrajectory, "arm_controller/follow_joint_trajectory",
@@ -82,10 +92,30 @@ class ArmNode(Node):
                                 qos_profile=qos.SERVICES, callback_group=group)
         self.create_service(OverrideGrasp, "manipulation/override_grasp", self._override_grasp,
                             qos_profile=qos.SERVICES, callback_group=group)
+        self.create_subscription(Twist, "arm/cmd_vel", self._on_arm_cmd_vel, qos.STATE,
+                                 callback_group=MutuallyExclusiveCallbackGroup())
         self.ik = InverseKinematics(context.connection)
         self.create_service(GetInverseKinematics, "arm/inverse_kinematics", answer_callback(
             self.get_logger(), "arm/inverse_kinematics", self._inverse_kinematics),
             qos_profile=qos.SERVICES, callback_group=group)
+
+    # ------------------------------------------------------------------ arm velocity
+    def _on_arm_cmd_vel(self, msg: Twist) -> None:
+        """The hand's velocity (linear in ``body``, angular about the hand's axes), held for
+        ARM_CMD_DURATION_S: the arm stops when messages stop. Bad input sends nothing."""
+        try:
+            command, clamped = arm_velocity.arm_velocity(
+                (msg.linear.x, msg.linear.y, msg.linear.z),
+                (msg.angular.x, msg.angular.y, msg.angular.z))
+            self.arm.velocity(command, ARM_CMD_DURATION_S)
+        except Exception as exc:
+            self.get_logger().warning(f"arm/cmd_vel ignored: {describe(exc)}",
+                                      throttle_duration_sec=2.0)
+            return
+        if clamped:
+            self.get_logger().warning(
+                f"arm/cmd_vel clamped to {arm_velocity.MAX_LINEAR} m/s, "
+                f"{arm_velocity.MAX_ANGULAR} rad/s", throttle_duration_sec=5.0)
 
     # ------------------------------------------------------------------ services
     def _send_gripper(self, angle: float) -> str:
@@ -158,6 +188,16 @@ class ArmNode(Node):
                                "CARRY (3)")
         return tasks.ArmCommandTask(self.arm, f"arm {name}", lambda: self.arm.posture(name),
                                     tasks.judge_posture(name), 20.0)
+
+    def _manipulation(self, goal) -> tasks.PickTask:
+        self.arm.require_arm()
+        state = self._cache.latest()
+        if state is None:
+            raise CommandError("no robot state received yet")
+        frames = set(state.kinematic_state.transforms_snapshot.child_to_parent_edge_map)
+        request = api_request.parse(bytes(goal.request), goal.request_text, frames)
+        return tasks.PickTask(self.arm, lambda: self.arm.manipulation_request(request),
+                              api_request.timeout(goal.timeout))
 
     def _pick(self, goal) -> tasks.PickTask:
         return tasks.PickTask(self.arm, lambda: self.arm.pick_object_in_image(

@@ -137,16 +137,18 @@ def judge_gripper(values: Callable[[str], dict]) -> Callable[[object], Progress]
 
 
 class PickTask(RobotTask):
-    """Pick (or walk to) an object seen in an image, through the manipulation API."""
+    """A manipulation API command (pick or walk to an object), followed on its state."""
 
     name = "pick"
     poll_s = POLL_S
     timeout = 60.0
     canceled_message = "canceled; arm stopped"
 
-    def __init__(self, arm: ArmCommander, send: Callable[[], int]) -> None:
+    def __init__(self, arm: ArmCommander, send: Callable[[], int],
+                 timeout: float = 60.0) -> None:
         self._arm, self._send = arm, send
         self._command_id = 0
+        self.timeout = timeout
 
     def start(self) -> None:
         self._command_id = self._send()

@@ -136,6 +136,17 @@ class PerceptionNode(Node):
         self._scheduler = Scheduler(self.streams, describe=describe)
         context.streams.append(lambda: self.streams)
         self._scheduler.start()
+        self.get_logger().info(
+            f"streaming {', '.join(s.name for s in self.streams) or 'nothing'}")
+        on_change(self, {
+            "cameras": (self._check_cameras, self._select_cameras),
+            "camera_rate": (None, self._set_default_rate),
+            **{f"rates.{c}": (None, lambda rate, c=c: self._set_rate(c, rate))
+               for c in ALL_CAMERAS},
+            "lidar_rate": (None, lambda rate: self.lidar is not None
+                           and self.lidar.set_rate(rate)),
+        })
+
         settings = MutuallyExclusiveCallbackGroup()
         self.create_service(GetGripperCameraParameters, "gripper_camera/get_parameters",
                             self._get_gripper_camera, qos_profile=qos.SERVICES,
@@ -164,18 +175,7 @@ class PerceptionNode(Node):
             response.success, response.message = False, describe(exc)
             self.get_logger().warning(f"gripper_camera/set_parameters: {response.message}")
         return response
-        self.get_logger().info(
-            f"streaming {', '.join(s.name for s in self.streams) or 'nothing'}")
-        on_change(self, {
-            "cameras": (self._check_cameras, self._select_cameras),
-            "camera_rate": (None, self._set_default_rate),
-            **{f"rates.{c}": (None, lambda rate, c=c: self._set_rate(c, rate))
-               for c in ALL_CAMERAS},
-            "lidar_rate": (None, lambda rate: self.lidar is not None
-                           and self.lidar.set_rate(rate)),
-        })
 
-    # ------------------------------------------------------------------ live changes
     def _robot_sources(self) -> dict[str, image_pb2.ImageSource]:
         if not self._sources:
             self._sources = self._list_sources()

@@ -1,4 +1,5 @@
-"""manipulation-api: pick or walk to an object seen in a camera image, and grasp overrides."""
+"""manipulation-api: pick or walk to an object seen in a camera image, at a point, or along a
+ray in the world; grasp overrides. (pick_object_execute_plan is refused: unsupported.)"""
 
 import math
 
@@ -33,16 +34,16 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
             set_error(response, _INVALID, robot.license.refusal("arm"))
             return
         which = request.WhichOneof("manipulation_cmd")
-        if which not in ("pick_object_in_image", "walk_to_object_in_image"):
+        if which not in _TARGETS:
             set_error(response, _INVALID, f"manipulation command {which!r} is not supported")
             return
         body = getattr(request, which)
         try:
-            target = self._target(body)
+            target = _TARGETS[which](self, body)
         except ValueError as exc:
             set_error(response, _INVALID, str(exc))
             return
-        pick = which == "pick_object_in_image"
+        pick = which.startswith("pick")
         if pick:
             standoff = PICK_STANDOFF
         else:
@@ -52,6 +53,39 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
             response.manipulation_cmd_id = robot.start_manipulation(pick, target, standoff)
         except ValueError as refused:
             set_error(response, _INVALID, str(refused))
+
+    def _in_odom(self, frame: str) -> np.ndarray:
+        """odom_T_frame (4x4) for a frame on the robot's tree (ValueError otherwise)."""
+        snapshot = self.robot.transforms_snapshot()
+        if frame not in snapshot.child_to_parent_edge_map:
+            raise ValueError(f"unknown frame {frame!r}")
+        return get_a_tform_b(snapshot, "odom", frame).to_matrix()
+
+    def _point_target(self, body) -> np.ndarray:
+        """pick_object: a point given in a frame of the robot's tree."""
+        p = body.object_rt_frame
+        if not all(math.isfinite(v) for v in (p.x, p.y, p.z)):
+            raise ValueError("object_rt_frame must be finite")
+        return (self._in_odom(body.frame_name) @ np.array([p.x, p.y, p.z, 1.0]))[:3]
+
+    def _ray_target(self, body) -> np.ndarray | None:
+        """The ray from ray_start_rt_frame towards ray_end_rt_frame cast into the scene, no
+        further than its end (None: no hit)."""
+        a, b = body.ray_start_rt_frame, body.ray_end_rt_frame
+        values = (a.x, a.y, a.z, b.x, b.y, b.z)
+        if not all(math.isfinite(v) for v in values):
+            raise ValueError("the ray must be finite")
+        odom_t_frame = self._in_odom(body.frame_name)
+        start = (odom_t_frame @ np.array([a.x, a.y, a.z, 1.0]))[:3]
+        end = (odom_t_frame @ np.array([b.x, b.y, b.z, 1.0]))[:3]
+        length = float(np.linalg.norm(end - start))
+        if length < 1e-6:
+            raise ValueError("the ray's start and end are the same point")
+        direction = (end - start) / length
+        t, surface = self.scene.raycast(start, direction[None], min(length, MAX_RAY_M))
+        if surface[0] == NOTHING:
+            return None
+        return start + direction * float(t[0])
 
     def _target(self, body) -> np.ndarray | None:
         """The object's position in odom: the pixel's ray cast into the scene (None: no hit)."""
@@ -105,6 +139,13 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
             state = request.carry_state_override.override_request
             carry_stowable = state == Carry.CARRY_STATE_CARRIABLE_AND_STOWABLE
         self.robot.override_grasp(holding, carry_stowable)
+
+
+_TARGETS = {"pick_object_in_image": ManipulationServicer._target,
+            "walk_to_object_in_image": ManipulationServicer._target,
+            "pick_object": ManipulationServicer._point_target,
+            "pick_object_ray_in_world": ManipulationServicer._ray_target,
+            "walk_to_object_ray_in_world": ManipulationServicer._ray_target}
 
 
 def spec() -> ServiceSpec:
