@@ -19,6 +19,7 @@ from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
+from spot_driver.nodes.triggers import answer_callback
 from spot_msgs.action import Dock, Undock
 from spot_msgs.msg import DockState, WorldObjectArray
 from spot_msgs.srv import AddNoGoRegion, ListWorldObjects, MutateWorldObject
@@ -57,7 +58,7 @@ class DockingNode(PeriodicWork, Node):
                 (AddNoGoRegion, "world_objects/add_nogo_region", self._add_nogo_region),
                 (MutateWorldObject, "world_objects/mutate", self._mutate),
                 (ListWorldObjects, "world_objects/list", self._list)):
-            self.create_service(srv_type, name, self._answer(name, answer),
+            self.create_service(srv_type, name, answer_callback(self.get_logger(), name, answer),
                                 qos_profile=qos.SERVICES, callback_group=group)
 
     def _result(self, result, ending):
@@ -99,21 +100,7 @@ class DockingNode(PeriodicWork, Node):
             self._tf_pub.publish(TFMessage(transforms=transforms))
 
     # ------------------------------------------------------------------ world model
-    def _answer(self, name: str, answer):
-        """A service callback: ``answer(request, response)`` fills the response; any error
-        becomes success false and its sentence."""
-        def callback(request, response):
-            try:
-                answer(request, response)
-                response.success = True
-            except Exception as exc:
-                response.success, response.message = False, describe(exc)
-                self.get_logger().warning(f"{name}: {response.message}")
-            return response
-
-        return callback
-
-    def _add_nogo_region(self, request, response) -> None:
+    def _add_nogo_region(self, request, response) -> str:
         tree = self._world_tree()
         if tree is None:
             raise CommandError("no robot state received yet")
@@ -130,15 +117,15 @@ class DockingNode(PeriodicWork, Node):
         response.id = self.docking.mutate(world_objects.Request(
             mutation=world_objects.Request.Mutation(action=world_objects.Request.ACTION_ADD,
                                                     object=obj)))
-        response.message = f"added no-go region {obj.name!r} (id {response.id})"
+        return f"added no-go region {obj.name!r} (id {response.id})"
 
-    def _mutate(self, request, response) -> None:
+    def _mutate(self, request, response) -> str:
         mutation = world_objects.mutation(request.action, bytes(request.object),
                                           request.object_text)
         response.id = self.docking.mutate(mutation)
-        response.message = f"{request.action}: world object {response.id}"
+        return f"{request.action}: world object {response.id}"
 
-    def _list(self, request, response) -> None:
+    def _list(self, request, response) -> str:
         types = world_objects.object_types(list(request.types)) if request.types else []
         objects = self.docking.world_objects(types)
         response.objects, _ = convert.world_objects(objects, self.root,
@@ -146,7 +133,7 @@ class DockingNode(PeriodicWork, Node):
                                                     self._world_tree())
         response.object_texts = [text_format.MessageToString(o, as_one_line=True)
                                  for o in objects]
-        response.message = f"{len(objects)} world objects"
+        return f"{len(objects)} world objects"
 
     # ------------------------------------------------------------------ actions
     def _dock_task(self, goal) -> DockingTask:

@@ -24,6 +24,7 @@ from spot_driver.capability import DriverContext
 from spot_driver.description import robot_model
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
+from spot_driver.nodes.triggers import answer_callback
 from spot_driver.perception import gripper_camera
 from spot_driver.perception.cameras import (
     BODY_CAMERAS,
@@ -148,33 +149,23 @@ class PerceptionNode(Node):
         })
 
         settings = MutuallyExclusiveCallbackGroup()
-        self.create_service(GetGripperCameraParameters, "gripper_camera/get_parameters",
-                            self._get_gripper_camera, qos_profile=qos.SERVICES,
-                            callback_group=settings)
-        self.create_service(SetGripperCameraParameters, "gripper_camera/set_parameters",
-                            self._set_gripper_camera, qos_profile=qos.SERVICES,
-                            callback_group=settings)
+        for srv_type, name, fill in (
+                (GetGripperCameraParameters, "gripper_camera/get_parameters",
+                 self._get_gripper_camera),
+                (SetGripperCameraParameters, "gripper_camera/set_parameters",
+                 self._set_gripper_camera)):
+            self.create_service(srv_type, name, answer_callback(self.get_logger(), name, fill),
+                                qos_profile=qos.SERVICES, callback_group=settings)
 
     # ------------------------------------------------------------------ gripper camera
-    def _get_gripper_camera(self, request, response):
-        try:
-            response.params = gripper_camera.from_proto(self.sensors.gripper_camera_params())
-            response.success, response.message = True, "gripper camera settings"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-        return response
+    def _get_gripper_camera(self, request, response) -> str:
+        response.params = gripper_camera.from_proto(self.sensors.gripper_camera_params())
+        return "gripper camera settings"
 
-    def _set_gripper_camera(self, request, response):
-        try:
-            params = gripper_camera.to_proto(request.params, list(request.fields))
-            response.params = gripper_camera.from_proto(
-                self.sensors.set_gripper_camera_params(params))
-            response.success = True
-            response.message = f"gripper camera: set {', '.join(request.fields)}"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            self.get_logger().warning(f"gripper_camera/set_parameters: {response.message}")
-        return response
+    def _set_gripper_camera(self, request, response) -> str:
+        params = gripper_camera.to_proto(request.params, list(request.fields))
+        response.params = gripper_camera.from_proto(self.sensors.set_gripper_camera_params(params))
+        return f"gripper camera: set {', '.join(request.fields)}"
 
     def _robot_sources(self) -> dict[str, image_pb2.ImageSource]:
         if not self._sources:
