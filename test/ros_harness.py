@@ -11,9 +11,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import rclpy
+from action_client import ActionClient
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from rcl_interfaces.srv import GetParameterTypes
-from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 

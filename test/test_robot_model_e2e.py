@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import rclpy
 import yourdfpy
+from action_client import ActionClient
 from bosdyn.client.frame_helpers import get_a_tform_b
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from nav_msgs.msg import Odometry
-from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from ros_harness import DriverProcess, RosClient, odom_tform
 from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2

@@ -1,0 +1,94 @@
+"""The tests' ActionClient (test/action_client.py) gets a server's answer even when the answer
+comes before the sending thread has recorded its request (ros2/rclpy#1123)."""
+
+import threading
+import time
+
+import pytest
+import rclpy
+from action_client import ActionClient
+from rclpy.action import ActionServer, GoalResponse
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+
+from spot_msgs.action import Trajectory
+
+RECORDING_DELAY_S = 0.3  # the sending thread is preempted this long after sending
+
+
+class _SlowToRecord:
+    """An action client handle whose goal and result requests return only after a delay,
+    as when the sending thread is preempted between sending and recording the request."""
+
+    def __init__(self, handle) -> None:
+        self._handle = handle
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self._handle.__enter__()
+
+    def __exit__(self, *exc):
+        return self._handle.__exit__(*exc)
+
+    def send_goal_request(self, request):
+        sequence = self._handle.send_goal_request(request)
+        time.sleep(RECORDING_DELAY_S)
+        return sequence
+
+    def send_result_request(self, request):
+        sequence = self._handle.send_result_request(request)
+        time.sleep(RECORDING_DELAY_S)
+        return sequence
+
+
+@pytest.fixture
+def nodes():
+    context = Context()
+    rclpy.init(context=context)
+    server_node = rclpy.create_node("quick_server", context=context)
+    client_node = rclpy.create_node("sending_client", context=context)
+    executors = []
+    for node in (server_node, client_node):
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        threading.Thread(target=executor.spin, daemon=True).start()
+        executors.append(executor)
+    yield server_node, client_node
+    for executor in executors:
+        executor.shutdown()
+    server_node.destroy_node()
+    client_node.destroy_node()
+    rclpy.shutdown(context=context)
+
+
+def _wait(future, timeout: float = 5.0):
+    deadline = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert future.done(), "the answer was lost"
+    return future.result()
+
+
+@pytest.mark.parametrize("accept", [False, True])
+def test_a_quick_answer_is_not_lost(nodes, accept):
+    server_node, client_node = nodes
+
+    def execute(goal_handle):
+        goal_handle.succeed()
+        return Trajectory.Result(success=True, message="there")
+
+    server = ActionServer(server_node, Trajectory, "/quick", execute,
+                          goal_callback=lambda _goal: GoalResponse.ACCEPT if accept
+                          else GoalResponse.REJECT)
+    client = ActionClient(client_node, Trajectory, "/quick")
+    assert client.wait_for_server(timeout_sec=5.0)
+    time.sleep(0.5)  # discovery of the reply readers (ros2/ros2#1253), not the race tested
+    client._client_handle = _SlowToRecord(client._client_handle)
+    handle = _wait(client.send_goal_async(Trajectory.Goal()))
+    assert handle.accepted == accept
+    if accept:
+        assert _wait(handle.get_result_async()).result.message == "there"
+    server.destroy()
+    client.destroy()
