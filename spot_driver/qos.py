@@ -1,4 +1,4 @@
-"""QoS profiles used by the driver's publishers."""
+"""QoS profiles used by the driver's publishers and subscriptions."""
 
 from rclpy.qos import (
     DurabilityPolicy,
@@ -24,6 +24,10 @@ SENSOR_PROFILES = {"reliable": SENSOR, "best_effort": STREAM}
 LATCHED = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                      reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# Subscribing to latched data from many publishers (tf2's /tf_static listener depth).
+LATCHED_LISTENER = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
+                              reliability=ReliabilityPolicy.RELIABLE,
+                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 # Service and action requests: deep enough that hundreds of callers arriving at once are all
 # queued and answered (the rclpy default of 10 silently drops the rest).
 SERVICE_QUEUE_DEPTH = 1000

@@ -3,12 +3,14 @@
 from dataclasses import dataclass, field
 
 import numpy as np
+from bosdyn.api import robot_state_pb2
 
 from spot_sim import arm_kinematics as ak
 
 GRIPPER_SPEED = 3.0  # rad/s
 ITEM_ANGLE = -0.35  # rad: where the claw stops when it closes on a held item
 STOWED_TOLERANCE = 0.05  # rad
+CARRIABLE_AND_STOWABLE = robot_state_pb2.ManipulatorState.CARRY_STATE_CARRIABLE_AND_STOWABLE
 
 
 @dataclass
@@ -86,6 +88,8 @@ class ArmTask:
     stalled_holding: bool = False
     end_ns: int | None = None  # velocity commands
     hand_twist: np.ndarray | None = None  # (6,) in body: linear, angular
+    press_force: np.ndarray | None = None  # surface contact: the surface's reaction (body, N)
+    press_from_ns: int = 0  # ... felt from this time on
     overridden: bool = False
     done: bool = False
 
@@ -107,7 +111,7 @@ class Arm:
     gripper: float = 0.0
     gripper_velocity: float = 0.0
     holding: bool = False
-    carry_stowable: bool = True
+    carry_state: int = CARRIABLE_AND_STOWABLE  # what the operator said of a held item
     task: ArmTask | None = None
     gripper_task: GripperTask | None = None
     tasks: dict = field(default_factory=dict)
@@ -124,6 +128,10 @@ class Arm:
         return np.concatenate([self.qd, [self.gripper_velocity]])
 
     @property
+    def carry_stowable(self) -> bool:
+        return self.carry_state == CARRIABLE_AND_STOWABLE
+
+    @property
     def stowed(self) -> bool:
         return bool(np.max(np.abs(self.q - ak.STOW)) < STOWED_TOLERANCE)
 
@@ -133,6 +141,15 @@ class Arm:
 
     def hand(self) -> np.ndarray:
         return ak.hand_pose(self.q)
+
+    def contact_force(self, now_ns: int) -> np.ndarray:
+        """The force (body, N) a surface the hand presses on exerts on it: while a surface
+        contact command is the arm's command and has reached its first point."""
+        task = self.task
+        if task is None or task.press_force is None or task.overridden or \
+                now_ns < task.press_from_ns:
+            return np.zeros(3)
+        return task.press_force
 
     def start(self, task: ArmTask) -> None:
         if self.task is not None and not self.task.done:

@@ -15,7 +15,7 @@ from transforms3d.euler import euler2mat
 
 from spot_sim import arm_kinematics as ak
 from spot_sim import mobility
-from spot_sim.arm import ArmTask, GripperTask, JointTrajectory, plan
+from spot_sim.arm import CARRIABLE_AND_STOWABLE, ArmTask, GripperTask, JointTrajectory, plan
 from spot_sim.mobility import Se2
 
 State = manipulation_api_pb2.ManipulationFeedbackState
@@ -76,7 +76,7 @@ class Manipulation:
                 self.gripper_task = GripperTask(robot.next_id(), JointTrajectory(
                     np.array([now_ns + 500_000_000]), np.array([[0.0]])), 5.5)
                 robot.arm.holding = True
-                robot.arm.carry_stowable = True
+                robot.arm.carry_state = CARRIABLE_AND_STOWABLE
                 robot.arm.start_gripper(self.gripper_task)
                 self._set(State.MANIP_STATE_GRASPING_OBJECT)
         elif self.state == State.MANIP_STATE_GRASPING_OBJECT:

@@ -282,13 +282,13 @@ class SimRobot:
             task = self.manipulations.get(task_id)
             return None if task is None else task.state
 
-    def override_grasp(self, holding: bool | None, carry_stowable: bool | None) -> None:
+    def override_grasp(self, holding: bool | None, carry_state: int | None) -> None:
         """What the operator says the gripper holds, and whether it may be stowed."""
         with self._lock:
             if holding is not None:
                 self.arm.holding = holding
-            if carry_stowable is not None:
-                self.arm.carry_stowable = carry_stowable
+            if carry_state is not None:
+                self.arm.carry_state = carry_state
 
     # ----------------------------------------------------------------- faults
     def trigger_fall(self) -> int:

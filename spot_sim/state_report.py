@@ -37,7 +37,7 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
     _battery(robot, state.battery_states.add(), _acquired(robot, now))
     _estop_states(robot, state, stamp)
     if robot.arm is not None:
-        _manipulator_state(robot, state.manipulator_state)
+        _manipulator_state(robot, state.manipulator_state, now)
     comms = state.comms_states.add()
     comms.timestamp.CopyFrom(stamp)
     comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
@@ -78,21 +78,23 @@ def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
 ITEM_WEIGHT_N = 0.5 * 9.81  # what a grasped item pulls on the hand
 
 
-def _manipulator_state(robot: SimRobot, out: RS.ManipulatorState) -> None:
+def _manipulator_state(robot: SimRobot, out: RS.ManipulatorState, now_ns: int) -> None:
     arm = robot.arm
     out.gripper_open_percentage = arm.open_percentage
     out.is_gripper_holding_item = arm.holding
     out.stow_state = out.STOWSTATE_STOWED if arm.stowed else out.STOWSTATE_DEPLOYED
     if arm.holding:
-        out.carry_state = (out.CARRY_STATE_CARRIABLE_AND_STOWABLE if arm.carry_stowable
-                           else out.CARRY_STATE_CARRIABLE)
+        out.carry_state = arm.carry_state
     else:
         out.carry_state = out.CARRY_STATE_NOT_CARRIABLE
     hand = arm.hand()
+    force = arm.contact_force(now_ns)  # body frame
     if arm.holding:
-        weight = _yaw_rotation(robot.base.odom_body.yaw).T @ np.array([0.0, 0.0, -ITEM_WEIGHT_N])
+        force = force + _yaw_rotation(robot.base.odom_body.yaw).T @ np.array(
+            [0.0, 0.0, -ITEM_WEIGHT_N])
+    if force.any():
         f = out.estimated_end_effector_force_in_hand
-        f.x, f.y, f.z = (float(v) for v in hand[:3, :3].T @ weight)
+        f.x, f.y, f.z = (float(v) for v in hand[:3, :3].T @ force)
     body = robot.base.velocity
     for velocity, world_yaw in ((out.velocity_of_hand_in_odom, robot.base.odom_body.yaw),
                                 (out.velocity_of_hand_in_vision, robot.vision_body().yaw)):

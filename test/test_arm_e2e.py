@@ -20,6 +20,7 @@ from spot_msgs.action import (
     ArmJointMove,
     ArmPose,
     ArmPosture,
+    ArmSurfaceContact,
     Gripper,
     Manipulation,
     PickObjectInImage,
@@ -367,3 +368,47 @@ def test_arm_velocity_moves_the_hand_and_stops_when_messages_stop(world):
         assert abs(odom_tform(ros, "hand").z - stopped.z) < 0.005  # no longer moving
     finally:
         ros.node.destroy_publisher(publisher)
+
+
+DOWN = "rotation { w: 0.7071068 y: 0.7071068 }"  # the hand's x axis pointing down
+PRESS = ("root_frame_name: 'flat_body' z_axis: AXIS_MODE_FORCE "
+         "press_force_percentage { z: -0.1 } pose_trajectory_in_task { "
+         f"points {{ pose {{ position {{ x: 0.75 }} {DOWN} }} }} "
+         f"points {{ pose {{ position {{ x: 0.75 y: -0.2 }} {DOWN} }} "
+         "time_since_reference { seconds: 2 } } }")
+
+
+def test_arm_surface_contact_sweeps_the_hand_pressed_on_the_floor(world):
+    """The SDK example's press through ROS: the tool sweeps 0.2 m right, 0.75 m ahead of the
+    body, its z axis in force mode. It ends on the floor (not at the commanded z), with the
+    robot's estimate of the floor pushing back on the hand: 10 % of the press force, along
+    the hand's -x (up). A bad request is refused before anything is sent."""
+    _sim, _, ros = world
+    released = ros.call(OverrideGrasp, "/manipulation/override_grasp",
+                        OverrideGrasp.Request(holding=False))  # no item's weight on the hand
+    assert released.success, released.message
+    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.UNSTOW))
+    assert result.success, result.message
+    ros.next_messages("/tf", 3)
+    before = odom_tform(ros, "hand")
+    bad = run(ros, ArmSurfaceContact, "/arm_surface_contact",
+              ArmSurfaceContact.Goal(request_text=PRESS.replace("z: -0.1", "z: -1.5")))
+    assert not bad.success and "within [-1, 1]" in bad.message, bad.message
+    ros.next_messages("/tf", 3)
+    assert odom_tform(ros, "hand").z == pytest.approx(before.z, abs=0.005)  # nothing sent
+    feedback = []
+    result = run(ros, ArmSurfaceContact, "/arm_surface_contact",
+                 ArmSurfaceContact.Goal(request_text=PRESS), feedback=feedback)
+    assert result.success, result.message
+    remaining = [f.feedback.time_remaining for f in feedback]
+    assert remaining[0] > 1.5 and remaining == sorted(remaining, reverse=True)
+    assert result.hand.header.frame_id == "flat_body"
+    hand = result.hand.pose.position
+    assert (hand.x, hand.y) == pytest.approx((0.75, -0.2), abs=0.03)
+    ros.next_messages("/tf", 3)
+    assert odom_tform(ros, "hand").z == pytest.approx(0.0, abs=0.03)  # the floor
+    press = 0.1 * 5.0 * 9.81  # 10 % of Spot Arm's published 5 kg continuous payload
+    force = result.force_in_hand
+    assert (force.x, force.y, force.z) == pytest.approx((-press, 0.0, 0.0), abs=0.5)
+    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.STOW))
+    assert result.success, result.message

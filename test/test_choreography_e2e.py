@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from geometry_msgs.msg import Twist
 from ros_harness import DriverProcess, RosClient, burst, odom_tform
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -18,6 +19,8 @@ from spot_msgs.msg import ChoreographyStatus
 from spot_msgs.srv import (
     ListChoreographyMoves,
     ListChoreographySequences,
+    RecordedStateToAnimation,
+    StartRecordingState,
     UploadAnimation,
     UploadChoreography,
 )
@@ -169,3 +172,48 @@ def test_a_burst_of_callers_is_answered(world):
                                100, 20.0)
     assert all(r is not None and r.success and "long_routine" in r.names for r in responses)
     assert elapsed < 10.0, elapsed
+
+
+def test_recorded_state_becomes_an_animation_the_robot_lists_as_a_move(world, tmp_path):
+    """Recording the robot walking by cmd_vel (started, a wrong session refused, stopped),
+    turned into a Choreographer animation by the SDK's converter: written, uploaded, listed
+    as a move. Bad requests are refused with the reason and change nothing."""
+    _sim, _driver, ros = world
+    to_animation = "/choreography/recorded_state_to_animation"
+    nothing = ros.call(RecordedStateToAnimation, to_animation,
+                       RecordedStateToAnimation.Request(name="nothing"))
+    assert not nothing.success and "no recording" in nothing.message, nothing.message
+    start = "/choreography/start_recording_state"
+    too_long = ros.call(StartRecordingState, start, StartRecordingState.Request(duration=400.0))
+    assert not too_long.success and "duration must be within" in too_long.message
+    started = ros.call(StartRecordingState, start, StartRecordingState.Request(duration=5.0))
+    assert started.success and started.status == "STATUS_OK", started.message
+    wrong = ros.call(StartRecordingState, start, StartRecordingState.Request(
+        duration=5.0, continue_session_id=started.recording_session_id + 7))
+    assert not wrong.success and "STATUS_UNKNOWN_RECORDING_SESSION_ID" in wrong.message
+    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    try:
+        forward = Twist()
+        forward.linear.x = 0.4
+        for _ in range(20):
+            publisher.publish(forward)
+            time.sleep(0.05)
+    finally:
+        ros.node.destroy_publisher(publisher)
+    time.sleep(0.5)
+    stopped = ros.call(Trigger, "/choreography/stop_recording_state")
+    assert stopped.success, stopped.message
+    for request, reason in ((RecordedStateToAnimation.Request(name="../up"), "must be 1-64"),
+                            (RecordedStateToAnimation.Request(name="walked", options=["bpm"]),
+                             "unknown animation option 'bpm'")):
+        refused = ros.call(RecordedStateToAnimation, to_animation, request)
+        assert not refused.success and reason in refused.message, refused.message
+    made = ros.call(RecordedStateToAnimation, to_animation, RecordedStateToAnimation.Request(
+        name="walked", options=["truncatable"], directory=str(tmp_path), upload=True))
+    assert made.success, made.message
+    assert made.path == str(tmp_path / "walked.cha")
+    assert (tmp_path / "walked.cha").read_text() == made.animation
+    assert "truncatable" in made.animation.splitlines()
+    assert made.keyframes > 50 and made.duration == pytest.approx(made.keyframes / 50, rel=0.1)
+    moves = ros.call(ListChoreographyMoves, "/choreography/list_moves")
+    assert "walked" in {m.name for m in moves.moves}

@@ -1,6 +1,7 @@
 """Choreography pieces of the driver that need no robot: reading sequence and animation
 files, the robot's move specifications and the check of a sequence against them."""
 
+import math
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,31 @@ def test_read_animation(tmp_path):
     (tmp_path / "bad.cha").write_text("controls body\n\nno parameters\n\nwobble\n1\n")
     with pytest.raises(CommandError, match="cannot read animation"):
         read_animation(str(tmp_path / "bad.cha"))
+
+
+def test_state_recording_requests_are_checked_before_the_robot_is_asked(tmp_path):
+    from bosdyn.choreography.client.animation_file_to_proto import OPTIONS_KEYWORDS_TO_FUNCTION
+
+    from spot_driver.choreography import recording
+
+    assert recording.check_duration(5.0) == 5.0
+    for seconds in (0.0, -1.0, math.nan, math.inf, 301.0):
+        with pytest.raises(CommandError, match="duration must be within"):
+            recording.check_duration(seconds)
+    assert recording.check_name("walk_1-a") == "walk_1-a"
+    for name in ("", "../up", "a b", "x" * 65):
+        with pytest.raises(CommandError, match="must be 1-64 letters"):
+            recording.check_name(name)
+    assert set(recording.FLAG_OPTIONS) <= set(OPTIONS_KEYWORDS_TO_FUNCTION)  # the SDK reads them
+    assert recording.check_options(["truncatable", "neutral_start"]) == \
+        ["truncatable", "neutral_start"]
+    with pytest.raises(CommandError, match="unknown animation option 'bpm'"):
+        recording.check_options(["bpm"])
+    assert recording.target_file("", "walk") is None
+    assert recording.target_file(str(tmp_path), "walk") == tmp_path / "walk.cha"
+    (tmp_path / "walk.cha").write_text("kept")
+    with pytest.raises(CommandError, match="exists"):
+        recording.target_file(str(tmp_path), "walk")
+    with pytest.raises(CommandError, match="does not exist"):
+        recording.target_file(str(tmp_path / "nowhere"), "walk")
+    assert (tmp_path / "walk.cha").read_text() == "kept"

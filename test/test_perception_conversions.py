@@ -220,6 +220,33 @@ def test_point_cloud2_cdr_equals_rclpy(stamp, frame, points):
     assert deserialize_message(fast, PointCloud2) == msg
 
 
+def test_xyzrgb_points_from_registered_depth_and_its_image():
+    """Each valid depth pixel becomes a point coloured by the image pixel at the same place
+    (grey replicated to RGB), packed 0x00RRGGBB in a float32 field as depth_image_proc's
+    XYZRGB clouds; an image of another size than its depth is refused."""
+    rays = images.PinholeRays(3, 2, fx=1.0, fy=1.0, cx=1.0, cy=0.5)
+    depth = np.array([[0, 1000, 2000], [500, 0, 0]], dtype=np.uint16)
+    rgb = np.arange(18, dtype=np.uint8).reshape(2, 3, 3)
+    xyz, colours = rays.colored_points(depth, 1000.0, rgb)
+    np.testing.assert_allclose(xyz, [[0.0, -0.5, 1.0], [2.0, -1.0, 2.0], [-0.5, 0.25, 0.5]])
+    assert colours.tolist() == [[3, 4, 5], [6, 7, 8], [9, 10, 11]]
+    grey = np.array([[[7], [8], [9]], [[10], [11], [12]]], dtype=np.uint8)
+    assert rays.colored_points(depth, 1000.0, grey)[1].tolist() == [[8] * 3, [9] * 3, [10] * 3]
+    with pytest.raises(images.ImageDecodeError, match="registered depth 3x2"):
+        rays.colored_points(depth, 1000.0, np.zeros((4, 3, 3), dtype=np.uint8))
+    msg = deserialize_message(sensor_cdr.point_cloud2_cdr(5, "frontleft_fisheye", xyz, colours),
+                              PointCloud2)
+    assert [(f.name, f.offset, f.datatype) for f in msg.fields] == [
+        ("x", 0, PointField.FLOAT32), ("y", 4, PointField.FLOAT32),
+        ("z", 8, PointField.FLOAT32), ("rgb", 12, PointField.FLOAT32)]
+    assert (msg.point_step, msg.width, len(msg.data)) == (16, 3, 48)
+    packed = np.frombuffer(bytes(msg.data), dtype="<u4").reshape(3, 4)[:, 3]
+    assert packed.tolist() == [(3 << 16) | (4 << 8) | 5, (6 << 16) | (7 << 8) | 8,
+                               (9 << 16) | (10 << 8) | 11]
+    with pytest.raises(ValueError, match="2 colours for 3 points"):
+        sensor_cdr.point_cloud2_cdr(5, "f", xyz, colours[:2])
+
+
 def test_restamp_replaces_only_the_stamp():
     info = images.camera_info(_source(640, 480, 280, 280, 320, 240), "frontleft_fisheye")
     template = serialize_message(info)
@@ -306,3 +333,54 @@ def test_the_simulated_gripper_camera_applies_what_is_set():
     assert camera.set(dim) == ""
     darker = camera.look().apply(grey, None)[0]
     assert np.all(darker <= grey) and darker[-1] < grey[-1] * 0.6
+
+
+def test_the_front_cameras_stitch_into_the_virtual_camera_between_them():
+    """Two cameras posed as the simulated Spot's front pair look at a checkerboard on the
+    stitching plane; the stitched image shows the board as the virtual camera would see it
+    (nearest-neighbour: pixels on a cell border may differ), upright and covering nearly
+    all of its frame."""
+    from bosdyn.client.frame_helpers import get_a_tform_b
+
+    from spot_driver.perception import stitching
+    from spot_sim import SimConfig
+    from spot_sim.clock import RobotClock
+    from spot_sim.robot import SimRobot
+    from spot_sim.sensors import VISUAL_MODEL
+
+    m = VISUAL_MODEL
+    robot = SimRobot(SimConfig(), RobotClock(0.0))
+    robot.step()
+    tree = robot.transforms_snapshot()
+    poses = [get_a_tform_b(tree, "body", f"{c}_fisheye") for c in ("frontleft", "frontright")]
+    camera = stitching.Pinhole(m.cols, m.rows, m.fx, m.fy, m.cx, m.cy)
+    body_t_virtual = stitching.virtual_pose(*poses)
+    assert abs(body_t_virtual.to_matrix()[2, 0]) < 1e-9  # its x axis is level: upright
+    virtual = stitching.virtual_model(camera)
+    stitcher = stitching.Stitcher(virtual, body_t_virtual, [(camera, p) for p in poses])
+    assert stitcher.coverage > 0.95
+    virtual_t_body = body_t_virtual.inverse().to_matrix()
+
+    def checker(points_in_virtual: np.ndarray) -> np.ndarray:
+        cells = np.floor(points_in_virtual[..., :2] / 0.1).astype(int)
+        return (((cells[..., 0] + cells[..., 1]) % 2) * 200 + 20).astype(np.uint8)
+
+    def render(body_t_camera) -> np.ndarray:
+        """What a camera sees of the board on the plane z = 1 m of the virtual camera."""
+        v, u = np.mgrid[0:m.rows, 0:m.cols].astype(float)
+        rays = np.stack([(u - m.cx) / m.fx, (v - m.cy) / m.fy, np.ones_like(u)], axis=-1)
+        to_virtual = virtual_t_body @ body_t_camera.to_matrix()
+        origin = to_virtual[:3, 3]
+        directions = rays @ to_virtual[:3, :3].T
+        t = (stitching.PLANE_DISTANCE_M - origin[2]) / directions[..., 2]
+        return checker(origin + directions * t[..., None])[..., None]
+
+    stitched = stitcher.stitch([render(p) for p in poses])[..., 0]
+    v, u = np.mgrid[0:virtual.rows, 0:virtual.cols].astype(float)
+    seen = np.stack([(u - virtual.cx) / virtual.fx, (v - virtual.cy) / virtual.fy], axis=-1)
+    expected = checker(seen * stitching.PLANE_DISTANCE_M)
+    covered = stitcher.source.reshape(virtual.rows, virtual.cols) >= 0
+    assert np.mean(stitched[covered] == expected[covered]) > 0.97
+    assert (stitched[~covered] == 0).all()
+    with pytest.raises(ValueError, match="image 0 is 320x240"):
+        stitcher.stitch([np.zeros((240, 320, 1), np.uint8)] * 2)

@@ -175,3 +175,30 @@ def test_arm_velocity_is_checked_and_clamped():
         pytest.approx(arm_velocity.MAX_LINEAR)
     with pytest.raises(CommandError, match="not finite"):
         arm_velocity.arm_velocity((math.nan, 0.0, 0.0), (0.0, 0.0, 0.0))
+
+
+def test_surface_contact_requests_are_checked_and_timed():
+    from spot_driver.manipulation import surface_contact
+
+    press = ("root_frame_name: 'flat_body' z_axis: AXIS_MODE_FORCE "
+             "press_force_percentage { z: -0.05 } pose_trajectory_in_task { "
+             "points { pose { position { x: 0.75 } rotation { w: 1 } } } "
+             "points { pose { position { x: 0.75 y: -0.2 } rotation { w: 1 } } "
+             "time_since_reference { seconds: 2 } } }")
+    request = surface_contact.parse(b"", press, FRAMES)
+    assert surface_contact.seconds(request, 1000.0) == pytest.approx(2.0 + surface_contact.SETTLE_S)
+    request.pose_trajectory_in_task.reference_time.seconds = 1001
+    assert surface_contact.seconds(request, 1000.0) == pytest.approx(3.0 + surface_contact.SETTLE_S)
+    only_force = "root_frame_name: 'body' z_axis: AXIS_MODE_FORCE press_force_percentage { z: -1 }"
+    assert surface_contact.seconds(surface_contact.parse(b"", only_force, FRAMES), 0.0) == \
+        surface_contact.SETTLE_S
+    for text, words in (
+            (press.replace("root_frame_name: 'flat_body' ", ""), "root_frame_name is required"),
+            (press.replace("'flat_body'", "'table'"), "unknown frame 'table'"),
+            (press.replace("z: -0.05", "z: -1.5"), r"within \[-1, 1\]"),
+            (press.replace("x: 0.75 y", "x: nan y"), "must be finite"),
+            ("root_frame_name: 'body'", "would do nothing"),
+            (press.replace("seconds: 2", "seconds: 0"), "increasing times"),
+            ("root_frame_name: 'body' x_axs: 1", "not a bosdyn.api.ArmSurfaceContact.Request")):
+        with pytest.raises(CommandError, match=words):
+            surface_contact.parse(b"", text, FRAMES)

@@ -8,17 +8,23 @@ import math
 
 import numpy as np
 import pytest
-from bosdyn.api import robot_command_pb2
+from bosdyn.api import robot_command_pb2, world_object_pb2
+from bosdyn.client.frame_helpers import get_a_tform_b
+from bosdyn.client.math_helpers import Quat, SE3Pose
 from bosdyn.client.robot_command import RobotCommandBuilder
-from geometry_msgs.msg import TwistWithCovarianceStamped
+from geometry_msgs.msg import TransformStamped, TwistWithCovarianceStamped
+from google.protobuf import text_format
 from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import GetParameters
+from rclpy.duration import Duration
 from ros_harness import DriverProcess, RosClient
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim
+from spot_driver import qos
 from spot_msgs.action import RobotCommand, SpotCheck, Trajectory
 from spot_msgs.msg import BehaviorFaultState, Metrics, WorldObjectArray
 from spot_msgs.srv import (
@@ -44,7 +50,8 @@ def world(tmp_path_factory):
         ros.subscribe("/status/behavior_faults", BehaviorFaultState, reliable=False)
         ros.subscribe("/world_objects", WorldObjectArray, reliable=False)
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD)
+                               USERNAME, PASSWORD,
+                               params={"world_object_frames": "payload_marker,goal_pin,old_pin"})
         try:
             assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, timeout=20)
             for name in ("claim", "power_on", "stand"):
@@ -357,3 +364,50 @@ def test_world_object_mutations_are_checked(world):
                       ListWorldObjects.Request(types=["user_nogo"]))
     assert any("circle" in text for text in listed.object_texts)
     assert ros.wait_for(lambda: added.id not in nogo_ids(ros), timeout=5.0)  # expired
+
+
+def _transform(parent: str, child: str, x: float, y: float, z: float, stamp) -> TransformStamped:
+    t = TransformStamped()
+    t.header.frame_id, t.child_frame_id, t.header.stamp = parent, child, stamp
+    t.transform.translation.x, t.transform.translation.y = x, y
+    t.transform.translation.z = z
+    t.transform.rotation.w = 1.0
+    return t
+
+
+def test_tf_frames_are_pushed_to_the_robot_as_world_objects(world):
+    """world_object_frames: a static frame on the body and a frame published on /tf in odom
+    reach the robot's world model as drawables, in odom where TF puts them; a frame whose
+    transform is stale is not pushed."""
+    sim, _, ros = world
+    static = ros.node.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
+    moving = ros.node.create_publisher(TFMessage, "/tf", 10)
+    try:
+        clock = ros.node.get_clock()
+        static.publish(TFMessage(transforms=[_transform("body", "payload_marker", 0.3, 0.0, 0.2,
+                                                        clock.now().to_msg())]))
+        old = (clock.now() - Duration(seconds=30)).to_msg()
+
+        def pushed():
+            moving.publish(TFMessage(transforms=[
+                _transform("odom", "goal_pin", 2.0, 1.0, 0.0, clock.now().to_msg()),
+                _transform("odom", "old_pin", 3.0, 0.0, 0.0, old)]))
+            listed = ros.call(ListWorldObjects, "/world_objects/list",
+                              ListWorldObjects.Request(types=["drawable"]))
+            return {o.name: o for o in (text_format.Parse(t, world_object_pb2.WorldObject())
+                                        for t in listed.object_texts)}
+
+        assert ros.wait_for(lambda: {"payload_marker", "goal_pin"} <= set(pushed()),
+                            timeout=10.0, period=0.3), pushed()
+        objects = pushed()
+        assert "old_pin" not in objects
+        goal = get_a_tform_b(objects["goal_pin"].transforms_snapshot, "odom", "goal_pin")
+        assert (goal.x, goal.y) == pytest.approx((2.0, 1.0), abs=1e-6)
+        marker = get_a_tform_b(objects["payload_marker"].transforms_snapshot, "odom",
+                               "payload_marker")
+        body = sim.robot.body_poses()[0] * SE3Pose(0.3, 0.0, 0.2, Quat())
+        assert (marker.x, marker.y, marker.z) == pytest.approx((body.x, body.y, body.z),
+                                                               abs=0.05)
+    finally:
+        ros.node.destroy_publisher(static)
+        ros.node.destroy_publisher(moving)

@@ -4,8 +4,17 @@ import math
 import time
 
 import pytest
-from bosdyn.api import arm_command_pb2, gripper_command_pb2, manipulation_api_pb2, robot_command_pb2
+from bosdyn.api import (
+    arm_command_pb2,
+    arm_surface_contact_pb2,
+    arm_surface_contact_service_pb2,
+    gripper_command_pb2,
+    manipulation_api_pb2,
+    robot_command_pb2,
+    trajectory_pb2,
+)
 from bosdyn.client import frame_helpers
+from bosdyn.client.arm_surface_contact import ArmSurfaceContactClient
 from bosdyn.client.image import ImageClient
 from bosdyn.client.manipulation_api_client import ManipulationApiClient
 from bosdyn.client.math_helpers import Quat, SE3Pose
@@ -15,8 +24,10 @@ from bosdyn.client.robot_command import (
     NotPoweredOnError,
     RobotCommandBuilder,
     UnsupportedError,
+    block_until_arm_arrives,
     blocking_stand,
 )
+from bosdyn.util import seconds_to_duration
 from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, running_sim
@@ -265,3 +276,74 @@ def test_pick_at_a_point_and_walk_along_a_ray_in_the_world(arm_robot):
         frame_name="kitchen", object_rt_frame={"x": 1.0}))
     with pytest.raises(InvalidRequestError):
         client.manipulation_api_command(unknown)
+
+
+def _surface_contact(y_end: float, press_z: float, root: str = "odom", seconds: float = 2.0,
+                     odom_t_flat=None):
+    """The SDK example's request: the hand pointing down 0.75 m ahead of the body, swept to
+    ``y_end`` with the z axis pressing (fraction ``press_z``)."""
+    Req = arm_surface_contact_pb2.ArmSurfaceContact.Request
+    down = Quat(0.7071068, 0.0, 0.7071068, 0.0)
+    points = []
+    for t, y in ((0.0, 0.0), (seconds, y_end)):
+        pose = odom_t_flat * SE3Pose(0.75, y, 0.0, down)
+        points.append(trajectory_pb2.SE3TrajectoryPoint(
+            pose=pose.to_proto(), time_since_reference=seconds_to_duration(t)))
+    request = Req(pose_trajectory_in_task=trajectory_pb2.SE3Trajectory(points=points),
+                  root_frame_name=root, x_axis=Req.AXIS_MODE_POSITION,
+                  y_axis=Req.AXIS_MODE_POSITION, z_axis=Req.AXIS_MODE_FORCE,
+                  z_admittance=Req.ADMITTANCE_SETTING_LOOSE)
+    request.press_force_percentage.z = press_z
+    return arm_surface_contact_service_pb2.ArmSurfaceContactCommand(request=request)
+
+
+def _hand_and_force(robot):
+    state = state_of(robot)
+    odom_t_hand = frame_helpers.get_a_tform_b(state.kinematic_state.transforms_snapshot,
+                                              "odom", "hand")
+    f = state.manipulator_state.estimated_end_effector_force_in_hand
+    return odom_t_hand, odom_t_hand.rot.transform_point(f.x, f.y, f.z)
+
+
+def test_surface_contact_presses_on_the_floor_along_the_trajectory(arm_robot):
+    """The hand sweeps sideways in x and y as commanded while its z axis, in force mode,
+    brings the tool down onto the floor (z = 0 in odom); the floor's reaction on the hand is
+    the commanded fraction of the arm's press force, upwards, until another arm command."""
+    command = commander(arm_robot)
+    blocking_stand(command, timeout_sec=5)
+    block_until_arm_arrives(command, command.robot_command(
+        RobotCommandBuilder.arm_ready_command()), 5.0)
+    client = arm_robot.ensure_client(ArmSurfaceContactClient.default_service_name)
+    snapshot = state_of(arm_robot).kinematic_state.transforms_snapshot
+    odom_t_flat = frame_helpers.get_a_tform_b(snapshot, "odom", "flat_body")
+    for bad in (_surface_contact(-0.5, -1.5, odom_t_flat=odom_t_flat),
+                _surface_contact(-0.5, -0.1, root="kitchen", odom_t_flat=odom_t_flat)):
+        before, _ = _hand_and_force(arm_robot)
+        error = client.arm_surface_contact_command(bad).header.error  # the SDK raises nothing
+        assert error.code == error.CODE_INVALID_REQUEST and error.message
+        time.sleep(0.3)
+        after, _ = _hand_and_force(arm_robot)
+        assert after.z == pytest.approx(before.z, abs=0.01)  # nothing moved
+    response = client.arm_surface_contact_command(
+        _surface_contact(-0.2, -0.1, odom_t_flat=odom_t_flat))
+    assert response.header.error.code == response.header.error.CODE_OK
+    time.sleep(0.8)
+    mid, _ = _hand_and_force(arm_robot)
+    time.sleep(2.5)
+    hand, force = _hand_and_force(arm_robot)
+    wanted = odom_t_flat * SE3Pose(0.75, -0.2, 0.0, Quat())
+    assert (hand.x, hand.y) == pytest.approx((wanted.x, wanted.y), abs=0.03)
+    assert hand.z == pytest.approx(0.0, abs=0.03)  # on the floor, not at the commanded z
+    assert mid.y > hand.y + 0.05  # swept over time, not jumped
+    press = 0.1 * 5.0 * 9.81  # 10 % of Spot Arm's published 5 kg continuous payload
+    assert force == pytest.approx((0.0, 0.0, press), abs=0.3)
+    block_until_arm_arrives(command, command.robot_command(
+        RobotCommandBuilder.arm_ready_command()), 5.0)
+    _, force = _hand_and_force(arm_robot)
+    assert force == pytest.approx((0.0, 0.0, 0.0), abs=1e-6)
+    # The SDK example's sweep to 0.5 m right: the body does not follow the hand here, so the
+    # floor there is out of the arm's reach and nothing is pressed.
+    client.arm_surface_contact_command(_surface_contact(-0.5, -0.1, odom_t_flat=odom_t_flat))
+    time.sleep(3.0)
+    hand, force = _hand_and_force(arm_robot)
+    assert hand.z > 0.05 and force == pytest.approx((0.0, 0.0, 0.0), abs=1e-6)

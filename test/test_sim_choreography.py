@@ -14,7 +14,9 @@ from bosdyn.choreography.client.animation_file_to_proto import convert_animation
 from bosdyn.choreography.client.choreography import (
     AnimationValidationFailedError,
     ChoreographyClient,
+    NoRecordedInformation,
     RobotCommandIssuesError,
+    UnknownRecordingSessionId,
 )
 from bosdyn.client.exceptions import InvalidRequestError, LeaseUseError, ResponseError
 from bosdyn.client.power import power_on_motors
@@ -190,3 +192,56 @@ def test_withheld_license_refuses_choreography(certs_dir):
             client(robot).list_all_moves()
         with pytest.raises(InvalidRequestError, match="choreography"):
             client(robot).upload_choreography(sequence("short_sway"))
+
+
+def test_recorded_state_becomes_an_animation_and_a_dance_is_logged(sim, robot, tmp_path):
+    """A manual recording of the robot walking (started, extended by its session id,
+    stopped), downloaded in chunks, holds 50 keyframes a second of its joints and its body in
+    the animation frame (the footprint where recording began); the SDK turns it into an
+    animation file the robot accepts as a move. A choreography is logged by itself."""
+    chor = client(robot)
+    Log = seq_pb2.DownloadRobotStateLogRequest
+    with pytest.raises(NoRecordedInformation):
+        chor.download_robot_state_log(Log.LOG_TYPE_MANUAL)
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        start_pose = odom_tform_body(robot)
+        session = chor.start_recording_state(1.0).recording_session_id
+        assert session > 0
+        with pytest.raises(UnknownRecordingSessionId):
+            chor.start_recording_state(5.0, session + 1)
+        chor.start_recording_state(5.0, session)  # extended: would have ended after 1 s
+        started = time.time()
+        commander(robot).robot_command(RobotCommandBuilder.synchro_velocity_command(
+            v_x=0.5, v_y=0.0, v_rot=0.0), end_time_secs=time.time() + 1.5)
+        time.sleep(2.0)
+        chor.stop_recording_state()
+        recorded_for = time.time() - started
+        walked = odom_tform_body(robot)
+        time.sleep(0.3)
+        status, log = chor.download_robot_state_log(Log.LOG_TYPE_MANUAL)
+        assert status == seq_pb2.DownloadRobotStateLogResponse.STATUS_OK
+        frames = log.key_frames
+        assert 50 * recorded_for * 0.8 < len(frames) <= 50 * (recorded_for + 0.5)
+        first, last = frames[0].animation_tform_body, frames[-1].animation_tform_body
+        assert (first.position.x, first.position.y) == pytest.approx((0.0, 0.0), abs=0.01)
+        assert first.position.z == pytest.approx(0.52, abs=0.05)  # the body's standing height
+        moved = math.hypot(walked.x - start_pose.x, walked.y - start_pose.y)
+        assert moved > 0.4 and last.position.x == pytest.approx(moved, abs=0.05)
+        assert frames[-1].joint_angles.fl.knee < -0.5 and frames[-1].foot_contact_state.fl_contact
+        cha = chor.choreography_log_to_animation_file("walked", str(tmp_path), False,
+                                                      "truncatable")
+        animation = convert_animation_file_to_proto(str(tmp_path / cha)).proto
+        assert len(animation.animation_keyframes) == len(frames)
+        chor.upload_animated_move(animation, "walked")
+        assert "walked" in {m.name for m in chor.list_all_moves().moves}
+
+        chor.upload_choreography(sequence("short_sway"))
+        chor.execute_choreography("short_sway", time.time(), 0)
+        assert wait_for(lambda: chor.get_choreography_status()[0].status
+                        == Status.STATUS_COMPLETED_SEQUENCE, 5.0)
+        time.sleep(0.2)
+        status, log = chor.download_robot_state_log(Log.LOG_TYPE_LAST_CHOREOGRAPHY)
+        sways = [f.animation_tform_body.position.y for f in log.key_frames]
+        assert max(sways) - min(sways) > 0.05  # the body swayed sideways (0.1 m)

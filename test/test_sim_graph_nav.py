@@ -20,6 +20,7 @@ from bosdyn.client.frame_helpers import ODOM_FRAME_NAME
 from bosdyn.client.graph_nav import (
     GraphNavClient,
     InvalidGraphError,
+    NoPathError,
     RequestFailedError,
     RobotNotLocalizedToRouteError,
     UnknownMapInformationError,
@@ -389,3 +390,69 @@ def test_bad_uploads_are_refused_and_change_nothing(mapped):
             graph_nav.upload_graph(graph=broken)
     assert "missing" in refused.value.response.header.error.message
     assert graph_nav.download_graph().SerializeToString() == before.SerializeToString()
+
+
+def _nogo_box(x: float, y: float, size_x: float, size_y: float):
+    from bosdyn.api import world_object_pb2
+
+    obj = world_object_pb2.WorldObject(name="nogo")
+    box = obj.nogo_region_properties.box
+    box.frame_name = ODOM_FRAME_NAME
+    box.box.size.x, box.box.size.y = size_x, size_y
+    box.frame_name_tform_box.CopyFrom(SE3Pose(x, y, 0.0, Quat()).to_proto())
+    return obj
+
+
+def test_navigation_plans_around_user_nogo_regions(mapped):
+    """With the loop closed by the fiducial (waypoint 3 joined to 0 and 1), the way from 0 to
+    3 is their 1.8 m edge. A no-go region beside that edge sends the robot round by waypoint
+    1 (whatever way it turns as it walks, its footprint keeps clear); one around waypoint 0
+    leaves no path to it (STATUS_NO_PATH)."""
+    from bosdyn.client.world_object import WorldObjectClient
+
+    _, robot, ids = mapped
+    graph_nav, _ = clients(robot)
+    processing = robot.ensure_client(MapProcessingServiceClient.default_service_name)
+    params = map_processing_pb2.ProcessTopologyRequest.Params()
+    params.do_fiducial_loop_closure.value = True
+    params.do_odometry_loop_closure.value = False
+    objects = robot.ensure_client(WorldObjectClient.default_service_name)
+    added = []
+    with LeaseKeepAlive(robot.ensure_client(LeaseClient.default_service_name)):
+        processing.process_topology(params, modify_map_on_server=True)
+        graph_nav.set_localization(
+            initial_guess_localization=nav_pb2.Localization(),
+            fiducial_init=graph_nav_pb2.SetLocalizationRequest.FIDUCIAL_INIT_NEAREST)
+        command_id = graph_nav.navigate_to(ids[0], cmd_duration=40.0)
+        assert wait_navigation(graph_nav, command_id).status == Feedback.STATUS_REACHED_GOAL
+        try:
+            added.append(objects.mutate_world_objects(_mutation(_nogo_box(-0.2, 0.9, 0.6, 0.3)))
+                         .mutated_object_id)
+            command_id = graph_nav.navigate_to(ids[3], cmd_duration=60.0)
+            farthest = 0.0
+            deadline = time.monotonic() + 60.0
+            while time.monotonic() < deadline:
+                farthest = max(farthest, odom_tform_body(robot).x)
+                status = graph_nav.navigation_feedback(command_id).status
+                if status != Feedback.STATUS_FOLLOWING_ROUTE:
+                    break
+                time.sleep(0.2)
+            assert status == Feedback.STATUS_REACHED_GOAL
+            assert farthest > 1.2  # by waypoint 1 at (1.5, 0), not the blocked 0-3 edge
+            added.append(objects.mutate_world_objects(_mutation(_nogo_box(0.0, 0.0, 0.6, 0.6)))
+                         .mutated_object_id)
+            with pytest.raises(NoPathError):
+                graph_nav.navigate_to(ids[0], cmd_duration=10.0)
+        finally:
+            for object_id in added:
+                objects.mutate_world_objects(_mutation(None, object_id))
+
+
+def _mutation(obj, delete_id: int = 0):
+    from bosdyn.api import world_object_pb2
+
+    Request = world_object_pb2.MutateWorldObjectRequest
+    if obj is None:
+        return Request(mutation=Request.Mutation(
+            action=Request.ACTION_DELETE, object=world_object_pb2.WorldObject(id=delete_id)))
+    return Request(mutation=Request.Mutation(action=Request.ACTION_ADD, object=obj))

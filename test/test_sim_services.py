@@ -9,19 +9,23 @@ import time
 import numpy as np
 import pytest
 from bosdyn.api import (
+    arm_surface_contact_service_pb2,
     data_buffer_pb2,
     data_index_pb2,
     gripper_camera_param_pb2,
     image_pb2,
     ir_enable_disable_pb2,
+    lease_pb2,
     manipulation_api_pb2,
     payload_pb2,
+    power_pb2,
     ray_cast_pb2,
     service_fault_pb2,
     time_range_pb2,
 )
 from bosdyn.api.spot import inverse_kinematics_pb2, spot_check_pb2
 from bosdyn.client import exceptions as sdk_errors
+from bosdyn.client.arm_surface_contact import ArmSurfaceContactClient
 from bosdyn.client.common import common_header_errors
 from bosdyn.client.data_buffer import DataBufferClient
 from bosdyn.client.data_service import DataServiceClient
@@ -235,6 +239,10 @@ def representative_calls() -> dict:
         "manipulation": lambda r: c(r, ManipulationApiClient.default_service_name)
         .manipulation_api_feedback_command(
             manipulation_api_pb2.ManipulationApiFeedbackRequest(manipulation_cmd_id=1)),
+        "arm-surface-contact": lambda r: c(r, ArmSurfaceContactClient.default_service_name)
+        .arm_surface_contact_command(  # a stale lease: a header error the SDK does not raise
+            arm_surface_contact_service_pb2.ArmSurfaceContactCommand(
+                lease=lease_pb2.Lease(resource="body", epoch="stale", sequence=[1]))),
         "inverse-kinematics": lambda r: c(r, InverseKinematicsClient.default_service_name)
         .inverse_kinematics(inverse_kinematics_pb2.InverseKinematicsRequest(
             root_frame_name="odom", tool_pose_task=inverse_kinematics_pb2
@@ -422,6 +430,26 @@ def test_service_faults_trigger_show_in_state_and_clear(sim, robot):
     assert not state_of(robot).service_fault_state.faults
     with pytest.raises(ServiceFaultDoesNotExistError):
         faults.clear_service_fault(fault.fault_id)
+
+
+def test_fan_commands_run_for_their_duration_and_a_newer_one_takes_over(sim, robot):
+    from bosdyn.client.power import PowerClient
+
+    power = client(robot, PowerClient)
+    Feedback = power_pb2.FanPowerCommandFeedbackResponse
+    with operated(robot):
+        with pytest.raises(sdk_errors.InvalidRequestError):
+            power.fan_power_command(percent_power=150, duration=1)
+        first = power.fan_power_command(percent_power=50, duration=10)
+        assert first.status == first.STATUS_OK
+        assert power.fan_power_command_feedback(first.command_id).status == \
+            Feedback.STATUS_RUNNING
+        second = power.fan_power_command(percent_power=100, duration=1)
+        overridden = power.fan_power_command_feedback(first.command_id)
+        assert overridden.status == Feedback.STATUS_OVERRIDDEN_BY_COMMAND
+        assert overridden.HasField("early_stop_time")
+        assert wait_for(lambda: power.fan_power_command_feedback(second.command_id).status
+                        == Feedback.STATUS_COMPLETE, 3.0)
 
 
 # ---------------------------------------------------------------------------------- keepalive

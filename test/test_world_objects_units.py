@@ -99,3 +99,45 @@ def test_a_region_in_vision_is_placed_in_odom_through_the_robots_vision_offset()
     (region,) = objects.body_regions(0, Se2(1.0, 0.0, math.pi / 2))
     assert (region.centre.x, region.centre.y) == pytest.approx((1.0, 3.0))
     assert region.centre.yaw == pytest.approx(math.pi / 2)
+
+
+def _tf(parent: str, child: str, x: float = 0.0, y: float = 0.0, yaw: float = 0.0,
+        stamp: float = 100.0):
+    from geometry_msgs.msg import TransformStamped
+
+    t = TransformStamped()
+    t.header.frame_id, t.child_frame_id = parent, child
+    t.header.stamp.sec, t.header.stamp.nanosec = int(stamp), int((stamp % 1) * 1e9)
+    t.transform.translation.x, t.transform.translation.y = x, y
+    t.transform.rotation.w, t.transform.rotation.z = math.cos(yaw / 2), math.sin(yaw / 2)
+    return t
+
+
+def test_tf_frames_are_looked_up_through_their_common_ancestor_and_pushed_as_drawables():
+    from spot_driver.docking import frame_sync
+
+    tree = frame_sync.TransformTree(prefix="spot1/")
+    tree.update([_tf("spot1/odom", "spot1/body", x=1.0, yaw=math.pi / 2),
+                 _tf("map", "spot1/odom", y=2.0), _tf("map", "goal", x=5.0, stamp=100.0)])
+    tree.update([_tf("spot1/body", "marker", x=0.5, stamp=1.0)], static=True)
+    marker = tree.lookup("odom", "marker", now=101.0)
+    assert (marker.x, marker.y) == pytest.approx((1.0, 0.5))  # 0.5 ahead of a body facing +y
+    goal = tree.lookup("odom", "goal", now=101.0)  # through map, above odom
+    assert (goal.x, goal.y) == pytest.approx((5.0, -2.0))
+    with pytest.raises(CommandError, match="s old"):
+        tree.lookup("odom", "goal", now=100.0 + frame_sync.STALE_S + 1)
+    assert tree.lookup("body", "marker", now=1e9).x == pytest.approx(0.5)  # static: never old
+    with pytest.raises(CommandError, match="has not been heard"):
+        tree.lookup("odom", "shelf", now=101.0)
+    tree.update([_tf("elsewhere", "island", stamp=100.0)])
+    with pytest.raises(CommandError, match="not connected"):
+        tree.lookup("odom", "island", now=101.0)
+    obj = frame_sync.drawable("marker", "odom", marker, acquired=101.0)
+    assert obj.name == "marker" and obj.drawable_properties
+    assert obj.object_lifetime.ToNanoseconds() == int(frame_sync.LIFETIME_S * 1e9)
+    edge = obj.transforms_snapshot.child_to_parent_edge_map["marker"]
+    assert edge.parent_frame_name == "odom" and edge.parent_tform_child.position.x == 1.0
+    Request = frame_sync.world_object_pb2.MutateWorldObjectRequest
+    assert frame_sync.mutation(obj, None).mutation.action == Request.ACTION_ADD
+    change = frame_sync.mutation(obj, 42).mutation
+    assert change.action == Request.ACTION_CHANGE and change.object.id == 42

@@ -2,22 +2,28 @@
 once, again after an animation upload), checked uploads, execution and status, and stopping a
 dance (any mobility command interrupts it: the driver sends stop)."""
 
+import tempfile
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from bosdyn.api.spot import choreography_sequence_pb2
-from bosdyn.choreography.client.choreography import ChoreographyClient
+from bosdyn.choreography.client.choreography import ChoreographyClient, NoRecordedInformation
 from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client.robot_command import RobotCommandBuilder
 
+from spot_driver.choreography import recording
 from spot_driver.choreography.files import read_animation, read_sequence
 from spot_driver.choreography.specs import Move, check_sequence, parse_moves
 from spot_driver.connection import RobotConnection
+from spot_driver.description.hardware import robot_has_arm
 from spot_driver.errors import CommandError
 from spot_driver.follower import Progress, RobotTask
 from spot_driver.state_cache import RobotStateCache
 
 Status = choreography_sequence_pb2.ChoreographyStatusResponse
 Execute = choreography_sequence_pb2.ExecuteChoreographyResponse
+StartRecording = choreography_sequence_pb2.StartRecordingStateResponse
 RUNNING = (Status.STATUS_WAITING_FOR_START_TIME, Status.STATUS_DANCING, Status.STATUS_PREPPING,
            Status.STATUS_VALIDATING)
 MAX_START_DELAY = 3600.0
@@ -30,6 +36,18 @@ class ChoreographyRefusedError(CommandError):
     def __init__(self, message: str, warnings: list[str]) -> None:
         super().__init__(message)
         self.warnings = warnings
+
+
+@dataclass
+class RecordedAnimation:
+    """A recording turned into an animation: the .cha text, where it was written ("" if
+    nowhere), its keyframes and length (s), and the robot's warnings if it was uploaded."""
+
+    text: str
+    path: str
+    keyframes: int
+    duration: float
+    warnings: list[str] = field(default_factory=list)
 
 
 class Choreographer:
@@ -78,6 +96,44 @@ class Choreographer:
                 warnings) from None
         self.moves(refresh=True)
         return animation.name, list(response.warnings)
+
+    # ------------------------------------------------------------------ state recording
+    def start_recording(self, seconds: float, session_id: int = 0) -> tuple[str, int]:
+        """Start (session 0) or extend a state recording: (the robot's status, session id)."""
+        recording.check_duration(seconds)
+        try:
+            response = self.client.start_recording_state(seconds, session_id)
+        except sdk_errors.ResponseError as exc:
+            status = getattr(exc.response, "status", 0)
+            raise CommandError(f"the robot refused to record: "
+                               f"{StartRecording.Status.Name(status)}") from None
+        return StartRecording.Status.Name(response.status), response.recording_session_id
+
+    def stop_recording(self) -> None:
+        self.client.stop_recording_state()
+
+    def recording_to_animation(self, name: str, options: list[str], directory: str = "",
+                               upload: bool = False) -> RecordedAnimation:
+        """The manual recording as a Choreographer animation (the SDK's converter), written to
+        ``directory`` when given and uploaded when asked."""
+        recording.check_name(name)
+        recording.check_options(options)
+        target = recording.target_file(directory, name)
+        with tempfile.TemporaryDirectory() as scratch:
+            try:
+                written = self.client.choreography_log_to_animation_file(
+                    name, scratch, robot_has_arm(self._connection, lambda _: None), list(options))
+            except NoRecordedInformation:
+                raise CommandError("the robot has no recording: start one with "
+                                   "choreography/start_recording_state") from None
+            path = Path(scratch) / written
+            text = path.read_text()
+            frames = read_animation(str(path)).animation_keyframes
+            warnings = self.upload_animation(str(path))[1] if upload else []
+        if target is not None:
+            target.write_text(text)
+        duration = frames[-1].time - frames[0].time if frames else 0.0
+        return RecordedAnimation(text, str(target or ""), len(frames), duration, warnings)
 
     def sequences(self) -> list[str]:
         return list(self.client.list_all_sequences().known_sequences)

@@ -15,12 +15,14 @@ from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
-from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.nodes.triggers import answer_callback, trigger_callback
 from spot_msgs.action import ExecuteChoreography
 from spot_msgs.msg import ChoreographyStatus
 from spot_msgs.srv import (
     ListChoreographyMoves,
     ListChoreographySequences,
+    RecordedStateToAnimation,
+    StartRecordingState,
     UploadAnimation,
     UploadChoreography,
 )
@@ -40,7 +42,16 @@ class ChoreographyNode(PeriodicWork, Node):
                 (ListChoreographyMoves, "choreography/list_moves", self._list_moves),
                 (ListChoreographySequences, "choreography/list_sequences", self._list_sequences),
                 (Trigger, "choreography/stop",
-                 trigger_callback(self.get_logger(), "choreography/stop", self._stop))):
+                 trigger_callback(self.get_logger(), "choreography/stop", self._stop)),
+                (StartRecordingState, "choreography/start_recording_state",
+                 answer_callback(self.get_logger(), "choreography/start_recording_state",
+                                 self._start_recording)),
+                (Trigger, "choreography/stop_recording_state",
+                 trigger_callback(self.get_logger(), "choreography/stop_recording_state",
+                                  self._stop_recording)),
+                (RecordedStateToAnimation, "choreography/recorded_state_to_animation",
+                 answer_callback(self.get_logger(), "choreography/recorded_state_to_animation",
+                                 self._to_animation))):
             self.create_service(srv_type, name, callback, qos_profile=qos.SERVICES,
                                 callback_group=group)
         self._server = serve(self, ExecuteChoreography, "choreography/execute", self._task,
@@ -99,6 +110,25 @@ class ChoreographyNode(PeriodicWork, Node):
     def _stop(self) -> str:
         self.dancer.stop()
         return "the robot stopped dancing"
+
+    # ------------------------------------------------------------------ state recording
+    def _start_recording(self, request, response) -> str:
+        response.status, response.recording_session_id = self.dancer.start_recording(
+            request.duration, request.continue_session_id)
+        return f"recording {request.duration:g} s (session {response.recording_session_id})"
+
+    def _stop_recording(self) -> str:
+        self.dancer.stop_recording()
+        return "recording stopped"
+
+    def _to_animation(self, request, response) -> str:
+        made = self.dancer.recording_to_animation(request.name, list(request.options),
+                                                  request.directory, request.upload)
+        response.animation, response.path, response.warnings = made.text, made.path, \
+            made.warnings
+        response.keyframes, response.duration = made.keyframes, made.duration
+        return (f"animation {request.name!r}: {made.keyframes} keyframes, {made.duration:.1f} s"
+                + (", uploaded" if request.upload else ""))
 
     # ------------------------------------------------------------------ action
     def _task(self, goal) -> DanceTask:

@@ -91,25 +91,43 @@ def _put_stamp(buf: bytearray, stamp_nsec: int) -> None:
     _STAMP.pack_into(buf, 4, stamp_nsec // NSEC, stamp_nsec % NSEC)
 
 
-def point_cloud2_cdr(stamp_nsec: int, frame_id: str, xyz: np.ndarray) -> bytes:
-    """Unorganised sensor_msgs/PointCloud2 with float32 fields x, y, z (12-byte points)."""
+def point_cloud2_cdr(stamp_nsec: int, frame_id: str, xyz: np.ndarray,
+                     rgb: np.ndarray | None = None) -> bytes:
+    """Unorganised sensor_msgs/PointCloud2 with float32 fields x, y, z (12-byte points), and
+    with ``rgb`` ((N, 3) uint8) a float32 field ``rgb`` packing 0x00RRGGBB as PCL and
+    depth_image_proc's XYZRGB clouds do (16-byte points)."""
     xyz = np.ascontiguousarray(xyz, dtype="<f4").reshape(-1, 3)
     n = len(xyz)
+    fields = ["x", "y", "z"]
+    if rgb is None:
+        data = xyz.view(np.uint8).reshape(-1)
+    else:
+        rgb = np.asarray(rgb, dtype=np.uint8).reshape(-1, 3)
+        if len(rgb) != n:
+            raise ValueError(f"{len(rgb)} colours for {n} points")
+        packed = np.empty((n, 4), dtype="<f4")
+        packed[:, :3] = xyz
+        colour = packed[:, 3].view("<u4")
+        colour[:] = (rgb[:, 0].astype(np.uint32) << 16) | (rgb[:, 1].astype(np.uint32) << 8) \
+            | rgb[:, 2]
+        data = packed.view(np.uint8).reshape(-1)
+        fields.append("rgb")
+    step = 4 * len(fields)
     w = _Writer()
     w.header(stamp_nsec, frame_id)
     w.u32(1)  # height
     w.u32(n)  # width
-    w.u32(3)  # fields
-    for offset, name in enumerate("xyz"):
+    w.u32(len(fields))
+    for offset, name in enumerate(fields):
         w.string(name)
         w.u32(4 * offset)
         w.u8(_FLOAT32)
         w.u32(1)
     w.u8(0)  # is_bigendian
-    w.u32(12)  # point_step
-    w.u32(12 * n)  # row_step
-    w.u32(12 * n)  # data length
-    return b"".join((w.buf, xyz.view(np.uint8).reshape(-1), b"\x01"))  # is_dense: no NaN points
+    w.u32(step)  # point_step
+    w.u32(step * n)  # row_step
+    w.u32(step * n)  # data length
+    return b"".join((w.buf, data, b"\x01"))  # is_dense: no NaN points
 
 
 def restamp(template: bytes, stamp_nsec: int) -> bytes:

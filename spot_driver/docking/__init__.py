@@ -12,6 +12,9 @@ PARAMETERS = Section(
                   "Hz polling of the docking state (status/docking, latched)"),
         Parameter("world_objects_rate", 1.0,
                   "Hz: world_objects topic and dock_<id>/fiducial_<id> on /tf"),
+        Parameter("world_object_frames", "",
+                  "comma-separated TF frames pushed to the robot as drawable world objects "
+                  "each second (as spot_ros2's object sync; empty: none)"),
     ))
 
 CAPABILITY = Capability(

@@ -1,19 +1,21 @@
 """Dock and undock actions, the docking state, the world objects the robot knows (docks,
-fiducials, user no-go regions) and the services that add, change and delete them."""
+fiducials, user no-go regions), the services that add, change and delete them, and TF frames
+pushed to the robot as world objects (``world_object_frames``)."""
 
 import threading
+import time
 
 from bosdyn.api.docking import docking_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from google.protobuf import text_format
-from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
 from spot_driver.capability import DriverContext
 from spot_driver.docking import conversions as convert
-from spot_driver.docking import world_objects
+from spot_driver.docking import frame_sync, world_objects
 from spot_driver.docking.commander import DockingCommander, DockingTask, Feedback
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
@@ -60,6 +62,50 @@ class DockingNode(PeriodicWork, Node):
                 (ListWorldObjects, "world_objects/list", self._list)):
             self.create_service(srv_type, name, answer_callback(self.get_logger(), name, answer),
                                 qos_profile=qos.SERVICES, callback_group=group)
+        pushed = declare(self, "world_object_frames", "")
+        self._pushed = [f.strip() for f in pushed.split(",") if f.strip()]
+        if self._pushed:
+            self._start_frame_sync()
+
+    # ------------------------------------------------------------------ TF -> world objects
+    def _start_frame_sync(self) -> None:
+        """Follow /tf and /tf_static; push the configured frames every second."""
+        self._tf_tree = frame_sync.TransformTree(self.prefix)
+        self._pushed_ids: dict[str, int] = {}
+        group = MutuallyExclusiveCallbackGroup()
+        self.create_subscription(TFMessage, "/tf", lambda m: self._tf_tree.update(m.transforms),
+                                 qos.STATE, callback_group=group)
+        self.create_subscription(TFMessage, "/tf_static",
+                                 lambda m: self._tf_tree.update(m.transforms, static=True),
+                                 qos.LATCHED_LISTENER, callback_group=group)
+        self.every(1.0, self._push_frames)
+
+    def _push_frames(self) -> None:
+        tree = self._world_tree()
+        if tree is None:
+            return
+        now = time.time()
+        for frame in self._pushed:
+            try:
+                if frame in tree.child_to_parent_edge_map:
+                    raise CommandError("it is one of the robot's own frames")
+                pose = self._tf_tree.lookup(self.root, frame, now)
+                obj = frame_sync.drawable(frame, self.root, pose, now)
+                self._pushed_ids[frame] = self._push(frame, obj)
+            except Exception as exc:
+                self.get_logger().warning(f"world_object_frames: {frame!r} not pushed: "
+                                          f"{describe(exc)}", throttle_duration_sec=30.0)
+
+    def _push(self, frame: str, obj) -> int:
+        """Change the object pushed before; add it again when the robot no longer has it
+        (it expired)."""
+        known = self._pushed_ids.get(frame)
+        try:
+            return self.docking.mutate(frame_sync.mutation(obj, known))
+        except CommandError:
+            if known is None:
+                raise
+            return self.docking.mutate(frame_sync.mutation(obj, None))
 
     def _result(self, result, ending):
         self._publish_state()  # the docking state right after a run, not up to 1 s later

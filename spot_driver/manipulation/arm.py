@@ -11,11 +11,14 @@ import time
 import numpy as np
 from bosdyn.api import (
     arm_command_pb2,
+    arm_surface_contact_pb2,
+    arm_surface_contact_service_pb2,
     geometry_pb2,
     manipulation_api_pb2,
     robot_command_pb2,
     robot_state_pb2,
 )
+from bosdyn.client.arm_surface_contact import ArmSurfaceContactClient
 from bosdyn.client.image import ImageClient
 from bosdyn.client.manipulation_api_client import ManipulationApiClient
 from bosdyn.client.math_helpers import SE3Pose
@@ -212,6 +215,20 @@ class ArmCommander:
                                   manipulation_api_pb2.ManipulationApiFeedbackRequest(
                                       manipulation_cmd_id=command_id), timeout=2.0))
         return response.current_state
+
+    def surface_contact(self, request: arm_surface_contact_pb2.ArmSurfaceContact.Request) -> None:
+        """Send a checked arm surface contact request (the lease is added by the client).
+        The robot answers with a header only: its error is raised as a CommandError."""
+        self.require_arm()
+        client = self._call("arm surface contact",
+                            lambda: self._connection.client(ArmSurfaceContactClient))
+        self._connection.require_lease()
+        command = arm_surface_contact_service_pb2.ArmSurfaceContactCommand(request=request)
+        response = self._call("arm surface contact", lambda: client.arm_surface_contact_command(
+            command, timeout=5.0))
+        error = response.header.error
+        if error.code not in (error.CODE_UNSPECIFIED, error.CODE_OK):
+            raise CommandError(f"the robot refused the surface contact: {error.message}")
 
     def override_grasp(self, holding: bool, carry_state: int = 0) -> str:
         request = manipulation_api_pb2.ApiGraspOverrideRequest()

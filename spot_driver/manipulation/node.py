@@ -9,9 +9,10 @@ import math
 import time
 
 import numpy as np
+from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from control_msgs.action import FollowJointTrajectory, GripperCommand
-from geometry_msgs.msg import Twist
+from geometry_msgs.msg import Twist, Vector3
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.time import Time
@@ -22,7 +23,7 @@ from spot_driver import qos
 from spot_driver.capability import DriverContext
 from spot_driver.errors import CommandError, describe
 from spot_driver.follower import Ending, Outcome
-from spot_driver.manipulation import api_request, arm_velocity, tasks
+from spot_driver.manipulation import api_request, arm_velocity, surface_contact, tasks
 from spot_driver.manipulation import arm_trajectory as at
 from spot_driver.manipulation.arm import NO_ARM, ArmCommander
 from spot_driver.manipulation.arm_trajectory import ARM_JOINTS, TrajectoryError
@@ -39,6 +40,7 @@ from spot_msgs.action import (
     ArmJointMove,
     ArmPose,
     ArmPosture,
+    ArmSurfaceContact,
     Gripper,
     Manipulation,
     PickObjectInImage,
@@ -75,6 +77,12 @@ class ArmNode(Node):
             serve(self, ArmPose, "arm/pose", self._pose, arm, group),
             serve(self, ArmPosture, "arm/posture", self._posture, arm, group),
             serve(self, Manipulation, "manipulation", self._manipulation, arm, group),
+            serve(self, ArmSurfaceContact, "arm_surface_contact", self._surface_contact, arm,
+                  group, result_for=self._surface_contact_result,
+                  feedback_for=lambda values: ArmSurfaceContact.Feedback(
+                      time_remaining=values["time_remaining"],
+                      force_in_hand=Vector3(**dict(zip("xyz", values["force_in_hand"],
+                                                       strict=True))))),
             serve(self, PickObjectInImage, "manipulation/pick_object_in_image", self._pick,
                   arm, group),
             serve(self, FollowJointTrajectory, "arm_controller/follow_joint_trajectory",
@@ -198,6 +206,37 @@ class ArmNode(Node):
         request = api_request.parse(bytes(goal.request), goal.request_text, frames)
         return tasks.PickTask(self.arm, lambda: self.arm.manipulation_request(request),
                               api_request.timeout(goal.timeout))
+
+    def _surface_contact(self, goal) -> tasks.SurfaceContactTask:
+        self.arm.require_arm()
+        state = self._cache.latest()
+        tasks.require_state(state)
+        frames = set(state.kinematic_state.transforms_snapshot.child_to_parent_edge_map)
+        request = surface_contact.parse(bytes(goal.request), goal.request_text, frames)
+        return tasks.SurfaceContactTask(
+            self.arm, lambda: self.arm.surface_contact(request),
+            surface_contact.seconds(request, time.time()), request.root_frame_name,
+            self._hand_force)
+
+    def _hand_force(self) -> tuple[float, float, float]:
+        state = self._cache.latest()
+        f = state.manipulator_state.estimated_end_effector_force_in_hand
+        return (f.x, f.y, f.z)
+
+    def _surface_contact_result(self, result, ending: Ending):
+        state = self._cache.wait_newer(1.0) or self._cache.latest()
+        root = ending.values.get("root")
+        if state is None or root is None:  # refused before anything was sent
+            return fill_result(result, ending)
+        result.force_in_hand = Vector3(**dict(zip("xyz", self._hand_force(), strict=True)))
+        hand = get_a_tform_b(state.kinematic_state.transforms_snapshot, root, "hand")
+        if hand is not None:
+            result.hand.header.frame_id = self.prefix + root
+            result.hand.header.stamp = self.get_clock().now().to_msg()
+            p, o = result.hand.pose.position, result.hand.pose.orientation
+            p.x, p.y, p.z = hand.x, hand.y, hand.z
+            o.w, o.x, o.y, o.z = hand.rot.w, hand.rot.x, hand.rot.y, hand.rot.z
+        return fill_result(result, ending)
 
     def _pick(self, goal) -> tasks.PickTask:
         return tasks.PickTask(self.arm, lambda: self.arm.pick_object_in_image(

@@ -168,6 +168,43 @@ class PickTask(RobotTask):
         self._arm.stop_all()
 
 
+class SurfaceContactTask(RobotTask):
+    """An arm surface contact request, followed for the time it runs (``seconds``): the robot
+    reports no progress for it. ``force()`` reads the robot's estimate of the force on the
+    hand (hand frame, N). A cancel or timeout stops the arm. Its values name the request's
+    ``root`` frame (where the result gives the hand)."""
+
+    name = "arm_surface_contact"
+    poll_s = POLL_S
+    canceled_message = "canceled; arm stopped"
+
+    def __init__(self, arm: ArmCommander, send: Callable[[], None], seconds: float, root: str,
+                 force: Callable[[], tuple[float, float, float]],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._arm, self._send, self._seconds, self._root = arm, send, seconds, root
+        self._force, self._clock = force, clock
+        self._started = 0.0
+        self.timeout = seconds + 10.0
+
+    def start(self) -> None:
+        self._send()
+        self._started = self._clock()
+
+    def poll(self) -> Progress:
+        remaining = max(0.0, self._seconds - (self._clock() - self._started))
+        force = self._force()
+        progress = Progress(feedback={"time_remaining": remaining, "force_in_hand": force},
+                            values={"root": self._root})
+        if remaining <= 0.0:
+            progress.done = progress.ok = True
+            progress.message = (f"trajectory done; the robot estimates "
+                                f"{float(np.linalg.norm(force)):.1f} N on the hand")
+        return progress
+
+    def stop(self) -> None:
+        self._arm.stop()
+
+
 class JointTrajectoryTask(RobotTask):
     """A FollowJointTrajectory goal: the trajectory sent in pieces of at most
     ``at.MAX_POINTS`` points (each shortly before it starts), the arm's joints checked against

@@ -19,6 +19,14 @@ PARAMETERS = Section(
                   "depth_registered/<name>/image: depth in the visual frame"),
         Parameter("publish_depth_points", False,
                   "depth/<name>/points: PointCloud2 from depth + intrinsics"),
+        Parameter("publish_stitched_front", False,
+                  "camera/frontmiddle_virtual/image (+ camera_info): the front cameras "
+                  "stitched into one virtual camera between them"),
+        Parameter("stitched_front_rate", 10.0,
+                  "Hz of the stitched image (each asks the robot for both front images)"),
+        Parameter("publish_depth_registered_points", False,
+                  "depth_registered/<name>/points: XYZRGB PointCloud2, the registered depth "
+                  "coloured by the camera's image"),
         Parameter("jpeg_quality", 75, "1-100, asked of the robot"),
         Parameter("image_color", "native",
                   '"native", "mono" or "rgb": pixel format asked of the robot'),

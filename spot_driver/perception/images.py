@@ -128,6 +128,24 @@ class PinholeRays:
 
     def points(self, depth: np.ndarray, depth_scale: float) -> np.ndarray:
         """(N, 3) float32 points in the optical frame for the valid (non-zero) depth pixels."""
+        return self._points(depth, depth_scale)[0]
+
+    def colored_points(self, depth: np.ndarray, depth_scale: float, pixels: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """The valid depth pixels' points and (N, 3) uint8 colours from ``pixels``, an image
+        of the same size (grey (rows, cols) or RGB (rows, cols, 3)) registered to the depth:
+        the inputs of an XYZRGB cloud."""
+        pixels = np.asarray(pixels)
+        if pixels.shape[:2] != self.shape:
+            raise ImageDecodeError(f"the image is {pixels.shape[1]}x{pixels.shape[0]} and its "
+                                   f"registered depth {self.shape[1]}x{self.shape[0]}")
+        xyz, (rows, cols) = self._points(depth, depth_scale)
+        colours = pixels[rows, cols].reshape(len(rows), -1)
+        if colours.shape[1] == 1:  # grey
+            colours = np.repeat(colours, 3, axis=1)
+        return xyz, np.ascontiguousarray(colours[:, :3], dtype=np.uint8)
+
+    def _points(self, depth: np.ndarray, depth_scale: float):
         depth = np.asarray(depth).reshape(self.shape)
         if not depth_scale > 0:
             raise ValueError(f"depth_scale must be positive, got {depth_scale}")
@@ -137,4 +155,4 @@ class PinholeRays:
         np.multiply(self.x[0, cols], z, out=out[:, 0])
         np.multiply(self.y[rows, 0], z, out=out[:, 1])
         out[:, 2] = z
-        return out
+        return out, (rows, cols)

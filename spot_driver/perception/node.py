@@ -1,4 +1,5 @@
-"""Publishes the robot's cameras (image, compressed, camera_info, depth, points) and lidar."""
+"""Publishes the robot's cameras (image, compressed, camera_info, depth, points, XYZRGB points),
+the front cameras stitched, and lidar."""
 
 import time
 
@@ -25,7 +26,7 @@ from spot_driver.description import robot_model
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.triggers import answer_callback
-from spot_driver.perception import gripper_camera
+from spot_driver.perception import gripper_camera, stitching
 from spot_driver.perception.cameras import (
     BODY_CAMERAS,
     KNOWN_CAMERAS,
@@ -34,7 +35,12 @@ from spot_driver.perception.cameras import (
 )
 from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
 from spot_driver.perception.sensors import RobotSensors
-from spot_driver.perception.streams import CameraSettings, CameraStream, LidarStream
+from spot_driver.perception.streams import (
+    CameraSettings,
+    CameraStream,
+    LidarStream,
+    StitchedStream,
+)
 from spot_msgs.srv import GetGripperCameraParameters, SetGripperCameraParameters
 
 _PIXEL_FORMATS = {
@@ -90,6 +96,10 @@ class PerceptionNode(Node):
         depth = declare(self, "publish_depth", True)
         registered = declare(self, "publish_depth_registered", False)
         points = declare(self, "publish_depth_points", False)
+        colored = declare(self, "publish_depth_registered_points", False)
+        stitched = declare(self, "publish_stitched_front", False)
+        self._stitched_rate = float(declare(self, "stitched_front_rate", 10.0,
+                                            bounds=CAMERA_RATES))
         quality = int(declare(self, "jpeg_quality", 75, bounds=(1, 100)))
         color = declare(self, "image_color", "native")
         in_flight = int(declare(self, "max_in_flight", DEFAULT_MAX_IN_FLIGHT, bounds=(1, 32)))
@@ -123,13 +133,18 @@ class PerceptionNode(Node):
         self._color = color
         self._wants = dict(image=raw, compressed=compressed, info=raw or compressed,
                            depth=depth, depth_info=depth, registered=registered,
-                           registered_info=registered, points=points)
+                           registered_info=registered, points=points,
+                           registered_points=colored)
         self._settings = (quality, _PIXEL_FORMATS[color], in_flight)
         self._sources: dict[str, image_pb2.ImageSource] | None = None
         self.camera_streams: dict[str, CameraStream] = {}
         self.streams: list[Stream] = []  # every stream made so far (diagnostics read it)
         for camera in self.cameras:
             self._add_camera(camera)
+        if stitched:
+            stream = self._stitched_stream(in_flight)
+            if stream is not None:
+                self.streams.append(stream)
         self.lidar = self._lidar_stream(lidar_source, lidar_rate, in_flight) \
             if lidar_source else None
         if self.lidar is not None:
@@ -246,11 +261,10 @@ class PerceptionNode(Node):
                       f"(it offers: {', '.join(sorted(sources)) or 'none'})")
             return None
         for kind, source in (("depth", names.depth), ("registered", names.registered)):
-            if source not in sources and (wants[kind] or (kind == "depth" and wants["points"])):
+            cloud = "points" if kind == "depth" else "registered_points"
+            if source not in sources and (wants[kind] or wants[cloud]):
                 log.warning(f"camera {camera}: the robot has no {source!r}; no {kind} published")
-                wants[kind] = wants[f"{kind}_info"] = False
-                if kind == "depth":
-                    wants["points"] = False
+                wants[kind] = wants[f"{kind}_info"] = wants[cloud] = False
         topics = {
             "image": (ImageMsg, f"camera/{camera}/image"),
             "compressed": (CompressedImage, f"camera/{camera}/image/compressed"),
@@ -260,12 +274,32 @@ class PerceptionNode(Node):
             "registered": (ImageMsg, f"depth_registered/{camera}/image"),
             "registered_info": (CameraInfo, f"depth_registered/{camera}/camera_info"),
             "points": (PointCloud2, f"depth/{camera}/points"),
+            "registered_points": (PointCloud2, f"depth_registered/{camera}/points"),
         }
         outputs = {key: self._output(*topics[key]) for key, on in wants.items() if on}
         stream = CameraStream(names, sources, self.sensors.image_client,
                               outputs, settings,
                               lambda: self._connection.skew_nsec, self.prefix, self._report,
                               mount=self._mount)
+        for output in outputs.values():
+            output.stats = stream.stats
+        return stream
+
+    def _stitched_stream(self, in_flight: int) -> StitchedStream | None:
+        """camera/frontmiddle_virtual: the front cameras stitched (spot_ros2's name)."""
+        names = tuple(camera_sources(c, self._color == "rgb").visual
+                      for c in ("frontleft", "frontright"))
+        sources = self._robot_sources()
+        if not all(name in sources for name in names):
+            self.get_logger().error("publish_stitched_front: the robot has no "
+                                    f"{' and '.join(names)}")
+            return None
+        camera = f"camera/{stitching.VIRTUAL_FRAME}"
+        outputs = {"image": self._output(ImageMsg, f"{camera}/image"),
+                   "info": self._output(CameraInfo, f"{camera}/camera_info")}
+        stream = StitchedStream(names, self.sensors.image_client, outputs, self._stitched_rate,
+                                self._settings[1], lambda: self._connection.skew_nsec,
+                                self.prefix, in_flight, self._report, mount=self._mount)
         for output in outputs.values():
             output.stats = stream.stats
         return stream

@@ -52,8 +52,11 @@ class Base:
         already inside one may walk out)."""
         if not self.user_objects.objects:
             return False
-        regions = self.user_objects.body_regions(now_ns, mobility.inverse(self.vision_odom))
-        return any(r.meets(moved) and not r.meets(start) for r in regions)
+        return any(r.meets(moved) and not r.meets(start) for r in self.body_obstacles(now_ns))
+
+    def body_obstacles(self, now_ns: int) -> list:
+        """The live user no-go regions that are body obstacles, in odom."""
+        return self.user_objects.body_regions(now_ns, mobility.inverse(self.vision_odom))
 
     def apply_params(self, params: spot_command_pb2.MobilityParams) -> float:
         """Take a command's velocity limit and body orientation; the requested body height

@@ -10,6 +10,7 @@ outward from the first waypoint (which is then the seed). Edges can be walked bo
 import heapq
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bosdyn.api import geometry_pb2
@@ -176,9 +177,12 @@ class GraphMap:
         self._poses = poses
         return poses
 
-    def route(self, start: str, goal: str) -> list[str] | None:
-        """The shortest waypoint path from ``start`` to ``goal`` (edge lengths), or None."""
+    def route(self, start: str, goal: str,
+              passable: Callable[[Se2, Se2], bool] | None = None) -> list[str] | None:
+        """The shortest waypoint path from ``start`` to ``goal`` (edge lengths), or None;
+        with ``passable(from pose, to pose)`` (seed frame), only over edges it allows."""
         neighbours = self._neighbours()
+        poses = self.seed_poses() if passable is not None else {}
         if start not in neighbours or goal not in neighbours:
             return None
         best = {start: 0.0}
@@ -194,6 +198,8 @@ class GraphMap:
             if cost > best[current]:
                 continue
             for other, step in neighbours[current]:
+                if passable is not None and not passable(poses[current], poses[other]):
+                    continue
                 candidate = cost + math.hypot(step.x, step.y)
                 if candidate < best.get(other, math.inf):
                     best[other], previous[other] = candidate, current

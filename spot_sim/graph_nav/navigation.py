@@ -339,6 +339,10 @@ class GraphNav:
             self._end(task, Feedback.STATUS_STUCK)
 
     def _blocked(self, robot) -> bool:
+        """An obstacle taller than a step just ahead, or a user no-go region the body has
+        stopped at: the route cannot be followed (STATUS_STUCK)."""
+        if robot.base.blocked:
+            return True
         velocity = robot.base.velocity
         speed = math.hypot(velocity.x, velocity.y)
         if speed < 0.05:

@@ -6,6 +6,10 @@ command (see ``spot_sim.choreography.dance``); a robot-command stop (or any othe
 command) interrupts it. Refusals: a withheld license (header invalid request naming the
 feature), no valid lease (STATUS_LEASE_ERROR), an unknown sequence (STATUS_UNKNOWN_SEQUENCE),
 motors off, e-stop or a behaviour fault (STATUS_ROBOT_COMMAND_ISSUES).
+
+Robot state logs (``spot_sim.choreography.state_log``): a manual recording started, extended
+and stopped by RPC, and the log of the last choreography executed, downloaded streamed in
+chunks.
 """
 
 import itertools
@@ -17,16 +21,19 @@ from bosdyn.api.spot import choreography_service_pb2_grpc
 
 from spot_sim.choreography.catalog import animation_move, load_catalog, param_config
 from spot_sim.choreography.dance import Dance, Placed, start_dance, step_dance
+from spot_sim.choreography.state_log import StateLogs
 from spot_sim.choreography.validation import check_sequence
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.robot import SimRobot
-from spot_sim.rpc import LeaseCheck, set_error, unary
+from spot_sim.rpc import LeaseCheck, set_error, stamped, unary
 from spot_sim.services import Served, ServiceSpec
 
 Execute = seq_pb2.ExecuteChoreographyResponse
 Status = seq_pb2.ChoreographyStatusResponse
 MoveState = seq_pb2.MoveInfo.TransitionState
+LogType = seq_pb2.DownloadRobotStateLogRequest
 STATUS_VALIDITY_NS = 1_000_000_000
+LOG_CHUNK_BYTES = 64 * 1024  # a downloaded log's chunk size [ours]
 
 
 class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServicer):
@@ -36,8 +43,9 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         self.animations: dict[str, seq_pb2.Animation] = {}
         self.sequences: dict[str, seq_pb2.ChoreographySequence] = {}
         self.dance: Dance | None = None
+        self.logs = StateLogs()
         self._executions = 0
-        self._lock = threading.RLock()  # the uploads and the dance
+        self._lock = threading.RLock()  # the uploads, the dance and the state logs
         robot.step_hooks.append(self.step)
 
     @property
@@ -143,17 +151,63 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
                 response.status = Execute.STATUS_ROBOT_COMMAND_ISSUES
                 return
             self._executions, self.dance = dance.execution_id, dance
+            self.logs.begin_dance(self.clock.now_nsec(), robot.body_poses()[0])
         response.status = Execute.STATUS_OK
         response.execution_id = self._executions
 
     def step(self, robot, now_ns: int) -> None:
-        """Advance the dance (the physics loop's hook)."""
+        """Advance the dance and record the state logs (the physics loop's hook)."""
         with self._lock:
             dance = self.dance
+            if dance is not None and not dance.done:
+                robot.atomically(lambda: step_dance(robot, dance, now_ns,
+                                                    1.0 / robot.config.physics_rate_hz))
+            logs = self.logs
+            if logs.wants_frame(now_ns):
+                logs.record(now_ns, robot.body_poses()[0], robot.joint_positions()[0],
+                            robot.config.has_arm)
             if dance is None or dance.done:
-                return
-            robot.atomically(lambda: step_dance(robot, dance, now_ns,
-                                                1.0 / robot.config.physics_rate_hz))
+                logs.end_dance()
+
+    # ------------------------------------------------------------------ state logs
+    @unary(seq_pb2.StartRecordingStateResponse)
+    def StartRecordingState(self, request, response, context):
+        if not self._licensed(response):
+            return
+        duration_ns = request.continue_recording_duration.ToNanoseconds()
+        if duration_ns <= 0:
+            set_error(response, CommonError.CODE_INVALID_REQUEST,
+                      "continue_recording_duration must be positive")
+            return
+        with self._lock:
+            response.status, response.recording_session_id = self.logs.start(
+                self.clock.now_nsec(), duration_ns, request.recording_session_id,
+                self.robot.body_poses()[0])
+
+    @unary(seq_pb2.StopRecordingStateResponse)
+    def StopRecordingState(self, request, response, context):
+        with self._lock:
+            self.logs.stop(self.clock.now_nsec())
+
+    def DownloadRobotStateLog(self, request, context):
+        response_type = seq_pb2.DownloadRobotStateLogResponse
+        if request.log_type not in (LogType.LOG_TYPE_MANUAL, LogType.LOG_TYPE_LAST_CHOREOGRAPHY):
+            response = response_type()
+            set_error(response, CommonError.CODE_INVALID_REQUEST, "log_type must be "
+                      "LOG_TYPE_MANUAL or LOG_TYPE_LAST_CHOREOGRAPHY")
+            yield stamped(self.clock, response, request.header)
+            return
+        with self._lock:
+            status, log = self.logs.download(request.log_type)
+        if log is None:
+            yield stamped(self.clock, response_type(status=status), request.header)
+            return
+        data = log.SerializeToString()
+        for offset in range(0, len(data), LOG_CHUNK_BYTES):
+            response = response_type(status=status)
+            response.chunk.total_size = len(data)
+            response.chunk.data = data[offset:offset + LOG_CHUNK_BYTES]
+            yield stamped(self.clock, response, request.header)
 
     @unary(seq_pb2.ChoreographyStatusResponse)
     def ChoreographyStatus(self, request, response, context):

@@ -11,12 +11,15 @@ from spot_sim.services import Served, ServiceSpec
 
 
 def _invalid(request, response) -> bool:
+    """A registration without a name, type, authority or endpoint host is refused. Port 0 is
+    accepted: Boston Dynamics' service_faults example registers '0.0.0.0':0 for a service
+    that only reports faults."""
     entry = request.service_entry
     missing = [name for name in ("name", "type", "authority") if not getattr(entry, name)]
-    if not missing and request.endpoint.port > 0 and request.endpoint.host_ip:
+    if not missing and request.endpoint.port >= 0 and request.endpoint.host_ip:
         return False
     set_error(response, CommonError.CODE_INVALID_REQUEST,
-              f"service entry needs {', '.join(missing) or 'an endpoint (host_ip, port)'}")
+              f"service entry needs {', '.join(missing) or 'an endpoint host_ip'}")
     return True
 
 

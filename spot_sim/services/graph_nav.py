@@ -8,8 +8,9 @@ from bosdyn.api.graph_nav import graph_nav_pb2, graph_nav_service_pb2_grpc, map_
 from bosdyn.api.header_pb2 import CommonError
 from google.protobuf.message import DecodeError
 
+from spot_sim import mobility
 from spot_sim.clock import timestamp_to_nsec
-from spot_sim.graph_nav import navigation
+from spot_sim.graph_nav import clearance, navigation
 from spot_sim.graph_nav.map import (
     InvalidGraphError,
     pose_finite,
@@ -309,12 +310,16 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         response.command_id = task.id
 
     def _route_from_here(self, seed_tform_body: Se2, goal: str, statuses) -> list[str]:
+        """The shortest route to ``goal`` clear of user no-go regions; else STATUS_NO_PATH."""
         graph_map = self.graph_nav.map
         start, _ = graph_map.nearest(seed_tform_body)
-        route = graph_map.route(start, goal)
+        robot = self.robot
+        regions = robot.atomically(lambda: robot.base.body_obstacles(robot.clock.now_nsec()))
+        odom_tform_seed = mobility.compose(robot.base.odom_body, mobility.inverse(seed_tform_body))
+        route = graph_map.route(start, goal, clearance.clear_of(regions, odom_tform_seed))
         if route is None:
-            raise NavigationRejectedError(statuses.STATUS_NO_PATH,
-                                          f"no path from {start!r} to {goal!r}")
+            raise NavigationRejectedError(statuses.STATUS_NO_PATH, f"no path from {start!r} to "
+                                          f"{goal!r}{' around no-go regions' * bool(regions)}")
         return route
 
     @unary(graph_nav_pb2.NavigateToResponse, NAVIGATION_LEASES)

@@ -128,7 +128,7 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
         if arm is None:
             set_error(response, _INVALID, "this robot has no arm")
             return
-        holding = carry_stowable = None
+        holding = carry_state = None
         if request.HasField("api_grasp_override"):
             override = request.api_grasp_override.override_request
             if override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_HOLDING:
@@ -136,9 +136,12 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
             elif override == manipulation_api_pb2.ApiGraspOverride.OVERRIDE_NOT_HOLDING:
                 holding = False
         if request.HasField("carry_state_override"):
-            state = request.carry_state_override.override_request
-            carry_stowable = state == Carry.CARRY_STATE_CARRIABLE_AND_STOWABLE
-        self.robot.override_grasp(holding, carry_stowable)
+            carry_state = request.carry_state_override.override_request
+            if carry_state not in (Carry.CARRY_STATE_NOT_CARRIABLE, Carry.CARRY_STATE_CARRIABLE,
+                                   Carry.CARRY_STATE_CARRIABLE_AND_STOWABLE):
+                set_error(response, _INVALID, f"unknown carry state {carry_state}")
+                return
+        self.robot.override_grasp(holding, carry_state)
 
 
 _TARGETS = {"pick_object_in_image": ManipulationServicer._target,

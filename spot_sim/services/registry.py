@@ -20,8 +20,8 @@ MODULES = ("identity", "time_sync", "lease", "estop", "power", "robot_command", 
            "data_acquisition", "mission", "recording", "map_processing", "local_grid",
            "autowalk", "choreography", "license", "fault", "data_buffer", "keepalive",
            "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
-           "joint_streaming", "manipulation", "inverse_kinematics", "directory_registration",
-           "robot_state")
+           "joint_streaming", "manipulation", "arm_surface_contact", "inverse_kinematics",
+           "directory_registration", "robot_state")
 SERVICES: tuple[Served, ...] = tuple(
     served for name in MODULES for served in import_module(f"spot_sim.services.{name}").SERVICES)
 
