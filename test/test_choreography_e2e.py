@@ -38,7 +38,11 @@ def world(tmp_path_factory):
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD,
                                params={"choreography_status_rate": 10.0,
-                                       "enable_perception": False})
+                                       "enable_perception": False,
+                                       # a 15 s dance must not end on a loaded CI machine's
+                                       # 2 s stall of the in-process robot (outage detection
+                                       # is test_resilience_e2e's)
+                                       "link_timeout": 5.0})
         assert ros.wait_for(lambda: ros.received("/status/choreography"), timeout=30), \
             driver.output()
         for name in ("claim", "power_on", "stand"):
