@@ -6,6 +6,8 @@ import numpy as np
 from bosdyn.api import robot_state_pb2
 
 from spot_sim import arm_kinematics as ak
+from spot_sim import mobility
+from spot_sim.mobility import Se2
 
 GRIPPER_SPEED = 3.0  # rad/s
 ITEM_ANGLE = -0.35  # rad: where the claw stops when it closes on a held item
@@ -79,7 +81,8 @@ class ArmTask:
     """One accepted arm command and what is needed to report its progress."""
 
     command_id: int
-    kind: str  # joint_move, cartesian, named, velocity, gaze, stop
+    kind: str  # joint_move, cartesian, named, velocity, gaze, stop, surface_contact,
+    # impedance, constrained
     trajectory: JointTrajectory | None = None
     goal_hand: np.ndarray | None = None  # body_T_hand the command aims for
     reachable: bool = True
@@ -90,6 +93,12 @@ class ArmTask:
     hand_twist: np.ndarray | None = None  # (6,) in body: linear, angular
     press_force: np.ndarray | None = None  # surface contact: the surface's reaction (body, N)
     press_from_ns: int = 0  # ... felt from this time on
+    world_anchor: Se2 | None = None  # odom_T_body when a goal fixed in the world was given
+    world_goal_hand: np.ndarray | None = None  # ... and the goal (body_T_hand) then
+    body_still: bool = True  # the body stood still at the last step
+    solved_for: Se2 | None = None  # where the body stood when the held goal was last solved
+    solved_q: np.ndarray | None = None  # ... and the joints it was solved into
+    mode: object | None = None  # an impedance or constrained manipulation command's state
     overridden: bool = False
     done: bool = False
 
@@ -180,23 +189,17 @@ class Arm:
                 float(task.trajectory.positions[-1, 0]) > ITEM_ANGLE and
                 abs(self.gripper - ITEM_ANGLE) < 1e-3)
 
-    def step(self, now_ns: int, dt: float) -> None:
+    def step(self, now_ns: int, dt: float, odom_body: Se2 | None = None,
+             body_still: bool = True) -> None:
+        """Move the arm and gripper by ``dt`` s to ``now_ns``; ``odom_body`` (where the body
+        is) lets a goal given in a world frame stay put in the world as the body walks."""
         before_q = self.q.copy()
         task = self.task
-        if task is not None and not task.done:
-            if task.trajectory is not None:
-                self.q = task.trajectory.sample(now_ns)
-                if now_ns >= task.trajectory.end_ns:
-                    task.done = True
-            elif task.kind == "velocity":
-                if task.end_ns is not None and now_ns > task.end_ns:
-                    task.done = True
-                else:
-                    jac, _ = ak.jacobian(self.q)
-                    rate = np.linalg.lstsq(jac, task.hand_twist, rcond=1e-3)[0]
-                    rate = np.clip(rate, -ak.MAX_JOINT_SPEED, ak.MAX_JOINT_SPEED)
-                    self.q = np.clip(self.q + rate * dt, ak.JOINT_LIMITS[:, 0],
-                                     ak.JOINT_LIMITS[:, 1])
+        if task is not None and task.world_anchor is not None and odom_body is not None and \
+                not task.overridden:
+            self._hold_in_world(task, now_ns, dt, odom_body, body_still)
+        elif task is not None and not task.done:
+            self._run(task, now_ns, dt)
         self._step_gripper(now_ns, dt)
         if dt <= 0:
             return
@@ -208,6 +211,55 @@ class Arm:
         linear = (after[:3, 3] - before[:3, 3]) / dt
         rotation = ak.pose_error(before, after)[3:] / dt
         self.hand_velocity = np.concatenate([linear, rotation])
+
+    def _run(self, task: ArmTask, now_ns: int, dt: float) -> None:
+        if task.trajectory is not None:
+            self.q = task.trajectory.sample(now_ns)
+            if now_ns >= task.trajectory.end_ns:
+                task.done = True
+        elif task.end_ns is not None and now_ns > task.end_ns:
+            task.done = True
+        elif task.kind == "velocity":
+            self.follow_twist(task.hand_twist, dt)
+        elif task.mode is not None:
+            task.mode.step(self, dt)
+
+    def follow_twist(self, twist: np.ndarray, dt: float) -> float:
+        """Move the hand by ``twist`` (body: linear, angular) for ``dt`` s as far as joint
+        speeds and limits allow; the fraction of the commanded motion achieved."""
+        jac, _ = ak.jacobian(self.q)
+        rate = np.linalg.lstsq(jac, twist, rcond=1e-3)[0]
+        rate = np.clip(rate, -ak.MAX_JOINT_SPEED, ak.MAX_JOINT_SPEED)
+        before = self.q
+        self.q = np.clip(self.q + rate * dt, ak.JOINT_LIMITS[:, 0], ak.JOINT_LIMITS[:, 1])
+        wanted = float(twist @ twist)
+        if wanted < 1e-12 or dt <= 0:
+            return 1.0
+        achieved = jac @ ((self.q - before) / dt)
+        return float(achieved @ twist) / wanted
+
+    def _hold_in_world(self, task: ArmTask, now_ns: int, dt: float, odom_body: Se2,
+                       body_still: bool) -> None:
+        """A goal fixed in the world: the hand follows the planned motion as seen from where
+        the body was, then holds the goal, re-aimed as the body moves (joint speeds
+        limited)."""
+        moved = planar(mobility.compose(mobility.inverse(odom_body), task.world_anchor))
+        task.goal_hand = moved @ task.world_goal_hand
+        task.body_still = body_still
+        done = now_ns >= task.trajectory.end_ns
+        if np.allclose(moved, np.eye(4), atol=1e-9) and not done:
+            self.q = task.trajectory.sample(now_ns)
+        elif done and body_still:  # solved once where the body stopped, then moved to
+            if task.solved_for is None or task.solved_for != odom_body:
+                task.solved_q, _ = ak.solve_ik(task.goal_hand, self.q)
+                task.solved_for = odom_body
+            limit = ak.MAX_JOINT_SPEED * dt
+            self.q = self.q + np.clip(task.solved_q - self.q, -limit, limit)
+        else:
+            wanted = task.goal_hand if done else moved @ ak.hand_pose(
+                task.trajectory.sample(now_ns))
+            self.q = ak.track(wanted, self.q, ak.MAX_JOINT_SPEED * dt)
+        task.done = task.done or done
 
     def _step_gripper(self, now_ns: int, dt: float) -> None:
         task = self.gripper_task
@@ -227,3 +279,12 @@ class Arm:
 
 def named_target(position: str) -> np.ndarray:
     return {"stow": ak.STOW, "ready": ak.READY, "carry": ak.CARRY}[position]
+
+
+def planar(pose: Se2) -> np.ndarray:
+    """A planar pose as a 4x4 matrix."""
+    c, s = np.cos(pose.yaw), np.sin(pose.yaw)
+    matrix = np.eye(4)
+    matrix[:2, :2] = ((c, -s), (s, c))
+    matrix[:2, 3] = (pose.x, pose.y)
+    return matrix

@@ -115,3 +115,20 @@ def solve_ik(target: np.ndarray, seed: np.ndarray, position_tol: float = 1e-3,
         if cost < best_cost:
             best, best_cost = q, cost
     return best, False
+
+
+def track(target: np.ndarray, q: np.ndarray, max_step: float, iterations: int = 3,
+          position_tol: float = 1e-4) -> np.ndarray:
+    """Joint angles a little nearer ``target`` (body_T_hand) from ``q``: a few damped
+    least-squares steps, each joint moving at most ``max_step`` in all, within limits."""
+    start = np.array(q[:6], dtype=float)
+    out = start.copy()
+    for _ in range(iterations):
+        jac, pose = jacobian(out)
+        error = pose_error(pose, target)
+        if np.linalg.norm(error[:3]) < position_tol and np.linalg.norm(error[3:]) < 1e-3:
+            break
+        step = jac.T @ np.linalg.solve(jac @ jac.T + 1e-3 * np.eye(6), error)
+        out = np.clip(start + np.clip(out + step - start, -max_step, max_step),
+                      JOINT_LIMITS[:, 0], JOINT_LIMITS[:, 1])
+    return out

@@ -332,7 +332,7 @@ class SimRobot:
                 for task in list(self.manipulations.values()):
                     task.step(self, now)
                 if not legs.joint_mode.drives_arm:
-                    self.arm.step(now, dt)
+                    self.arm.step(now, dt, self.base.odom_body, self.base.still)
             self.battery.step(dt, self.power.on, self.docking.charging)
             self.power.update_commands()
 

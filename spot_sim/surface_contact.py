@@ -22,14 +22,14 @@ from bosdyn.client.math_helpers import SE3Pose
 
 from spot_sim import arm_kinematics as ak
 from spot_sim.arm import Arm, ArmTask, plan
+from spot_sim.arm_contact import pressed
 from spot_sim.clock import timestamp_to_nsec
-from spot_sim.scene import NOTHING, Scene
+from spot_sim.scene import Scene
 
 Request = arm_surface_contact_pb2.ArmSurfaceContact.Request
 # Spot Arm's published continuous payload (5 kg) as the force a 100 % press exerts: Boston
 # Dynamics publishes no press-force figure.
 MAX_PRESS_FORCE_N = 5.0 * 9.81
-MAX_PRESS_REACH_M = 1.0  # how far along a force axis the tool looks for a surface
 AXES = ("x_axis", "y_axis", "z_axis")
 
 
@@ -96,9 +96,9 @@ def surface_contact(arm: Arm, scene: Scene, snapshot, request: Request, command_
     for index, (task_t_tool, t) in enumerate(goals):
         body_t_tool = body_t_task @ task_t_tool
         if np.any(fractions):
-            body_t_tool[:3, 3], touching = _pressed(scene, odom_t_body, body_t_task,
-                                                    fractions, body_t_tool[:3, 3],
-                                                    tool_now[:3, 3])
+            body_t_tool[:3, 3], touching = pressed(
+                scene, odom_t_body, body_t_task[:3, :3], fractions != 0, np.sign(fractions),
+                body_t_tool[:3, 3], tool_now[:3, 3])
         goal = body_t_tool @ np.linalg.inv(hand_t_tool)
         q, ok = ak.solve_ik(goal, q)
         reachable &= ok
@@ -115,26 +115,6 @@ def surface_contact(arm: Arm, scene: Scene, snapshot, request: Request, command_
                    reachable=reachable, planner_modified=modified,
                    press_force=-press * MAX_PRESS_FORCE_N if pressing else None,
                    press_from_ns=int(planned.times_ns[min(1, len(planned.times_ns) - 1)]))
-
-
-def _pressed(scene: Scene, odom_t_body: np.ndarray, body_t_task: np.ndarray,
-             fractions: np.ndarray, wanted: np.ndarray, now: np.ndarray
-             ) -> tuple[np.ndarray, bool]:
-    """The tool position (body) with each force axis moved, from where the tool is now, to
-    the first surface along the press direction (or MAX_PRESS_REACH_M along it), and whether
-    there is a surface to press on."""
-    task_r = body_t_task[:3, :3]
-    start = wanted.copy()
-    for axis in np.flatnonzero(fractions):  # force axes start where the tool is
-        direction = task_r[:, axis]
-        start += direction * float(direction @ (now - wanted))
-    push = task_r @ np.sign(fractions)
-    push /= np.linalg.norm(push)
-    origin = (odom_t_body @ np.append(start, 1.0))[:3]
-    direction = odom_t_body[:3, :3] @ push
-    t, surface = scene.raycast(origin, direction[None], MAX_PRESS_REACH_M)
-    hit = surface[0] != NOTHING
-    return start + push * (float(t[0]) if hit else MAX_PRESS_REACH_M), bool(hit)
 
 
 def _limit_speed(times: list[int], tools: list[np.ndarray], tool_now: np.ndarray,

@@ -5,7 +5,7 @@ import math
 import re
 
 import pytest
-from bosdyn.api import basic_command_pb2, robot_command_pb2
+from bosdyn.api import arm_command_pb2, basic_command_pb2, robot_command_pb2
 from bosdyn.client.robot_command import RobotCommandBuilder
 
 from spot_driver.body import raw_command
@@ -202,3 +202,47 @@ def test_surface_contact_requests_are_checked_and_timed():
             ("root_frame_name: 'body' x_axs: 1", "not a bosdyn.api.ArmSurfaceContact.Request")):
         with pytest.raises(CommandError, match=words):
             surface_contact.parse(b"", text, FRAMES)
+
+
+def test_follow_arm_and_constrained_manipulation_are_timed_and_judged():
+    """Follow-arm has no status and no end: the arm part decides. Constrained manipulation
+    runs until its end time (the goal's duration sets it) and has run its course when the
+    robot times it out still running; a lost grasp fails it at once."""
+    ArmFb = arm_command_pb2.ArmCartesianCommand.Feedback
+    follow = RobotCommandBuilder.build_synchro_command(
+        RobotCommandBuilder.follow_arm_command(),
+        RobotCommandBuilder.arm_pose_command(1.0, 0, 0.3, 1, 0, 0, 0, "odom", 2.0))
+    raw_command.check(follow, FRAMES, duration=0.0)
+    feedback = Feedback()
+    sync = feedback.synchronized_feedback
+    sync.mobility_command_feedback.status = Container.STATUS_PROCESSING
+    sync.mobility_command_feedback.follow_arm_feedback.SetInParent()
+    sync.arm_command_feedback.status = Container.STATUS_PROCESSING
+    sync.arm_command_feedback.arm_cartesian_feedback.status = ArmFb.STATUS_IN_PROGRESS
+    assert raw_command.judge(follow, feedback)[0] is False
+    sync.arm_command_feedback.arm_cartesian_feedback.status = ArmFb.STATUS_TRAJECTORY_COMPLETE
+    assert raw_command.judge(follow, feedback) == (
+        True, True, "mobility: STATUS_PROCESSING; arm: STATUS_TRAJECTORY_COMPLETE")
+
+    Request = basic_command_pb2.ConstrainedManipulationCommand.Request
+    Fb = basic_command_pb2.ConstrainedManipulationCommand.Feedback
+    pull = robot_command_pb2.RobotCommand()
+    pull.full_body_command.constrained_manipulation_request.CopyFrom(Request(
+        task_type=Request.TASK_TYPE_R3_LINEAR_FORCE, frame_name="hand", tangential_speed=0.1))
+    pull.full_body_command.constrained_manipulation_request \
+        .init_wrench_direction_in_frame_name.force.x = -1.0
+    with pytest.raises(CommandError, match="constrained_manipulation_request runs until an "
+                                           "end time"):
+        raw_command.check(pull, FRAMES, duration=0.0)
+    raw_command.check(pull, FRAMES, duration=3.0)
+    state = Feedback()
+    state.full_body_feedback.status = Container.STATUS_PROCESSING
+    state.full_body_feedback.constrained_manipulation_feedback.status = Fb.STATUS_RUNNING
+    assert raw_command.judge(pull, state)[0] is False
+    state.full_body_feedback.status = Container.STATUS_COMMAND_TIMED_OUT
+    assert raw_command.judge(pull, state) == (True, True,
+                                              "full_body: STATUS_COMMAND_TIMED_OUT")
+    state.full_body_feedback.status = Container.STATUS_PROCESSING
+    state.full_body_feedback.constrained_manipulation_feedback.status = \
+        Fb.STATUS_GRASP_IS_LOST
+    assert raw_command.judge(pull, state) == (True, False, "full_body: STATUS_GRASP_IS_LOST")

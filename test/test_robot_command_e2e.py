@@ -32,6 +32,7 @@ from spot_msgs.srv import (
     ClearBehaviorFault,
     ListWorldObjects,
     MutateWorldObject,
+    OverrideGrasp,
 )
 from spot_sim import kinematics
 
@@ -107,6 +108,56 @@ def test_a_serialized_arm_and_gripper_command_runs_to_the_end(world):
     ready = kinematics_ready()
     assert np.allclose(sim.robot.arm.q, ready, atol=0.02)
     assert sim.robot.arm.open_percentage == pytest.approx(50.0, abs=2.0)
+
+
+def test_a_follow_arm_walk_ends_with_the_hand_at_its_goal(world):
+    """The README's follow-arm walk: a hand goal 1.25 m ahead in odom, out of the arm's
+    reach, with follow-arm: the body walks until the hand is there."""
+    sim, _, ros = world
+    snapshot = sim.robot.transforms_snapshot()
+    goal = get_a_tform_b(snapshot, "odom", "flat_body") * SE3Pose(1.25, 0.0, 0.25, Quat())
+    start = sim.robot.base.odom_body
+    command = RobotCommandBuilder.build_synchro_command(
+        RobotCommandBuilder.follow_arm_command(),
+        RobotCommandBuilder.arm_pose_command(goal.x, goal.y, goal.z, 1, 0, 0, 0, "odom", 2.0))
+    result = send(ros, RobotCommand.Goal(command=command.SerializeToString()), timeout=20)
+    assert result.success, result.message
+    assert result.status == "mobility: STATUS_PROCESSING; arm: STATUS_TRAJECTORY_COMPLETE"
+    hand = get_a_tform_b(sim.robot.transforms_snapshot(), "odom", "hand")
+    assert math.dist((hand.x, hand.y, hand.z), (goal.x, goal.y, goal.z)) < 0.01
+    end = sim.robot.base.odom_body
+    assert math.hypot(end.x - start.x, end.y - start.y) > 0.15  # it walked
+
+
+def test_constrained_manipulation_pulls_for_the_goals_duration(world):
+    """A drawer pull written by hand: refused without a duration (its end time is in robot
+    time, which the driver sets); without a held object the robot reports the grasp lost;
+    holding, the hand moves toward the body for the goal's duration."""
+    sim, _, ros = world
+    pull = ('full_body_command { constrained_manipulation_request { frame_name: "body" '
+            'task_type: TASK_TYPE_R3_LINEAR_FORCE tangential_speed: 0.1 '
+            'init_wrench_direction_in_frame_name { force { x: -1 } } } }')
+    result = send(ros, RobotCommand.Goal(command_text=pull))
+    assert not result.success and "runs until an end time" in result.message
+    ready = send(ros, RobotCommand.Goal(command=RobotCommandBuilder.arm_ready_command()
+                                        .SerializeToString()))
+    assert ready.success, ready.message
+    for holding in (False, True):
+        assert ros.call(OverrideGrasp, "/manipulation/override_grasp",
+                        OverrideGrasp.Request(holding=holding)).success
+        before = get_a_tform_b(sim.robot.transforms_snapshot(), "odom", "hand")
+        result = send(ros, RobotCommand.Goal(command_text=pull, duration=1.5))
+        after = get_a_tform_b(sim.robot.transforms_snapshot(), "odom", "hand")
+        moved = math.dist((before.x, before.y, before.z), (after.x, after.y, after.z))
+        if holding:
+            assert result.success and result.status == "full_body: STATUS_COMMAND_TIMED_OUT", \
+                result.message
+            assert moved == pytest.approx(0.15, abs=0.04)
+        else:
+            assert not result.success and result.status == "full_body: STATUS_GRASP_IS_LOST"
+            assert moved < 0.005
+    assert ros.call(OverrideGrasp, "/manipulation/override_grasp",
+                    OverrideGrasp.Request(holding=False)).success
 
 
 def kinematics_ready() -> np.ndarray:

@@ -51,6 +51,13 @@ RUNS = (
     Example("arm_gaze/arm_gaze.py", (), "Robot safely powered off"),
     Example("arm_trajectory/arm_trajectory.py", (), "Robot safely powered off"),
     Example("arm_surface_contact/arm_surface_contact.py", (), "Robot safely powered off"),
+    Example("arm_with_body_follow/arm_with_body_follow.py", (), "Robot safely powered off"),
+    Example("auto_return/force_start_auto_return.py", (), ""),
+    Example("arm_force_control/force_wrench_control.py", (), "Robot safely powered off"),
+    Example("arm_force_control/force_trajectory.py", (), "Robot safely powered off"),
+    Example("arm_impedance_control/arm_impedance_control_simple.py", (),
+            "Impedance move succeeded"),
+    Example("arm_impedance_control/arm_impedance_control.py", (), "Impedance move succeeded"),
     Example("world_object_mutations/mutate_world_objects.py", (),
             "Found sphere named debug_sphere"),
     Example("user_nogo_regions/user_nogo_regions.py", (), "Robot safely powered off"),
@@ -99,7 +106,6 @@ RUN_ELSEWHERE = {
 # Example directory -> why it does not run against the simulated robot here.
 DOES_NOT_RUN = {
     "inverse_kinematics": "needs matplotlib (plots the reachable poses)",
-    "arm_with_body_follow": "the simulated robot refuses follow_arm_request (not simulated)",
     "wasd": "a person at a curses keyboard interface",
     "arm_wasd": "a person at a curses keyboard interface",
     "animation_recorder": "a person at a curses keyboard interface (its recording RPCs and "
@@ -112,12 +118,6 @@ DOES_NOT_RUN = {
     "arm_grasp": "a person clicking on a camera image in a window (OpenCV)",
     "arm_walk_to_object": "a person clicking on a camera image in a window (OpenCV)",
     "stitch_front_images": "a window (OpenGL)",
-    "arm_force_control": "the simulated robot refuses arm force and wrench commands (not "
-                         "simulated)",
-    "arm_impedance_control": "the simulated robot refuses arm impedance commands (not "
-                             "simulated)",
-    "arm_constrained_manipulation": "the simulated robot refuses constrained manipulation (not "
-                                    "simulated)",
     "reset_safety_stop": "a robot with the safety-rated stop (ResetSafetyStop is not "
                          "simulated)",
     "cloud_upload": "accounts at Google Cloud or AWS (it uploads there)",
@@ -146,7 +146,6 @@ DOES_NOT_RUN = {
     "gps_service": "a GPS receiver (NMEA over TCP, UDP or serial)",
     "network_compute_bridge": "a network compute server with TensorFlow models",
     "bddf_download": "the robot's HTTPS BDDF log download (not simulated) or a window (PyQt5)",
-    "auto_return": "the auto-return service (not simulated)",
     "payloads": "two payloads' credential files, authorized on the robot by an administrator",
     "area_callback": "a payload's area-callback service that the robot calls through its directory"
                      " (the simulated directory does not route to registered services)",

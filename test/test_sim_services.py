@@ -26,6 +26,7 @@ from bosdyn.api import (
 from bosdyn.api.spot import inverse_kinematics_pb2, spot_check_pb2
 from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client.arm_surface_contact import ArmSurfaceContactClient
+from bosdyn.client.auto_return import AutoReturnClient
 from bosdyn.client.common import common_header_errors
 from bosdyn.client.data_buffer import DataBufferClient
 from bosdyn.client.data_service import DataServiceClient
@@ -230,6 +231,8 @@ def representative_calls() -> dict:
             frame_name="odom"),
         "ir-enable-disable-service": lambda r: c(
             r, IREnableDisableServiceClient.default_service_name).set_ir_enabled(True),
+        "auto-return": lambda r: c(r, AutoReturnClient.default_service_name)
+        .get_configuration(),
         "spot-check": lambda r: c(r, SpotCheckClient.default_service_name).spot_check_feedback(
             spot_check_pb2.SpotCheckFeedbackRequest()),
         "point-cloud": lambda r: c(r, PointCloudClient.default_service_name)

@@ -67,6 +67,10 @@ class Commander:
         """Send a RobotCommand checked by the caller (``raw_command.check``); a ``duration``
         > 0 sets every end time it takes to that many seconds from now. Its id."""
         end = time.time() + duration if duration > 0.0 else None
+        if end is not None and command.full_body_command.HasField(
+                "constrained_manipulation_request"):  # not in the SDK's end-time tree
+            command.full_body_command.constrained_manipulation_request.end_time.CopyFrom(
+                self._connection.robot.time_sync.robot_timestamp_from_local_secs(end))
         return self._command("robot_command", command, end_time_secs=end)
 
     # ------------------------------------------------------------------ power

@@ -18,12 +18,17 @@ from spot_driver.proto_input import check_values, parse_one_form
 RobotCommand = robot_command_pb2.RobotCommand
 Container = basic_command_pb2.RobotCommandFeedbackStatus
 MAX_DURATION_S = 300.0
-# The requests that run until an end time (the SDK's END_TIME_EDIT_TREE): (part, request).
+# The requests that run until an end time (the SDK's END_TIME_EDIT_TREE, plus constrained
+# manipulation, whose robot-time end the driver sets itself): (part, request).
 TIMED = {("mobility", "se2_velocity_request"), ("mobility", "se2_trajectory_request"),
-         ("mobility", "stance_request"), ("arm", "arm_velocity_command")}
+         ("mobility", "stance_request"), ("arm", "arm_velocity_command"),
+         ("full_body", "constrained_manipulation_request")}
 # Requests without a status of their own: these are done once the robot holds them; the
-# others without one run until their end time.
-HOLDS = {"stop_request", "freeze_request", "arm_stop_command"}
+# others without one run until their end time. Follow-arm has no status and no end: the
+# body follows the hand as long as the command stands, so the arm part decides.
+HOLDS = {"stop_request", "freeze_request", "arm_stop_command", "follow_arm_request"}
+# Statuses of a part still running when its end time came: it ran its course.
+RAN_ITS_COURSE = {"STATUS_RUNNING"}
 SUCCEEDED = {"STATUS_COMPLETED", "STATUS_COMPLETE", "STATUS_POWERED_OFF", "STATUS_IS_SITTING",
              "STATUS_IS_STANDING", "STATUS_STANCED", "STATUS_TRAJECTORY_COMPLETE",
              "STATUS_AT_GOAL", "STATUS_STOPPED", "STATUS_APPLYING_FORCE"}
@@ -120,7 +125,7 @@ def _judge_part(part: str, request: str, feedback) -> tuple[bool, bool, str]:
     if container.status not in (Container.STATUS_PROCESSING, Container.STATUS_UNKNOWN):
         ended = Container.Status.Name(container.status)
         ran_out = container.status == Container.STATUS_COMMAND_TIMED_OUT
-        return True, ran_out and (own is None or own in SUCCEEDED), ended
+        return True, ran_out and (own is None or own in SUCCEEDED | RAN_ITS_COURSE), ended
     if own is None:
         if request in HOLDS and container.status == Container.STATUS_PROCESSING:
             return True, True, "STATUS_PROCESSING"

@@ -11,7 +11,7 @@ Feedback = basic_command_pb2.RobotCommandFeedbackStatus
 
 # Mobility command kinds that count as full-body commands in feedback.
 FULL_BODY_KINDS = {"stop_fb", "freeze", "selfright", "safe_power_off", "battery_change_pose",
-                   "joint"}
+                   "joint", "constrained_manipulation"}
 
 
 @dataclass

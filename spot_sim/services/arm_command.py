@@ -3,16 +3,24 @@
 import math
 
 import numpy as np
-from bosdyn.api import arm_command_pb2, geometry_pb2, gripper_command_pb2, robot_command_pb2
+from bosdyn.api import arm_command_pb2, gripper_command_pb2, robot_command_pb2
 from bosdyn.api import basic_command_pb2 as basic
-from bosdyn.client.frame_helpers import get_a_tform_b
-from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim import arm_kinematics as ak
 from spot_sim.arm import Arm, ArmTask, GripperTask, JointTrajectory, named_target, plan
-from spot_sim.body.commands import CommandRejectedError
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.robot import SimRobot
+from spot_sim.scene import Scene
+from spot_sim.services import arm_modes
+from spot_sim.services.arm_requests import (
+    check_finite,
+    frame,
+    pose_matrix,
+    reference_ns,
+    reject,
+    seconds,
+    world_fixed,
+)
 
 Response = robot_command_pb2.RobotCommandResponse
 Status = basic.RobotCommandFeedbackStatus
@@ -21,38 +29,13 @@ JOINT_FIELDS = ("sh0", "sh1", "el0", "el1", "wr0", "wr1")
 MAX_TRAJECTORY_POINTS = 250  # longer arm trajectories must be sent in pieces
 NAMED_SECONDS = 2.0  # minimum time of a stow / ready / carry move
 GAZE_SECONDS = 1.5
+WORLD_GOAL_TOLERANCE = (0.005, 0.02)  # m, rad: a goal held in the world is reached
 _NAMED = {Named.POSITIONS_STOW: "stow", Named.POSITIONS_READY: "ready",
           Named.POSITIONS_CARRY: "carry"}
 
 
-def _reject(message: str, status: int = Response.STATUS_INVALID_REQUEST):
-    raise CommandRejectedError(status, message)
-
-
-def _seconds(duration) -> float:
-    return duration.seconds + duration.nanos * 1e-9
-
-
-def _check_finite(values, what: str) -> None:
-    if not all(math.isfinite(v) for v in values):
-        _reject(f"{what} is not finite")
-
-
-def _frame(snapshot, frame: str) -> np.ndarray:
-    """body_T_frame for a frame on the robot's tree (the command is refused otherwise)."""
-    if frame not in snapshot.child_to_parent_edge_map:
-        _reject(f"unknown frame {frame!r}", Response.STATUS_UNKNOWN_FRAME)
-    return get_a_tform_b(snapshot, "body", frame).to_matrix()
-
-
-def _reference_ns(robot: SimRobot, trajectory) -> int:
-    if trajectory.HasField("reference_time"):
-        return timestamp_to_nsec(trajectory.reference_time)
-    return robot.clock.now_nsec()
-
-
-def arm_task(robot: SimRobot, command_id: int, request: arm_command_pb2.ArmCommand.Request,
-             now_ns: int) -> ArmTask:
+def arm_task(robot: SimRobot, scene: Scene, command_id: int,
+             request: arm_command_pb2.ArmCommand.Request, now_ns: int) -> ArmTask:
     """Check an ArmCommand.Request and turn it into a task (CommandRejectedError if invalid)."""
     arm: Arm = robot.arm
     which = request.WhichOneof("command")
@@ -61,7 +44,7 @@ def arm_task(robot: SimRobot, command_id: int, request: arm_command_pb2.ArmComma
     if which == "named_arm_position_command":
         name = _NAMED.get(request.named_arm_position_command.position)
         if name is None:
-            _reject("unknown named arm position")
+            reject("unknown named arm position")
         task = ArmTask(command_id, "named", named=request.named_arm_position_command.position)
         if name == "stow" and arm.holding and not arm.carry_stowable:
             task.stalled_holding = True  # the robot refuses to stow what it cannot carry stowed
@@ -71,35 +54,38 @@ def arm_task(robot: SimRobot, command_id: int, request: arm_command_pb2.ArmComma
         task.trajectory, _ = plan(arm.q, now_ns, [now_ns + int(move * 1e9)], target[None])
         return task
     if which == "arm_cartesian_command":
-        return _cartesian(robot, arm, command_id, request.arm_cartesian_command, now_ns)
+        return _cartesian(robot, scene, command_id, request.arm_cartesian_command, now_ns)
+    if which == "arm_impedance_command":
+        return arm_modes.impedance_task(robot, scene, command_id,
+                                        request.arm_impedance_command, now_ns)
     if which == "arm_velocity_command":
         return _velocity(robot, command_id, request.arm_velocity_command)
     if which == "arm_gaze_command":
         return _gaze(robot, arm, command_id, request.arm_gaze_command, now_ns)
     if which == "arm_stop_command":
         return ArmTask(command_id, "stop", done=True)
-    return _reject(f"arm command {which!r} is not supported", Response.STATUS_UNSUPPORTED)
+    return reject(f"arm command {which!r} is not supported", Response.STATUS_UNSUPPORTED)
 
 
 def _joint_move(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
     trajectory = request.trajectory
     points = trajectory.points
     if not points:
-        _reject("arm joint trajectory has no points")
+        reject("arm joint trajectory has no points")
     if len(points) > MAX_TRAJECTORY_POINTS:
-        _reject(f"arm joint trajectory has {len(points)} points; the robot accepts at most "
+        reject(f"arm joint trajectory has {len(points)} points; the robot accepts at most "
                 f"{MAX_TRAJECTORY_POINTS}")
-    reference = _reference_ns(robot, trajectory)
+    reference = reference_ns(now_ns, trajectory)
     positions, velocities, times = [], [], []
     has_velocity = any(p.HasField("velocity") for p in points)
     previous = arm.q.copy()
     for index, point in enumerate(points):
         q, v = _joint_point(point, previous, index)
-        t = _seconds(point.time_since_reference)
+        t = seconds(point.time_since_reference)
         if not math.isfinite(t) or t < 0:
-            _reject(f"point {index} has a negative time")
+            reject(f"point {index} has a negative time")
         if times and reference + int(t * 1e9) <= times[-1]:
-            _reject(f"point {index} is not later than the point before it")
+            reject(f"point {index} is not later than the point before it")
         positions.append(q)
         velocities.append(v)
         times.append(reference + int(t * 1e9))
@@ -108,10 +94,10 @@ def _joint_move(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTa
     if trajectory.HasField("maximum_velocity"):
         if not math.isfinite(trajectory.maximum_velocity.value) or \
                 trajectory.maximum_velocity.value <= 0:
-            _reject("maximum_velocity must be positive")
+            reject("maximum_velocity must be positive")
         max_speed = min(max_speed, trajectory.maximum_velocity.value)
     if times[-1] < now_ns:
-        _reject("the arm trajectory ends in the past", Response.STATUS_EXPIRED)
+        reject("the arm trajectory ends in the past", Response.STATUS_EXPIRED)
     planned, modified = plan(arm.q, now_ns, np.array(times), np.array(positions),
                              np.array(velocities) if has_velocity else None, max_speed)
     return ArmTask(command_id, "joint_move", trajectory=planned, planner_modified=modified)
@@ -127,75 +113,92 @@ def _joint_point(point, previous: np.ndarray, index: int) -> tuple[np.ndarray, n
             q[j] = getattr(point.position, name).value
         if point.velocity.HasField(name):
             v[j] = getattr(point.velocity, name).value
-    _check_finite(q, f"joint position of point {index}")
+    check_finite(q, f"joint position of point {index}")
     low, high = ak.JOINT_LIMITS[:, 0], ak.JOINT_LIMITS[:, 1]
     outside = [(JOINT_FIELDS[j], q[j], low[j], high[j]) for j in range(6)
                if not low[j] - 1e-6 <= q[j] <= high[j] + 1e-6]
     if outside:
         name, value, lo, hi = outside[0]
-        _reject(f"arm0.{name} target {value:.3f} rad at point {index} is outside the "
+        reject(f"arm0.{name} target {value:.3f} rad at point {index} is outside the "
                 f"joint limits [{lo:.3f}, {hi:.3f}]")
-    _check_finite(v, f"joint velocity of point {index}")
+    check_finite(v, f"joint velocity of point {index}")
     return q, v
 
 
-def _cartesian(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
+def _cartesian(robot, scene: Scene, command_id: int, request, now_ns: int) -> ArmTask:
+    """An ArmCartesianCommand: pose axes follow the trajectory, force axes press the tool
+    along the wrench trajectory's force to the first surface. A goal in a world frame (odom,
+    vision) stays there as the body walks."""
+    arm: Arm = robot.arm
     snapshot = robot.transforms_snapshot()
-    body_t_root = _frame(snapshot, request.root_frame_name or "body")
-    root_t_task = np.eye(4)
+    root = request.root_frame_name or "body"
+    body_t_task = frame(snapshot, root)
     if request.HasField("root_tform_task"):
-        root_t_task = _pose_matrix(request.root_tform_task, "root_tform_task")
+        body_t_task = body_t_task @ pose_matrix(request.root_tform_task, "root_tform_task")
     wrist_t_tool = ak.translation(ak.WRIST_TO_HAND)
     if request.HasField("wrist_tform_tool"):
-        wrist_t_tool = _pose_matrix(request.wrist_tform_tool, "wrist_tform_tool")
+        wrist_t_tool = pose_matrix(request.wrist_tform_tool, "wrist_tform_tool")
     hand_t_tool = np.linalg.solve(ak.translation(ak.WRIST_TO_HAND), wrist_t_tool)
-    points = request.pose_trajectory_in_task.points
-    if not points:
-        _reject("pose trajectory has no points")
-    reference = _reference_ns(robot, request.pose_trajectory_in_task)
-    q, times, targets, reachable = arm.q.copy(), [], [], True
-    goal = None
-    for index, point in enumerate(points):
-        task_t_tool = _pose_matrix(point.pose, f"pose of point {index}")
-        goal = body_t_root @ root_t_task @ task_t_tool @ np.linalg.inv(hand_t_tool)
+    axes, force = arm_modes.force_axes(request)
+    tool_now = arm.hand() @ hand_t_tool
+    goals = _tool_goals(request.pose_trajectory_in_task, body_t_task, tool_now, now_ns,
+                        axes.any())
+    odom_t_body = robot.body_poses()[0].to_matrix()
+    q, times, targets, reachable, goal, reaction = arm.q.copy(), [], [], True, None, None
+    for body_t_tool, t in goals:
+        if axes.any():
+            body_t_tool[:3, 3], reaction = arm_modes.pressed_tool(
+                scene, odom_t_body, body_t_task, axes, force, body_t_tool[:3, 3],
+                tool_now[:3, 3])
+        goal = body_t_tool @ np.linalg.inv(hand_t_tool)
         q, ok = ak.solve_ik(goal, q)
         reachable &= ok
-        t = reference + int(_seconds(point.time_since_reference) * 1e9)
-        if times and t <= times[-1]:
-            _reject(f"point {index} is not later than the point before it")
         times.append(max(t, now_ns))
         targets.append(q)
     planned, modified = plan(arm.q, now_ns, np.array(times), np.array(targets))
-    return ArmTask(command_id, "cartesian", trajectory=planned, goal_hand=goal,
-                   reachable=reachable, planner_modified=modified)
+    task = ArmTask(command_id, "cartesian", trajectory=planned, goal_hand=goal,
+                   reachable=reachable, planner_modified=modified,
+                   press_force=reaction if ok else None,
+                   press_from_ns=int(planned.times_ns[-1]))
+    if world_fixed(snapshot, root) and not axes.any():
+        task.world_anchor, task.world_goal_hand = robot.base.odom_body, goal
+    return task
 
 
-def _pose_matrix(pose: geometry_pb2.SE3Pose, what: str) -> np.ndarray:
-    p, r = pose.position, pose.rotation
-    _check_finite((p.x, p.y, p.z, r.w, r.x, r.y, r.z), what)
-    rotation = Quat(r.w, r.x, r.y, r.z) if abs(r.w) + abs(r.x) + abs(r.y) + abs(r.z) > 1e-9 \
-        else Quat(1.0, 0.0, 0.0, 0.0)  # Quat() holds ints, which normalize() cannot divide
-    rotation.normalize()
-    return SE3Pose(p.x, p.y, p.z, rotation).to_matrix()
+def _tool_goals(trajectory, body_t_task: np.ndarray, tool_now: np.ndarray, now_ns: int,
+                force: bool) -> list[tuple[np.ndarray, int]]:
+    """(body_T_tool, robot time) per trajectory point; with force axes and no points, one
+    second from now at the tool's present pose."""
+    points = trajectory.points
+    if not points and not force:
+        reject("pose trajectory has no points")
+    reference = reference_ns(now_ns, trajectory)
+    goals = []
+    for index, point in enumerate(points):
+        t = reference + int(seconds(point.time_since_reference) * 1e9)
+        if goals and t <= goals[-1][1]:
+            reject(f"point {index} is not later than the point before it")
+        goals.append((body_t_task @ pose_matrix(point.pose, f"pose of point {index}"), t))
+    return goals or [(tool_now.copy(), now_ns + 10**9)]
 
 
 def _velocity(robot, command_id: int, request) -> ArmTask:
     if not request.HasField("cartesian_velocity"):
-        _reject("only cartesian arm velocity commands are supported", Response.STATUS_UNSUPPORTED)
+        reject("only cartesian arm velocity commands are supported", Response.STATUS_UNSUPPORTED)
     if not request.HasField("end_time"):
-        _reject("end_time is required")
+        reject("end_time is required")
     velocity = request.cartesian_velocity
     v = velocity.velocity_in_frame_name
-    _check_finite((v.x, v.y, v.z), "arm velocity")
+    check_finite((v.x, v.y, v.z), "arm velocity")
     snapshot = robot.transforms_snapshot()
-    rotation = _frame(snapshot, velocity.frame_name or "body")[:3, :3]
+    rotation = frame(snapshot, velocity.frame_name or "body")[:3, :3]
     linear = rotation @ np.array([v.x, v.y, v.z])
     w = request.angular_velocity_of_hand_rt_odom_in_hand
-    _check_finite((w.x, w.y, w.z), "arm angular velocity")
+    check_finite((w.x, w.y, w.z), "arm angular velocity")
     angular = robot.arm.hand()[:3, :3] @ np.array([w.x, w.y, w.z])
     end_ns = timestamp_to_nsec(request.end_time)
     if end_ns < robot.clock.now_nsec():
-        _reject("end_time is in the past", Response.STATUS_EXPIRED)
+        reject("end_time is in the past", Response.STATUS_EXPIRED)
     return ArmTask(command_id, "velocity", end_ns=end_ns,
                    hand_twist=np.concatenate([linear, angular]))
 
@@ -204,16 +207,16 @@ def _gaze(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
     snapshot = robot.transforms_snapshot()
     points = request.target_trajectory_in_frame1.points
     if not points:
-        _reject("gaze target trajectory has no points")
+        reject("gaze target trajectory has no points")
     target = points[-1].point
-    _check_finite((target.x, target.y, target.z), "gaze target")
-    body_t_frame1 = _frame(snapshot, request.frame1_name or "body")
+    check_finite((target.x, target.y, target.z), "gaze target")
+    body_t_frame1 = frame(snapshot, request.frame1_name or "body")
     target_in_body = (body_t_frame1 @ np.array([target.x, target.y, target.z, 1.0]))[:3]
     hand = arm.hand()
     position = hand[:3, 3]
     if request.tool_trajectory_in_frame2.points:
-        body_t_frame2 = _frame(snapshot, request.frame2_name or "body")
-        tool = _pose_matrix(request.tool_trajectory_in_frame2.points[-1].pose, "tool pose")
+        body_t_frame2 = frame(snapshot, request.frame2_name or "body")
+        tool = pose_matrix(request.tool_trajectory_in_frame2.points[-1].pose, "tool pose")
         position = (body_t_frame2 @ tool)[:3, 3]
     goal = np.eye(4)
     goal[:3, :3] = _look_at(target_in_body - position)
@@ -237,23 +240,23 @@ def gripper_task(robot: SimRobot, command_id: int,
                  request: gripper_command_pb2.GripperCommand.Request,
                  now_ns: int) -> GripperTask:
     if not request.HasField("claw_gripper_command"):
-        _reject("gripper command is empty")
+        reject("gripper command is empty")
     claw = request.claw_gripper_command
     points = claw.trajectory.points
     if not points:
-        _reject("gripper trajectory has no points")
-    reference = _reference_ns(robot, claw.trajectory)
+        reject("gripper trajectory has no points")
+    reference = reference_ns(now_ns, claw.trajectory)
     low, high = ak.GRIPPER_LIMITS
     times, positions = [], []
     for index, point in enumerate(points):
-        _check_finite((point.point,), f"gripper position of point {index}")
+        check_finite((point.point,), f"gripper position of point {index}")
         if not low - 1e-6 <= point.point <= high + 1e-6:
-            _reject(f"gripper position {point.point:.3f} rad is outside [{low:.3f}, {high:.3f}]")
-        times.append(max(now_ns, reference + int(_seconds(point.time_since_reference) * 1e9)))
+            reject(f"gripper position {point.point:.3f} rad is outside [{low:.3f}, {high:.3f}]")
+        times.append(max(now_ns, reference + int(seconds(point.time_since_reference) * 1e9)))
         positions.append([point.point])
     torque = claw.maximum_torque.value if claw.HasField("maximum_torque") else 5.5
     if not math.isfinite(torque) or torque < 0:
-        _reject("maximum_torque must be a non-negative number")
+        reject("maximum_torque must be a non-negative number")
     return GripperTask(command_id, JointTrajectory(np.array(times), np.array(positions)), torque)
 
 
@@ -293,11 +296,18 @@ def _cartesian_feedback(arm, task, now_ns, feedback) -> None:
     error = ak.pose_error(arm.hand(), task.goal_hand)
     fb.measured_pos_distance_to_goal = float(np.linalg.norm(error[:3]))
     fb.measured_rot_distance_to_goal = float(np.linalg.norm(error[3:]))
+    if task.world_anchor is not None:  # reached or not from where the body is now
+        reached = fb.measured_pos_distance_to_goal < WORLD_GOAL_TOLERANCE[0] and \
+            fb.measured_rot_distance_to_goal < WORLD_GOAL_TOLERANCE[1]
+        stalled = task.done and not reached and task.body_still
+    else:
+        reached, stalled = task.reachable, not task.reachable
     if task.overridden:
         fb.status = Fb.STATUS_TRAJECTORY_CANCELLED
-    elif task.done:
-        fb.status = Fb.STATUS_TRAJECTORY_COMPLETE if task.reachable else \
-            Fb.STATUS_TRAJECTORY_STALLED
+    elif task.done and reached:
+        fb.status = Fb.STATUS_TRAJECTORY_COMPLETE
+    elif task.done and stalled:
+        fb.status = Fb.STATUS_TRAJECTORY_STALLED
     else:
         fb.status = Fb.STATUS_IN_PROGRESS
 
@@ -326,7 +336,8 @@ def _stop_feedback(arm, task, now_ns, feedback) -> None:
 # ArmCommand.Feedback per task kind: fn(arm, task, now_ns, feedback).
 _ARM_FEEDBACK = {"joint_move": _joint_move_feedback, "named": _named_feedback,
                  "cartesian": _cartesian_feedback, "gaze": _gaze_feedback,
-                 "velocity": _velocity_feedback, "stop": _stop_feedback}
+                 "velocity": _velocity_feedback, "stop": _stop_feedback,
+                 "impedance": arm_modes.fill_impedance_feedback}
 
 
 def fill_gripper_feedback(arm: Arm, task: GripperTask, now_ns: int,

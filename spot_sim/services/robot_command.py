@@ -7,14 +7,15 @@ from bosdyn.api import basic_command_pb2 as basic
 from bosdyn.api import robot_command_pb2, robot_command_service_pb2_grpc
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
-from spot_sim import kinematics, mobility
+from spot_sim import arm_kinematics, kinematics, mobility
 from spot_sim.body.commands import FULL_BODY_KINDS, Command, CommandRejectedError
 from spot_sim.body.power import MotorPower
 from spot_sim.clock import timestamp_to_nsec
 from spot_sim.mobility import Se2
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import LEASE, unary
-from spot_sim.services import Served, ServiceSpec, arm_command
+from spot_sim.scene import Scene
+from spot_sim.services import Served, ServiceSpec, arm_command, arm_modes
 from spot_sim.services.time_sync import TimeSyncServicer
 
 Response = robot_command_pb2.RobotCommandResponse
@@ -22,20 +23,23 @@ Status = basic.RobotCommandFeedbackStatus
 MAX_VELOCITY_HORIZON_NS = 30 * 1_000_000_000  # end times further ahead are TOO_DISTANT
 _FULL_BODY = {"stop_request": "stop_fb", "freeze_request": "freeze",
               "selfright_request": "selfright", "safe_power_off_request": "safe_power_off",
-              "battery_change_pose_request": "battery_change_pose", "joint_request": "joint"}
+              "battery_change_pose_request": "battery_change_pose", "joint_request": "joint",
+              "constrained_manipulation_request": "constrained_manipulation"}
 _MOBILITY = {"se2_trajectory_request": "trajectory", "se2_velocity_request": "velocity",
              "sit_request": "sit", "stand_request": "stand", "stop_request": "stop",
-             "stance_request": "stance"}
+             "stance_request": "stance", "follow_arm_request": "follow_arm"}
 _NEEDS_POWER = {"trajectory", "velocity", "sit", "stand", "stop", "stop_fb", "freeze",
-                "selfright", "battery_change_pose", "stance", "joint"}
+                "selfright", "battery_change_pose", "stance", "joint", "follow_arm",
+                "constrained_manipulation"}
+_NEEDS_ARM = {"follow_arm", "constrained_manipulation"}
 FEET = ("fl", "fr", "hl", "hr")
 MAX_FOOT_SHIFT = 0.5  # m a stance may move a foot from its nominal place under the body
 _ALLOWED_IN_FAULT = {"selfright", "safe_power_off", "stop_fb", "stop", "freeze"}
 
 
 class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceServicer):
-    def __init__(self, robot: SimRobot, time_sync: TimeSyncServicer) -> None:
-        self.robot, self.clock, self.time_sync = robot, robot.clock, time_sync
+    def __init__(self, robot: SimRobot, time_sync: TimeSyncServicer, scene: Scene) -> None:
+        self.robot, self.clock, self.time_sync, self.scene = robot, robot.clock, time_sync, scene
 
     @unary(robot_command_pb2.RobotCommandResponse, LEASE)
     def RobotCommand(self, request, response, context):
@@ -63,7 +67,9 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         now = self.clock.now_nsec()
         arm_task = gripper_task = None
         if arm_request is not None:
-            arm_task = arm_command.arm_task(robot, 0, arm_request, now)
+            arm_task = arm_command.arm_task(robot, self.scene, 0, arm_request, now)
+        elif kind == "constrained_manipulation":
+            arm_task = arm_modes.constrained_task(robot, 0, body)
         if gripper_request is not None:
             gripper_task = arm_command.gripper_task(robot, 0, gripper_request, now)
         record = self._accept_mobility(request, kind, body) if kind is not None else \
@@ -78,9 +84,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
 
     def _accept_mobility(self, request, kind: str, body) -> Command:
         robot = self.robot
-        end_ns = None
-        if kind in ("velocity", "trajectory", "stance"):
-            end_ns = self._end_time(request, body)
+        end_ns = self._end_ns(request, kind, body)
         params = request.command.synchronized_command.mobility_command.params
         if params.type_url:
             mobility_params = spot_command_pb2.MobilityParams()
@@ -96,9 +100,22 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             extra["goal"] = self._goal(body)
         elif kind == "stance":
             extra["details"] = {"reachable": self._stance_reachable(body.stance)}
+        elif kind == "follow_arm":
+            extra["details"] = {"offset": _body_offset(body)}
         if mobility_params is not None:
             robot.set_mobility_params(mobility_params)
         return robot.new_command(kind, end_ns=end_ns, **extra)
+
+    def _end_ns(self, request, kind: str, body) -> int | None:
+        """The robot time a command of ``kind`` ends (None: it runs until replaced)."""
+        if kind in ("velocity", "trajectory", "stance"):
+            return self._end_time(request, body)
+        if kind != "constrained_manipulation":
+            return None
+        end_ns = timestamp_to_nsec(body.end_time)  # robot time, set by the caller
+        if end_ns < self.clock.now_nsec():
+            raise CommandRejectedError(Response.STATUS_EXPIRED, "end_time is in the past")
+        return end_ns
 
     def _end_time(self, request, body) -> int:
         if not body.HasField("end_time"):
@@ -203,6 +220,7 @@ def _check_robot_allows(robot: SimRobot, kind: str | None, manipulator: bool) ->
     """Raise CommandRejectedError unless the robot can run a command of ``kind`` (None: no
     mobility part) with or without an arm/gripper part: hardware, license, faults, power."""
     license = robot.license
+    manipulator = manipulator or kind in _NEEDS_ARM
     if manipulator and robot.arm is None:
         raise CommandRejectedError(Response.STATUS_UNSUPPORTED, "this robot has no arm")
     if manipulator and not license.allows("arm"):
@@ -240,7 +258,7 @@ def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
     arm = robot.arm
     if arm is not None:
         sync = feedback.synchronized_feedback
-        if command.id in arm.tasks:
+        if command.id in arm.tasks and command.kind != "constrained_manipulation":
             arm_command.fill_arm_feedback(arm, arm.tasks[command.id], now,
                                           sync.arm_command_feedback)
         if command.id in arm.gripper_tasks:
@@ -254,6 +272,26 @@ def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
         fb = feedback.synchronized_feedback.mobility_command_feedback
         fb.status = command.status
         _MOBILITY_FEEDBACK[command.kind](robot, command, now, fb)
+
+
+def _body_offset(request) -> tuple[float, float]:
+    """A follow-arm command's body offset from the hand (x, y in the body frame, m): the
+    request's, or by default where the hand is at the arm's ready pose."""
+    offset = request.body_offset_from_hand
+    values = (offset.x, offset.y, offset.z)
+    if not all(math.isfinite(v) for v in values):
+        raise CommandRejectedError(Response.STATUS_INVALID_REQUEST,
+                                   "body_offset_from_hand is not finite")
+    if request.HasField("body_offset_from_hand"):
+        return offset.x, offset.y
+    hand = arm_kinematics.hand_pose(arm_kinematics.READY)
+    return float(hand[0, 3]), float(hand[1, 3])
+
+
+def _constrained(robot, command, now, fb) -> None:
+    task = robot.arm.tasks.get(command.id) if robot.arm is not None else None
+    if task is not None:
+        arm_modes.fill_constrained_feedback(robot, task, fb)
 
 
 def _settled_in_place(robot: SimRobot, command: Command, now: int) -> bool:
@@ -335,10 +373,12 @@ _FULL_BODY_FEEDBACK = {
     "selfright": _completed_once_done("selfright_feedback", basic.SelfRightCommand.Feedback),
     "safe_power_off": _safe_power_off, "joint": _joint,
     "battery_change_pose": _completed_once_done("battery_change_pose_feedback",
-                                                basic.BatteryChangePoseCommand.Feedback)}
+                                                basic.BatteryChangePoseCommand.Feedback),
+    "constrained_manipulation": _constrained}
 _MOBILITY_FEEDBACK = {
     "stand": _stand, "sit": _sit, "velocity": _present("se2_velocity_feedback"),
-    "stance": _stance, "stop": _present("stop_feedback"), "trajectory": _trajectory}
+    "stance": _stance, "stop": _present("stop_feedback"), "trajectory": _trajectory,
+    "follow_arm": _present("follow_arm_feedback")}
 assert set(_FULL_BODY_FEEDBACK) == FULL_BODY_KINDS
 
 
@@ -348,4 +388,4 @@ def spec() -> ServiceSpec:
 
 
 SERVICES = (Served(spec(), lambda parts: RobotCommandServicer(
-    parts.robot, parts.servicer("time-sync"))),)
+    parts.robot, parts.servicer("time-sync"), parts.sensors.scene)),)
