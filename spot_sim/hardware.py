@@ -35,6 +35,8 @@ OPTIONS = (
            "RGB body cameras (without: greyscale, as on most Spots)"),
     Option("spot_cam", "has_spot_cam",
            "a Spot CAM+IR payload: PTZ, panorama, IR, audio, LEDs, media log"),
+    Option("safety_rated_stop", "safety_rated_stop",
+           "the safety-rated stop function (SRSF): primary and redundant safety stops"),
 )
 BY_NAME = {option.name: option for option in OPTIONS}
 

@@ -33,6 +33,7 @@ class Example:
     prints: str = ""  # a sentence the program's output (stdout + stderr) must contain
     interrupt_after: float = 0.0  # s: a program that runs until Ctrl-C gets SIGINT then
     exit_code: int = 0  # some examples exit 1 after running well (their main returns None)
+    sim: tuple[tuple[str, object], ...] = ()  # SimConfig fields the robot needs (hardware)
 
 
 RUNS = (
@@ -53,6 +54,10 @@ RUNS = (
     Example("arm_surface_contact/arm_surface_contact.py", (), "Robot safely powered off"),
     Example("arm_with_body_follow/arm_with_body_follow.py", (), "Robot safely powered off"),
     Example("auto_return/force_start_auto_return.py", (), ""),
+    Example("reset_safety_stop/reset_primary_safety_stop.py", (), "STATUS_OK",
+            sim=(("safety_rated_stop", True),)),
+    Example("reset_safety_stop/reset_redundant_safety_stop.py", (), "STATUS_OK",
+            sim=(("safety_rated_stop", True),)),
     Example("arm_force_control/force_wrench_control.py", (), "Robot safely powered off"),
     Example("arm_force_control/force_trajectory.py", (), "Robot safely powered off"),
     Example("arm_impedance_control/arm_impedance_control_simple.py", (),
@@ -101,6 +106,7 @@ RUN_ELSEWHERE = {
     "upload_choreographed_sequence": "test_sim_choreography_moves.py",
     "spot_cam": "test_sim_spot_cam_payload.py",
     "data_acquisition_service": "test_sim_data_acquisition.py",
+    "arm_constrained_manipulation": "test_sim_arm_modes.py",
 }
 
 # Example directory -> why it does not run against the simulated robot here.
@@ -118,8 +124,6 @@ DOES_NOT_RUN = {
     "arm_grasp": "a person clicking on a camera image in a window (OpenCV)",
     "arm_walk_to_object": "a person clicking on a camera image in a window (OpenCV)",
     "stitch_front_images": "a window (OpenGL)",
-    "reset_safety_stop": "a robot with the safety-rated stop (ResetSafetyStop is not "
-                         "simulated)",
     "cloud_upload": "accounts at Google Cloud or AWS (it uploads there)",
     "post_docking_callbacks": "accounts at Google Cloud or AWS (its docking callback uploads "
                               "there)",
@@ -195,17 +199,13 @@ def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
     return (None if interrupted else process.returncode), output
 
 
-@pytest.fixture
-def spot(tmp_path):
-    """A robot per program: one that ends holding the lease cannot starve the next."""
-    with running_sim(tmp_path / "certs", has_arm=True, estop_required=False) as sim:
-        yield sim
-
-
 @NEEDS_SDK
 @pytest.mark.parametrize("example", RUNS, ids=[" ".join((e.program, *e.args)) for e in RUNS])
-def test_the_sdk_example_runs_unmodified(spot, example, tmp_path):
-    code, output = run(spot, example, tmp_path)
+def test_the_sdk_example_runs_unmodified(example, tmp_path):
+    # A robot per program: one that ends holding the lease cannot starve the next.
+    with running_sim(tmp_path / "certs", has_arm=True, estop_required=False,
+                     **dict(example.sim)) as spot:
+        code, output = run(spot, example, tmp_path)
     assert code in (example.exit_code, None), output[-3000:]
     assert example.prints in output, output[-3000:]
 

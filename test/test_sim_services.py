@@ -455,6 +455,36 @@ def test_fan_commands_run_for_their_duration_and_a_newer_one_takes_over(sim, rob
                         == Feedback.STATUS_COMPLETE, 3.0)
 
 
+def test_a_safety_stop_resets_only_on_a_robot_with_the_safety_rated_stop(tmp_path):
+    """The plain robot has no safety-rated stop function (its hardware configuration says
+    so) and refuses; one fitted with it (``safety_rated_stop``) resets either stop."""
+    from bosdyn.client.power import (
+        PowerClient,
+        SafetyStopIncompatibleHardwareError,
+        SafetyStopUnknownStopTypeError,
+    )
+
+    Request = power_pb2.ResetSafetyStopRequest
+    for config, works in (({}, False), ({"safety_rated_stop": True}, True)):
+        with running_sim(tmp_path / f"certs{works}", **config) as fitted:
+            spot = connect(fitted)
+            hardware = spot.ensure_client(RobotStateClient.default_service_name) \
+                .get_robot_hardware_configuration()
+            assert hardware.redundant_safety_stop_enabled == works
+            power = client(spot, PowerClient)
+            with operated(spot):
+                with pytest.raises(SafetyStopUnknownStopTypeError):
+                    power.reset_safety_stop(Request.SAFETY_STOP_UNKNOWN)
+                for kind in (Request.SAFETY_STOP_PRIMARY, Request.SAFETY_STOP_REDUNDANT):
+                    if works:
+                        assert power.reset_safety_stop(kind).status == \
+                            power_pb2.ResetSafetyStopResponse.STATUS_OK
+                    else:
+                        with pytest.raises(SafetyStopIncompatibleHardwareError):
+                            power.reset_safety_stop(kind)
+            spot.time_sync.stop()
+
+
 # ---------------------------------------------------------------------------------- keepalive
 def test_keepalive_policy_cuts_power_when_checkins_stop(sim, robot):
     keepalive = client(robot, KeepaliveClient)

@@ -37,6 +37,19 @@ class PowerServicer(power_service_pb2_grpc.PowerServiceServicer):
     def PowerCommandFeedback(self, request, response, context):
         response.status = self.robot.power_feedback(request.power_command_id)
 
+    @unary(power_pb2.ResetSafetyStopResponse, LEASE)
+    def ResetSafetyStop(self, request, response, context):
+        """Reset a safety-rated stop: only on a robot configured with the safety-rated stop
+        function (SRSF); nothing here trips one, so a reset succeeds at once."""
+        Request = power_pb2.ResetSafetyStopRequest
+        if request.safety_stop_type not in (Request.SAFETY_STOP_PRIMARY,
+                                            Request.SAFETY_STOP_REDUNDANT):
+            response.status = response.STATUS_UNKNOWN_STOP_TYPE
+        elif not self.robot.config.safety_rated_stop:
+            response.status = response.STATUS_INCOMPATIBLE_HARDWARE_ERROR
+        else:
+            response.status = response.STATUS_OK
+
     @unary(power_pb2.FanPowerCommandResponse, LEASE)
     def FanPowerCommand(self, request, response, context):
         duration_ns = request.duration.ToNanoseconds()

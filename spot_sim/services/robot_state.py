@@ -30,6 +30,7 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
         config.skeleton.CopyFrom(self._skeleton)
         config.can_power_command_request_payload_ports = True
         config.can_power_command_request_wifi_radio = True
+        config.redundant_safety_stop_enabled = self.robot.config.safety_rated_stop
 
     @unary(robot_state_pb2.RobotLinkModelResponse)
     def GetRobotLinkModel(self, request, response, context):
