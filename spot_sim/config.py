@@ -19,6 +19,7 @@ class SimConfig:
     color_cameras: bool = False  # body cameras greyscale (as on most Spots) or RGB
     has_spot_cam: bool = False  # a Spot CAM+IR payload on the rail
     safety_rated_stop: bool = False  # the safety-rated stop function (SRSF) is configured
+    has_audio_visual: bool = False  # the audio-visual system (lights and buzzer)
     clock_offset_sec: float = 12.345  # robot clock ahead of the host clock
     physics_rate_hz: float = 100.0
     estop_required: bool = True  # no registered e-stop endpoint means motors stay off

@@ -37,6 +37,8 @@ OPTIONS = (
            "a Spot CAM+IR payload: PTZ, panorama, IR, audio, LEDs, media log"),
     Option("safety_rated_stop", "safety_rated_stop",
            "the safety-rated stop function (SRSF): primary and redundant safety stops"),
+    Option("audio_visual", "has_audio_visual",
+           "the audio-visual system: lights and buzzer behaviours"),
 )
 BY_NAME = {option.name: option for option in OPTIONS}
 

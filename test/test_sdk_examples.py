@@ -54,6 +54,12 @@ RUNS = (
     Example("arm_surface_contact/arm_surface_contact.py", (), "Robot safely powered off"),
     Example("arm_with_body_follow/arm_with_body_follow.py", (), "Robot safely powered off"),
     Example("auto_return/force_start_auto_return.py", (), ""),
+    Example("audio_visual/audio_visual_params/audio_visual_params.py",
+            ("--max-brightness", "0.5"), "max_brightness: 0.5",
+            sim=(("has_audio_visual", True),)),
+    Example("audio_visual/audio_visual_behaviors/audio_visual_behaviors.py",
+            ("-t", "2", "-l", "blink", "-c", "255,0,0", "-mbv", "0.1", "-d"),
+            'Successfully deleted behaviors: "custom"', sim=(("has_audio_visual", True),)),
     Example("reset_safety_stop/reset_primary_safety_stop.py", (), "STATUS_OK",
             sim=(("safety_rated_stop", True),)),
     Example("reset_safety_stop/reset_redundant_safety_stop.py", (), "STATUS_OK",
@@ -161,7 +167,6 @@ DOES_NOT_RUN = {
                          "the simulated directory)",
     "service_customization": "a payload image service with custom parameters reached through the "
                              "robot's directory (not routed by the simulated directory)",
-    "audio_visual": "the audio-visual (lights and buzzer) service (not simulated)",
     "graph_nav_extract_point_cloud": "a map folder written by graph_nav_command_line (a person at "
                                      "its prompt)",
     "replay_mission": "a mission file or Autowalk folder recorded on a robot",

@@ -26,6 +26,7 @@ from bosdyn.api import (
 from bosdyn.api.spot import inverse_kinematics_pb2, spot_check_pb2
 from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client.arm_surface_contact import ArmSurfaceContactClient
+from bosdyn.client.audio_visual import AudioVisualClient
 from bosdyn.client.auto_return import AutoReturnClient
 from bosdyn.client.common import common_header_errors
 from bosdyn.client.data_buffer import DataBufferClient
@@ -67,7 +68,8 @@ from spot_sim.directory import LIVENESS_FAULT
 
 @pytest.fixture(scope="module")
 def arm_sim(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_spot_cam=True) as spot:
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_spot_cam=True,
+                     has_audio_visual=True) as spot:
         yield spot
 
 
@@ -231,6 +233,8 @@ def representative_calls() -> dict:
             frame_name="odom"),
         "ir-enable-disable-service": lambda r: c(
             r, IREnableDisableServiceClient.default_service_name).set_ir_enabled(True),
+        "audio-visual": lambda r: c(r, AudioVisualClient.default_service_name)
+        .list_behaviors(),
         "auto-return": lambda r: c(r, AutoReturnClient.default_service_name)
         .get_configuration(),
         "spot-check": lambda r: c(r, SpotCheckClient.default_service_name).spot_check_feedback(
@@ -483,6 +487,54 @@ def test_a_safety_stop_resets_only_on_a_robot_with_the_safety_rated_stop(tmp_pat
                         with pytest.raises(SafetyStopIncompatibleHardwareError):
                             power.reset_safety_stop(kind)
             spot.time_sync.stop()
+
+
+def test_audio_visual_behaviours_play_by_priority_and_bad_ones_change_nothing(arm_sim,
+                                                                              arm_robot):
+    from bosdyn.api import audio_visual_pb2 as av
+    from bosdyn.client import audio_visual as av_client
+
+    lights = client(arm_robot, AudioVisualClient)
+    arm_robot.time_sync.wait_for_sync(timeout_sec=5.0)  # end times are in robot time
+    permanent = {b.name for b in lights.list_behaviors() if b.permanent}
+    assert permanent == {"robot_normal", "robot_warning", "robot_danger"}
+    behavior = av.AudioVisualBehavior(enabled=True, priority=15)
+    blink = behavior.led_sequence_group.front_center.blink_sequence
+    blink.color.rgb.r, blink.period.nanos, blink.duty_cycle = 255, 500_000_000, 0.5
+    lights.add_or_modify_behavior("beacon", behavior)
+    bad = av.AudioVisualBehavior()
+    bad.CopyFrom(behavior)
+    bad.led_sequence_group.front_center.blink_sequence.period.seconds = 30
+    with pytest.raises(av_client.InvalidBehaviorError):
+        lights.add_or_modify_behavior("beacon", bad)
+    with pytest.raises(av_client.PermanentBehaviorError):
+        lights.add_or_modify_behavior("robot_normal", behavior)
+    assert next(b for b in lights.list_behaviors() if b.name == "beacon").behavior == behavior
+    Result = av.RunBehaviorResponse
+    soon = time.time() + 5.0
+    assert lights.run_behavior("beacon", soon).run_result == Result.RESULT_BEHAVIOR_RUN
+    assert lights.run_behavior("robot_normal", soon).run_result == Result.RESULT_LOW_PRIORITY
+    assert lights.run_behavior("beacon", soon).run_result == Result.RESULT_ALREADY_RUNNING
+    with pytest.raises(av_client.BehaviorExpiredError):
+        lights.run_behavior("beacon", time.time() - 60.0)
+    with pytest.raises(av_client.DoesNotExistError):
+        lights.run_behavior("nothing", soon)
+    other = connect(arm_sim)
+    with pytest.raises(av_client.InvalidClientError):  # not the client that ran it
+        client(other, AudioVisualClient).stop_behavior("beacon")
+    other.time_sync.stop()
+    lights.stop_behavior("beacon")
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        lights.set_system_params(max_brightness=1.5)
+    assert lights.get_system_params().params.max_brightness == pytest.approx(1.0)
+    lights.set_system_params(enabled=False, max_brightness=0.4)
+    assert lights.run_behavior("beacon", soon).run_result == Result.RESULT_SYSTEM_DISABLED
+    lights.set_system_params(enabled=True)
+    with pytest.raises(av_client.PermanentBehaviorError):
+        lights.delete_behaviors(["robot_danger"])
+    assert [b.name for b in lights.delete_behaviors(["beacon"])] == ["beacon"]
+    with pytest.raises(av_client.DoesNotExistError):
+        lights.delete_behaviors(["beacon"])
 
 
 # ---------------------------------------------------------------------------------- keepalive

@@ -21,7 +21,7 @@ MODULES = ("identity", "time_sync", "lease", "estop", "power", "robot_command", 
            "autowalk", "choreography", "license", "fault", "data_buffer", "keepalive",
            "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
            "joint_streaming", "manipulation", "arm_surface_contact", "inverse_kinematics",
-           "directory_registration", "auto_return", "robot_state")
+           "directory_registration", "auto_return", "audio_visual", "robot_state")
 SERVICES: tuple[Served, ...] = tuple(
     served for name in MODULES for served in import_module(f"spot_sim.services.{name}").SERVICES)
 

@@ -31,6 +31,7 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
         config.can_power_command_request_payload_ports = True
         config.can_power_command_request_wifi_radio = True
         config.redundant_safety_stop_enabled = self.robot.config.safety_rated_stop
+        config.has_audio_visual_system = self.robot.config.has_audio_visual
 
     @unary(robot_state_pb2.RobotLinkModelResponse)
     def GetRobotLinkModel(self, request, response, context):
