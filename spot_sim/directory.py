@@ -12,6 +12,14 @@ from spot_sim.service_faults import ServiceFaults
 LIVENESS_FAULT = "Service liveness timeout"
 
 
+def routable(authority: str) -> str:
+    """An authority clients can reach through the robot: the API wants
+    ``<name>.spot.robot`` (the robot's certificate covers ``*.spot.robot``); a bare name,
+    as Boston Dynamics' remote mission example registers (``remote-mission``), gets that
+    suffix [ours: how a robot treats one is not documented]."""
+    return authority if "." in authority else f"{authority}.spot.robot"
+
+
 class Directory:
     """Thread-safe. Built-in entries cannot be replaced or removed by registration."""
 
@@ -35,6 +43,16 @@ class Directory:
             found = self._registered.get(name)
             return found[0] if found else None
 
+    def endpoint_for(self, authority: str, method: str) -> str | None:
+        """``host:port`` of the payload service registered at ``authority`` whose gRPC type
+        serves ``method`` (``/package.Service/Method``); None when there is none."""
+        service_type = method.strip("/").split("/", 1)[0]
+        with self._lock:
+            for entry, endpoint, _ in self._registered.values():
+                if entry.authority == authority and entry.type == service_type:
+                    return f"{endpoint.host_ip}:{endpoint.port}"
+        return None
+
     def register(self, entry: directory_pb2.ServiceEntry, endpoint: directory_pb2.Endpoint,
                  replace: bool) -> bool:
         """Add (``replace`` False: only when new) or update (True: only when present) a
@@ -51,6 +69,7 @@ class Directory:
                 alive = True
                 stored = directory_pb2.ServiceEntry()
                 stored.CopyFrom(entry)
+                stored.authority = routable(entry.authority)
                 stored.last_update.CopyFrom(self._clock.timestamp())
                 self._registered[entry.name] = (stored, endpoint, time.monotonic_ns())
         if alive:

@@ -18,6 +18,7 @@ from spot_sim.directory import Directory
 from spot_sim.faults import FaultControl, RpcFaults
 from spot_sim.graph_nav.navigation import GraphNav
 from spot_sim.graph_nav.recording import Recorder
+from spot_sim.payload_router import PayloadRouter
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import AuthInterceptor, TokenIssuer
 from spot_sim.sensors import Sensors
@@ -67,6 +68,7 @@ class SimulatedSpot:
                                    directory_entries(self.clock, [s.spec for s in served]))
         parts = SimParts(self.config, self.clock, self.robot, self.tokens, self.sensors,
                          self.graph_nav, self.recorder, self.data, self.payloads, self.directory)
+        self.router = PayloadRouter(self.directory)
         self._servicers = []
         for service in served:
             parts.servicers[service.spec.name] = service.build(parts)
@@ -116,6 +118,7 @@ class SimulatedSpot:
                      ("grpc.so_reuseport", 0)])
         for spec, servicer in self._servicers:
             spec.add_to_server(servicer, server)
+        server.add_generic_rpc_handlers((self.router,))  # last: what the robot leaves
         credentials = grpc.ssl_server_credentials(
             [(self.certs.server_key.read_bytes(), self.certs.server_cert.read_bytes())])
         bound = server.add_secure_port(f"{LOOPBACK}:{port}", credentials)
@@ -152,6 +155,7 @@ class SimulatedSpot:
         if self.rest is not None:
             self.rest.stop()
         self.mission.runner.stop()
+        self.router.close()
         self.keepalive.stop()
         self.robot.stop()
 

@@ -113,6 +113,7 @@ RUN_ELSEWHERE = {
     "spot_cam": "test_sim_spot_cam_payload.py",
     "data_acquisition_service": "test_sim_data_acquisition.py",
     "arm_constrained_manipulation": "test_sim_arm_modes.py",
+    "remote_mission_service": "test_sim_payload_routing.py",
 }
 
 # Example directory -> why it does not run against the simulated robot here.
@@ -157,16 +158,18 @@ DOES_NOT_RUN = {
     "network_compute_bridge": "a network compute server with TensorFlow models",
     "bddf_download": "the robot's HTTPS BDDF log download (not simulated) or a window (PyQt5)",
     "payloads": "two payloads' credential files, authorized on the robot by an administrator",
-    "area_callback": "a payload's area-callback service that the robot calls through its directory"
-                     " (the simulated directory does not route to registered services)",
-    "network_request_callback": "a payload's mission callback service that the robot calls through"
-                                " its directory (not routed by the simulated directory)",
-    "remote_mission_service": "a payload's remote mission service that the robot's mission calls "
-                              "through its directory (not routed by the simulated directory)",
-    "self_registration": "a payload service reached through the robot's directory (not routed by "
-                         "the simulated directory)",
-    "service_customization": "a payload image service with custom parameters reached through the "
-                             "robot's directory (not routed by the simulated directory)",
+    "area_callback": "a payload's area-callback service that GraphNav calls while crossing a "
+                     "region (GraphNav's area callbacks are not simulated; calls to payload "
+                     "services through the directory are: test_sim_payload_routing.py)",
+    "network_request_callback": "a payload's callback that a mission's network-request node "
+                                "calls (that node is not simulated; calls through the "
+                                "directory are)",
+    "self_registration": "grpcio-tools to compile its announce protos, and an administrator "
+                         "authorizing the payload (the routing it needs is simulated: "
+                         "test_sim_payload_routing.py)",
+    "service_customization": "a payload image service reached through the robot (a payload "
+                             "service of a gRPC type the robot serves itself is not routed by "
+                             "the simulated robot)",
     "graph_nav_extract_point_cloud": "a map folder written by graph_nav_command_line (a person at "
                                      "its prompt)",
     "replay_mission": "a mission file or Autowalk folder recorded on a robot",
