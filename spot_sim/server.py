@@ -102,7 +102,7 @@ class SimulatedSpot:
         self.keepalive.start()
         self._serve(self._requested_port)
         if self._rest_port is not None:  # the data-acquisition store's REST download
-            self.rest = DaqRest(self.servicer("data-acquisition").store, self.tokens,
+            self.rest = DaqRest(self.servicer("data-acquisition").store, self.data, self.tokens,
                                 self.certs.server_cert, self.certs.server_key,
                                 self._rest_port).start()
         _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)

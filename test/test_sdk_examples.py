@@ -114,6 +114,7 @@ RUN_ELSEWHERE = {
     "data_acquisition_service": "test_sim_data_acquisition.py",
     "arm_constrained_manipulation": "test_sim_arm_modes.py",
     "remote_mission_service": "test_sim_payload_routing.py",
+    "bddf_download": "test_sim_data_acquisition.py",
 }
 
 # Example directory -> why it does not run against the simulated robot here.
@@ -156,7 +157,6 @@ DOES_NOT_RUN = {
     "access_controlled_doors": "an access-controlled door system's server",
     "gps_service": "a GPS receiver (NMEA over TCP, UDP or serial)",
     "network_compute_bridge": "a network compute server with TensorFlow models",
-    "bddf_download": "the robot's HTTPS BDDF log download (not simulated) or a window (PyQt5)",
     "payloads": "two payloads' credential files, authorized on the robot by an administrator",
     "area_callback": "a payload's area-callback service that GraphNav calls while crossing a "
                      "region (GraphNav's area callbacks are not simulated; calls to payload "

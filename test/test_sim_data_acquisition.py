@@ -16,9 +16,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from bosdyn.api import data_acquisition_pb2, data_acquisition_store_pb2
+from bosdyn.api import data_acquisition_pb2, data_acquisition_store_pb2, data_buffer_pb2
+from bosdyn.bddf import DataReader, ProtobufReader
 from bosdyn.client.data_acquisition import DataAcquisitionClient
 from bosdyn.client.data_acquisition_store import DataAcquisitionStoreClient
+from bosdyn.client.data_buffer import DataBufferClient
 from bosdyn.client.exceptions import ResponseError
 from bosdyn.client.image import build_image_request
 from test_sim_spot_cam import wait_for
@@ -123,10 +125,10 @@ def test_a_capture_is_cancelled_between_items(spot, robot):
     assert store.query_max_capture_id() < before + 3
 
 
-def rest_get(spot, token: str | None, query: str):
-    """GET the REST download over TLS verified against the simulator's CA."""
+def rest_get(spot, token: str | None, query: str, path: str = rest.PATH):
+    """GET a REST download over TLS verified against the simulator's CA."""
     context = ssl.create_default_context(cafile=str(spot.ca_cert))
-    request = urllib.request.Request(f"https://127.0.0.1:{spot.rest.port}{rest.PATH}?{query}",
+    request = urllib.request.Request(f"https://127.0.0.1:{spot.rest.port}{path}?{query}",
                                      headers={"Authorization": f"Bearer {token}"} if token
                                      else {})
     try:
@@ -156,6 +158,44 @@ def test_the_rest_download_zips_a_time_range(tmp_path):
             assert rest_get(spot, "not-a-token", "")[0] == 401
             assert rest_get(spot, robot.user_token, "from_nsec=1&to_nsec=2")[0] == 204
             assert rest_get(spot, robot.user_token, "colour=red")[0] == 400
+        finally:
+            robot.time_sync.stop()
+
+
+def test_the_bddf_download_holds_the_data_buffers_records_of_a_time_range(tmp_path):
+    """Text messages and an event logged through the SDK come back as BDDF series, read
+    with the SDK's own BDDF reader; the time range, channel and type filters hold."""
+    config = SimConfig(username=USERNAME, password=PASSWORD)
+    with SimulatedSpot(config, certs_dir=tmp_path, rest_port=0) as spot:
+        robot = connect(spot)
+        robot.time_sync.wait_for_sync()
+        try:
+            log = robot.ensure_client(DataBufferClient.default_service_name)
+            log.add_text_messages([data_buffer_pb2.TextMessage(message=f"step {i}",
+                                                               source="walker")
+                                   for i in range(3)])
+            log.add_events([data_buffer_pb2.Event(type="arrived", description="at the dock",
+                                                  source="walker")])
+            now = spot.clock.now_nsec() / 1e9
+            window = f"from_sec={now - 60:.0f}&to_sec={now + 1:.0f}"
+            status, headers, body = rest_get(spot, robot.user_token, window, rest.BDDF_PATH)
+            assert status == 200 and headers["Content-Disposition"].endswith('.bddf"')
+            reader = ProtobufReader(DataReader(io.BytesIO(body)))
+            series = reader.series_index("walker/TextMessage", "bosdyn.api.TextMessage")
+            texts = [reader.get_message(series, data_buffer_pb2.TextMessage, i)[2].message
+                     for i in range(3)]
+            assert texts == ["step 0", "step 1", "step 2"]
+            _, _, event = reader.get_message(reader.series_index("walker/Event", "bosdyn.api.Event"),
+                                          data_buffer_pb2.Event, 0)
+            assert event.description == "at the dock"
+            only = rest_get(spot, robot.user_token, window + "&type=bosdyn.api.Event",
+                            rest.BDDF_PATH)[2]
+            assert len(only) < len(body)
+            assert rest_get(spot, robot.user_token, window + "&channel=nobody",
+                            rest.BDDF_PATH)[0] == 204
+            assert rest_get(spot, robot.user_token, "from_sec=1&to_sec=2",
+                            rest.BDDF_PATH)[0] == 204
+            assert rest_get(spot, None, window, rest.BDDF_PATH)[0] == 401
         finally:
             robot.time_sync.stop()
 
@@ -233,3 +273,26 @@ def test_the_sdk_example_runs_unmodified_as_far_as_this_robot_has_its_sources(sd
     assert result.stdout.count("Current status is: STATUS_COMPLETE") == 2, result.stdout[-3000:]
     assert result.stdout.count("UnknownCaptureTypeError") == 3
     assert "status code: 200" in result.stdout and "REST Exception" not in result.stdout
+
+
+@NEEDS_SDK
+def test_the_sdk_bddf_download_example_runs_unmodified(sdk_spot, tmp_path):
+    """Boston Dynamics' bddf_download.py fetches the last five minutes of the data buffer
+    from port 443 (its TLS check switched off by its own code) and writes the BDDF file."""
+    robot = connect(sdk_spot)
+    robot.time_sync.wait_for_sync()
+    try:
+        robot.ensure_client(DataBufferClient.default_service_name).add_text_messages(
+            [data_buffer_pb2.TextMessage(message="hello bddf", source="operator")])
+    finally:
+        robot.time_sync.stop()
+    program = Path(SDK_DIR) / "python/examples/bddf_download/bddf_download.py"
+    env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
+    result = subprocess.run(
+        [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(sdk_spot.port), "--ca",
+         str(sdk_spot.ca_cert), str(program), "127.0.0.1", "-o", str(tmp_path / "log.bddf")],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    reader = ProtobufReader(DataReader(filename=str(tmp_path / "log.bddf")))
+    index = reader.series_index("operator/TextMessage", "bosdyn.api.TextMessage")
+    assert reader.get_message(index, data_buffer_pb2.TextMessage, 0)[2].message == "hello bddf"

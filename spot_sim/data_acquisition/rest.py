@@ -1,8 +1,15 @@
-"""The data-acquisition store's REST download, as the SDK's ``download_data_REST`` fetches it:
-``GET https://<robot>/v1/data-buffer/daq-data/?from_nsec=&to_nsec=[&channel=...]`` with the
-user's token as a Bearer token; a zip of the captures in that time range (one folder per
-capture group, files named as the SDK's grpc download names them), or 204 when there are
-none. A robot serves it on port 443 beside gRPC; the simulator only when given a port.
+"""The robot's HTTPS downloads, with the user's token as a Bearer token:
+
+- the data-acquisition store, as the SDK's ``download_data_REST`` fetches it:
+  ``GET /v1/data-buffer/daq-data/?from_nsec=&to_nsec=[&channel=...]``, a zip of the captures
+  in that time range (one folder per capture group, files named as the SDK's grpc download
+  names them);
+- the data buffer as a BDDF file (``spot_sim.data_buffer_bddf``), as Boston Dynamics'
+  bddf_download example fetches it: ``GET /v1/data-buffer/bddf/?from_sec=&to_sec=
+  [&channel=...][&type=][&grpc_service=]`` (robot time).
+
+Both answer 204 when there is nothing in range. A robot serves them on port 443 beside gRPC;
+the simulator only when given a port.
 """
 
 import io
@@ -15,9 +22,13 @@ from urllib.parse import parse_qs, urlparse
 from bosdyn.api import data_acquisition_store_pb2, image_pb2
 
 from spot_sim.data_acquisition.store import CaptureStore
+from spot_sim.data_buffer_bddf import bddf_bytes
+from spot_sim.services.data_buffer import DataStore
 
 PATH = "/v1/data-buffer/daq-data/"
 PARAMETERS = {"from_nsec", "to_nsec", "channel"}
+BDDF_PATH = "/v1/data-buffer/bddf/"
+BDDF_PARAMETERS = {"from_sec", "to_sec", "channel", "type", "grpc_service"}
 _UNSAFE = ':*?<>|/\\'
 
 
@@ -66,8 +77,10 @@ def zipped(store: CaptureStore, from_nsec: int, to_nsec: int, channels: list[str
 class DaqRest:
     """An HTTPS server of the REST download, on 127.0.0.1:``port``."""
 
-    def __init__(self, store: CaptureStore, tokens, cert_file, key_file, port: int) -> None:
-        handler = type("Handler", (_Handler,), {"store": store, "tokens": tokens})
+    def __init__(self, store: CaptureStore, data: DataStore, tokens, cert_file, key_file,
+                 port: int) -> None:
+        handler = type("Handler", (_Handler,), {"store": store, "data": data,
+                                                "tokens": tokens})
         self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(str(cert_file), str(key_file))
@@ -87,6 +100,7 @@ class DaqRest:
 
 class _Handler(BaseHTTPRequestHandler):
     store: CaptureStore
+    data: DataStore
     tokens = None
 
     def log_message(self, *args) -> None:
@@ -102,29 +116,39 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
-        if url.path != PATH:
+        if url.path not in (PATH, BDDF_PATH):
             return self._fail(404, f"no such resource {url.path}")
         token = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         if not token or self.tokens.user_of(token) is None:
             return self._fail(401, "a valid user token is required")
         params = parse_qs(url.query)
-        unknown = sorted(set(params) - PARAMETERS)
+        unknown = sorted(set(params) - (PARAMETERS if url.path == PATH else BDDF_PARAMETERS))
         if unknown:
             return self._fail(400, f"unknown parameters {unknown}")
         try:
-            start = int(params.get("from_nsec", ["0"])[0])
-            end = int(params.get("to_nsec", [str(2**62)])[0])
+            if url.path == PATH:
+                start = int(params.get("from_nsec", ["0"])[0])
+                end = int(params.get("to_nsec", [str(2**62)])[0])
+            else:
+                start = int(float(params.get("from_sec", ["0"])[0]) * 1e9)
+                end = int(float(params.get("to_sec", ["4e9"])[0]) * 1e9)
         except ValueError:
-            return self._fail(400, "from_nsec and to_nsec must be integers")
-        data = zipped(self.store, start, end, params.get("channel", []))
+            return self._fail(400, "the time range must be numbers")
+        channels = params.get("channel", [])
+        if url.path == PATH:
+            return self._send(zipped(self.store, start, end, channels), "application/zip",
+                              f"daq-{start}-{end}.zip")
+        data = bddf_bytes(self.data, start, end, channels, params.get("type", [""])[0])
+        return self._send(data, "application/octet-stream", f"download-{start}-{end}.bddf")
+
+    def _send(self, data: bytes, content_type: str, filename: str) -> None:
         if not data:
             self.send_response(204)
             self.end_headers()
-            return None
+            return
         self.send_response(200)
-        self.send_header("Content-Type", "application/zip")
-        self.send_header("Content-Disposition", f'attachment; filename="daq-{start}-{end}.zip"')
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Disposition", f'attachment; filename="{filename}"')
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
-        return None
