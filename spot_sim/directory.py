@@ -43,6 +43,12 @@ class Directory:
             found = self._registered.get(name)
             return found[0] if found else None
 
+    def endpoint_of(self, name: str) -> str | None:
+        """``host:port`` of the payload service registered as ``name`` (None: none)."""
+        with self._lock:
+            found = self._registered.get(name)
+        return f"{found[1].host_ip}:{found[1].port}" if found else None
+
     def endpoint_for(self, authority: str, method: str) -> str | None:
         """``host:port`` of the payload service registered at ``authority`` whose gRPC type
         serves ``method`` (``/package.Service/Method``); None when there is none."""

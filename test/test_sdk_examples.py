@@ -54,6 +54,9 @@ RUNS = (
     Example("arm_surface_contact/arm_surface_contact.py", (), "Robot safely powered off"),
     Example("arm_with_body_follow/arm_with_body_follow.py", (), "Robot safely powered off"),
     Example("auto_return/force_start_auto_return.py", (), ""),
+    Example("payloads/payloads.py", ("--payload-credentials-file-1", "payload1.txt",
+                                     "--payload-credentials-file-2", "payload2.txt"),
+            "Client Registered Payload Ex #2"),
     Example("audio_visual/audio_visual_params/audio_visual_params.py",
             ("--max-brightness", "0.5"), "max_brightness: 0.5",
             sim=(("has_audio_visual", True),)),
@@ -115,6 +118,7 @@ RUN_ELSEWHERE = {
     "arm_constrained_manipulation": "test_sim_arm_modes.py",
     "remote_mission_service": "test_sim_payload_routing.py",
     "bddf_download": "test_sim_data_acquisition.py",
+    "area_callback": "test_sim_payload_routing.py",
 }
 
 # Example directory -> why it does not run against the simulated robot here.
@@ -157,13 +161,10 @@ DOES_NOT_RUN = {
     "access_controlled_doors": "an access-controlled door system's server",
     "gps_service": "a GPS receiver (NMEA over TCP, UDP or serial)",
     "network_compute_bridge": "a network compute server with TensorFlow models",
-    "payloads": "two payloads' credential files, authorized on the robot by an administrator",
-    "area_callback": "a payload's area-callback service that GraphNav calls while crossing a "
-                     "region (GraphNav's area callbacks are not simulated; calls to payload "
-                     "services through the directory are: test_sim_payload_routing.py)",
-    "network_request_callback": "a payload's callback that a mission's network-request node "
-                                "calls (that node is not simulated; calls through the "
-                                "directory are)",
+    "network_request_callback": "a payload service that sends HTTP requests to the URLs a "
+                                "mission gives it (traffic off this machine, which tests do "
+                                "not send; the RemoteGrpc node and routing it needs are "
+                                "simulated)",
     "self_registration": "grpcio-tools to compile its announce protos, and an administrator "
                          "authorizing the payload (the routing it needs is simulated: "
                          "test_sim_payload_routing.py)",

@@ -6,22 +6,25 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from concurrent import futures
 from pathlib import Path
 
 import bosdyn.client
 import grpc
 import pytest
-from bosdyn.api.mission import remote_pb2, remote_service_pb2_grpc
+from bosdyn.api import service_customization_pb2
+from bosdyn.api.mission import mission_pb2, nodes_pb2, remote_pb2, remote_service_pb2_grpc
 from bosdyn.client.directory_registration import DirectoryRegistrationClient
 from bosdyn.client.exceptions import UnimplementedError
+from bosdyn.mission.client import MissionClient
 from bosdyn.mission.remote_client import RemoteClient
-from test_sim_motion import wait_for
+from test_sim_mission_nodes import run
+from test_sim_motion import operated, wait_for
 
 from conftest import MISSING, PASSWORD, USERNAME, running_sim
 
 SERVICE_TYPE = "bosdyn.api.mission.RemoteMissionService"
+State = mission_pb2.State
 
 
 def _answered(response):
@@ -36,6 +39,7 @@ class Greeter(remote_service_pb2_grpc.RemoteMissionServiceServicer):
     def __init__(self) -> None:
         self.said: list[str] = []
         self.tokens: list[str] = []
+        self.torn_down: list[str] = []
 
     def EstablishSession(self, request, context):
         self.tokens += [v for k, v in context.invocation_metadata() if k == "authorization"]
@@ -48,11 +52,19 @@ class Greeter(remote_service_pb2_grpc.RemoteMissionServiceServicer):
                 status=remote_pb2.TickResponse.STATUS_INVALID_SESSION_ID))
         who = request.params.values["who"].string_value.value
         self.said.append(f"hello {who}")
+        if who == "nobody":
+            return _answered(remote_pb2.TickResponse(status=remote_pb2.TickResponse.STATUS_FAILURE))
         return _answered(remote_pb2.TickResponse(status=remote_pb2.TickResponse.STATUS_SUCCESS))
+
+    def TeardownSession(self, request, context):
+        self.torn_down.append(request.session_id)
+        return _answered(remote_pb2.TeardownSessionResponse(
+            status=remote_pb2.TeardownSessionResponse.STATUS_OK))
 
 
 def _robot(sim, service_name: str):
-    sdk = bosdyn.client.create_standard_sdk("payload-routing-test")
+    sdk = bosdyn.client.create_standard_sdk("payload-routing-test",
+                                            service_clients=[MissionClient])
     sdk.register_service_client(RemoteClient, service_name=service_name)
     sdk.load_robot_cert(str(sim.ca_cert))
     robot = sdk.create_robot("127.0.0.1")
@@ -61,35 +73,62 @@ def _robot(sim, service_name: str):
     return robot
 
 
-def test_a_registered_payload_service_is_called_through_the_robot(tmp_path):
-    greeter = Greeter()
+@pytest.fixture
+def greeter():
+    """A Greeter serving on a port of 127.0.0.1 (the payload's network, here)."""
+    servicer = Greeter()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    remote_service_pb2_grpc.add_RemoteMissionServiceServicer_to_server(greeter, server)
-    port = server.add_insecure_port("127.0.0.1:0")
+    remote_service_pb2_grpc.add_RemoteMissionServiceServicer_to_server(servicer, server)
+    servicer.port = server.add_insecure_port("127.0.0.1:0")
     server.start()
-    try:
-        with running_sim(tmp_path / "certs") as sim:
-            robot = _robot(sim, "greeter")
-            registration = robot.ensure_client(DirectoryRegistrationClient.default_service_name)
-            registration.register("greeter", SERVICE_TYPE, "greeter.spot.robot", "127.0.0.1",
-                                  port)
-            remote = robot.ensure_client("greeter")
-            session = remote.establish_session(lease_resources=())
-            from bosdyn.api import service_customization_pb2
+    yield servicer
+    server.stop(0)
 
-            params = service_customization_pb2.DictParam()
-            params.values.get_or_create("who").string_value.value = "Spot"
-            assert remote.tick(session, params=params, lease_resources=()).status == \
-                remote_pb2.TickResponse.STATUS_SUCCESS
-            assert greeter.said == ["hello Spot"]
-            assert greeter.tokens and greeter.tokens[0].startswith("Bearer ")
-            # Gone from the directory: the robot has nowhere to send the call.
-            registration.unregister("greeter")
-            with pytest.raises(UnimplementedError):
-                remote.tick(session, params=params, lease_resources=())
-            robot.time_sync.stop()
-    finally:
-        server.stop(0)
+
+def test_a_registered_payload_service_is_called_through_the_robot(tmp_path, greeter):
+    with running_sim(tmp_path / "certs") as sim:
+        robot = _robot(sim, "greeter")
+        registration = robot.ensure_client(DirectoryRegistrationClient.default_service_name)
+        registration.register("greeter", SERVICE_TYPE, "greeter.spot.robot", "127.0.0.1",
+                              greeter.port)
+        remote = robot.ensure_client("greeter")
+        session = remote.establish_session(lease_resources=())
+        params = service_customization_pb2.DictParam()
+        params.values.get_or_create("who").string_value.value = "Spot"
+        assert remote.tick(session, params=params, lease_resources=()).status == \
+            remote_pb2.TickResponse.STATUS_SUCCESS
+        assert greeter.said == ["hello Spot"]
+        assert greeter.tokens and greeter.tokens[0].startswith("Bearer ")
+        # Gone from the directory: the robot has nowhere to send the call.
+        registration.unregister("greeter")
+        with pytest.raises(UnimplementedError):
+            remote.tick(session, params=params, lease_resources=())
+        robot.time_sync.stop()
+
+
+def _remote_node(who: str, service: str = "greeter") -> nodes_pb2.Node:
+    spec = nodes_pb2.RemoteGrpc(service_name=service, timeout=5.0)
+    spec.params.values.get_or_create("who").string_value.value = who
+    node = nodes_pb2.Node(name=f"greet {who}")
+    node.impl.Pack(spec)
+    return node
+
+
+def test_a_missions_remote_grpc_node_runs_on_the_payload_service(tmp_path, greeter):
+    """The mission ticks the payload's service through the directory: its answers are the
+    node's results, the session is torn down at the end; an unregistered service is an
+    error at play."""
+    with running_sim(tmp_path / "certs") as sim:
+        robot = _robot(sim, "greeter")
+        robot.ensure_client(DirectoryRegistrationClient.default_service_name).register(
+            "greeter", SERVICE_TYPE, "greeter.spot.robot", "127.0.0.1", greeter.port)
+        with operated(robot):
+            run(robot, _remote_node("Spot"), State.STATUS_SUCCESS)
+            assert greeter.said == ["hello Spot"] and greeter.torn_down == ["greeting"]
+            run(robot, _remote_node("nobody"), State.STATUS_FAILURE)
+            state = run(robot, _remote_node("Spot", "no-such-service"), State.STATUS_ERROR)
+            assert "no-such-service" in str(state)
+        robot.time_sync.stop()
 
 
 SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
@@ -97,33 +136,40 @@ SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
 
 @pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout (SPOT_SDK_DIR): its "
                     "example programs are in no package CI can install")
-def test_the_sdk_remote_mission_examples_talk_through_the_robot(tmp_path):
-    """Boston Dynamics' hello_world_mission_service.py registers itself with the robot;
-    remote_mission_client.py then reaches it through the robot's directory."""
-    examples = Path(SDK_DIR) / "python/examples/remote_mission_service"
+@pytest.mark.parametrize("folder, service, name, client, says", [
+    ("remote_mission_service", ("hello_world_mission_service.py", "robot"),
+     "hello-world-callback",
+     ("remote_mission_client.py", "--hello-world", "--user-string", "Spot", "robot",
+      "127.0.0.1"), "Hello Spot"),
+    ("area_callback", ("area_callback_dummy.py",), "area-callback-dummy",
+     ("area_callback_test_runner.py", "127.0.0.1", "--service-name", "area-callback-dummy",
+      "--walk-duration", "1"), "Callback has started"),
+], ids=["remote_mission_service", "area_callback"])
+def test_the_sdk_payload_service_examples_talk_through_the_robot(tmp_path, folder, service,
+                                                                  name, client, says):
+    """A Boston Dynamics example service registers itself with the robot; its example
+    client then reaches it through the robot's directory."""
+    examples = Path(SDK_DIR) / "python/examples" / folder
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
     with running_sim(tmp_path / "certs", estop_required=False) as sim:
-        def program(name: str, *args: str) -> list[str]:
+        def program(file: str, *args: str) -> list[str]:
             return [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(sim.port),
-                    "--ca", str(sim.ca_cert), str(examples / name), *args]
+                    "--ca", str(sim.ca_cert), str(examples / file), *args]
 
         with socket.socket() as probe:  # a free port: the example registers the one it is given
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        service = subprocess.Popen(
-            program("hello_world_mission_service.py", "robot", "127.0.0.1", "--host-ip",
-                    "127.0.0.1", "--port", str(port)),
+        server = subprocess.Popen(
+            program(*service, "127.0.0.1", "--host-ip", "127.0.0.1", "--port", str(port)),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
         try:
-            assert wait_for(lambda: sim.directory.get("hello-world-callback") is not None,
-                            timeout=30), "the service never registered"
-            client = subprocess.run(
-                program("remote_mission_client.py", "--hello-world", "--user-string", "Spot",
-                        "robot", "127.0.0.1"),
-                capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+            assert wait_for(lambda: sim.directory.get(name) is not None, timeout=30), \
+                "the service never registered"
+            result = subprocess.run(program(*client), capture_output=True, text=True,
+                                    timeout=60, env=env, cwd=tmp_path)
         finally:
-            service.terminate()
-            output, _ = service.communicate(timeout=10)
-        assert client.returncode == 0, output[-3000:] + client.stderr[-2000:]
-        assert "Hello Spot" in output + client.stdout + client.stderr, output[-2000:]
-    time.sleep(0.1)
+            server.terminate()
+            output, _ = server.communicate(timeout=10)
+        assert result.returncode == 0, output[-3000:] + result.stderr[-2000:]
+        assert "Traceback" not in result.stderr, result.stderr[-3000:]
+        assert says in output + result.stdout + result.stderr, output[-2000:]

@@ -28,7 +28,8 @@ from bosdyn.client.robot_command import RobotCommandBuilder
 
 GRAPH_NAV_SERVICE = "graph-nav-service"
 _UNSUPPORTED_ACTIONS = {
-    "remote_grpc": "remote mission services are not simulated",
+    "remote_grpc": "remote mission service actions in Autowalk are not simulated (a "
+                   "mission's RemoteGrpc node is)",
     "execute_choreography": "choreography actions in walks are not simulated",
 }
 

@@ -26,6 +26,7 @@ from spot_sim.mission import flow_nodes as flow
 from spot_sim.mission import graph_nav_nodes as graph_nav
 from spot_sim.mission import nodes as core
 from spot_sim.mission import parameters
+from spot_sim.mission import remote_nodes as remote
 from spot_sim.mission import robot_nodes as robot
 from spot_sim.mission import spot_cam_nodes as cam
 from spot_sim.mission.blackboard import BlackboardError
@@ -47,7 +48,6 @@ REFUSED = {
     "bosdyn_query_stored_captures": _NO_DAQ,
     "bosdyn_record_event": "the data buffer (events) is not simulated",
     "bosdyn_record_event_on_interruption": "the data buffer (events) is not simulated",
-    "remote_grpc": "remote mission services (RemoteMissionService) are not simulated",
     "execute_choreography": "choreography in missions is not simulated (use the choreography "
                             "service)",
     "mission_upload_choreography": "choreography in missions is not simulated (use the "
@@ -358,6 +358,9 @@ class _Compiler:
     def _spot_cam_reset_autofocus(self, node_id, name, params, spec, info):
         return cam.SpotCamCall(node_id, name, params, "spot-cam-ptz", "InitializeLens",
                                ptz_pb2.InitializeLensRequest())
+
+    def _remote_grpc(self, node_id, name, params, spec, info):
+        return remote.RemoteGrpc(node_id, name, params, spec)
 
     def _dock(self, node_id, name, params, spec, info):
         if spec.WhichOneof("id") is None:

@@ -1,14 +1,16 @@
 """robot-mission: load, play, pause, stop and restart behavior-tree missions; their state,
 questions and answers; chunked variants of load and of the info/mission reads."""
 
+import grpc
 from bosdyn.api import data_acquisition_pb2, lease_pb2, power_pb2, robot_command_pb2
 from bosdyn.api.docking import docking_pb2
 from bosdyn.api.graph_nav import graph_nav_pb2
 from bosdyn.api.header_pb2 import CommonError
-from bosdyn.api.mission import mission_pb2, mission_service_pb2_grpc
+from bosdyn.api.mission import mission_pb2, mission_service_pb2_grpc, remote_service_pb2_grpc
 from bosdyn.client import data_chunk
 
 from spot_sim.clock import timestamp_to_nsec
+from spot_sim.directory import Directory
 from spot_sim.mission.runner import MissionRunner
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import CHUNK_BYTES, LeaseCheck, set_error, unary
@@ -32,11 +34,24 @@ class RobotServices:
     mission's commands pass exactly the checks a client's do."""
 
     def __init__(self, robot: SimRobot, robot_command, power, docking, graph_nav=None,
-                 data_acquisition=None, servicers: dict | None = None) -> None:
+                 data_acquisition=None, servicers: dict | None = None,
+                 directory: Directory | None = None) -> None:
         self._robot, self._command, self._power, self._docking = \
             robot, robot_command, power, docking
         self._graph_nav, self._daq = graph_nav, data_acquisition
         self._servicers = servicers or {}
+        self._directory = directory
+        self._channels: dict[str, grpc.Channel] = {}
+
+    def remote_mission(self, service_name: str):
+        """A RemoteMissionService stub for the payload service registered as
+        ``service_name`` (None: no such service)."""
+        target = self._directory.endpoint_of(service_name) if self._directory else None
+        if target is None:
+            return None
+        if target not in self._channels:
+            self._channels[target] = grpc.insecure_channel(target)
+        return remote_service_pb2_grpc.RemoteMissionServiceStub(self._channels[target])
 
     def robot_command(self, request):
         return self._command.RobotCommand(request, None)
@@ -242,4 +257,4 @@ def spec() -> ServiceSpec:
 SERVICES = (Served(spec(), lambda parts: MissionServicer(parts.robot, RobotServices(
     parts.robot, parts.servicer("robot-command"), parts.servicer("power"),
     parts.servicer("docking"), parts.servicer("graph-nav-service"),
-    parts.servicer("data-acquisition"), parts.servicers))),)
+    parts.servicer("data-acquisition"), parts.servicers, parts.directory))),)
