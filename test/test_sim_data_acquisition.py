@@ -185,8 +185,8 @@ def test_the_bddf_download_holds_the_data_buffers_records_of_a_time_range(tmp_pa
             texts = [reader.get_message(series, data_buffer_pb2.TextMessage, i)[2].message
                      for i in range(3)]
             assert texts == ["step 0", "step 1", "step 2"]
-            _, _, event = reader.get_message(reader.series_index("walker/Event", "bosdyn.api.Event"),
-                                          data_buffer_pb2.Event, 0)
+            events = reader.series_index("walker/Event", "bosdyn.api.Event")
+            _, _, event = reader.get_message(events, data_buffer_pb2.Event, 0)
             assert event.description == "at the dock"
             only = rest_get(spot, robot.user_token, window + "&type=bosdyn.api.Event",
                             rest.BDDF_PATH)[2]
