@@ -17,12 +17,18 @@ from pathlib import Path
 
 import pytest
 from bosdyn.api import data_acquisition_pb2, data_acquisition_store_pb2, data_buffer_pb2
+from bosdyn.api.data_acquisition_plugin_service_pb2_grpc import (
+    add_DataAcquisitionPluginServiceServicer_to_server,
+)
 from bosdyn.bddf import DataReader, ProtobufReader
 from bosdyn.client.data_acquisition import DataAcquisitionClient
+from bosdyn.client.data_acquisition_plugin_service import Capability, DataAcquisitionPluginService
 from bosdyn.client.data_acquisition_store import DataAcquisitionStoreClient
 from bosdyn.client.data_buffer import DataBufferClient
+from bosdyn.client.directory_registration import DirectoryRegistrationClient
 from bosdyn.client.exceptions import ResponseError
 from bosdyn.client.image import build_image_request
+from bosdyn.client.server_util import GrpcServiceRunner
 from test_sim_spot_cam import wait_for
 
 from conftest import MISSING, PASSWORD, USERNAME, connect, missing, running_sim
@@ -197,6 +203,54 @@ def test_the_bddf_download_holds_the_data_buffers_records_of_a_time_range(tmp_pa
                             rest.BDDF_PATH)[0] == 204
             assert rest_get(spot, None, window, rest.BDDF_PATH)[0] == 401
         finally:
+            robot.time_sync.stop()
+
+
+def test_a_payload_plugins_capture_is_delegated_to_it(tmp_path):
+    """A payload's plugin (Boston Dynamics' own plugin helper) registers in the directory:
+    the robot lists its capture, hands a request for it to the plugin, and the data the
+    plugin stores comes back as the request's; a failing capture is the robot's data
+    error."""
+    config = SimConfig(username=USERNAME, password=PASSWORD)
+    with SimulatedSpot(config, certs_dir=tmp_path) as spot:
+        robot = connect(spot)
+        robot.time_sync.wait_for_sync()
+
+        def collect(request, store):
+            data_id = request.data_id[0]
+            if request.metadata.data.fields.get("fail"):
+                raise RuntimeError("the sensor is unplugged")
+            store.store_data(b'{"temperature": 21.5}', data_id, file_extension=".json")
+            store.wait_for_stores_complete()
+
+        plugin = DataAcquisitionPluginService(robot, [Capability(
+            name="weather", description="the payload's weather station",
+            channel_name="weather")], collect)
+        runner = GrpcServiceRunner(plugin, add_DataAcquisitionPluginServiceServicer_to_server,
+                                   0)
+        try:
+            robot.ensure_client(DirectoryRegistrationClient.default_service_name).register(
+                "weather-plugin", "bosdyn.api.DataAcquisitionPluginService",
+                "weather-plugin.spot.robot", "127.0.0.1", runner.port)
+            daq, store = clients(robot)
+            offered = {s.name: s.service_name for s in daq.get_service_info().data_sources}
+            assert offered["weather"] == "weather-plugin"
+            done = finished(daq, daq.acquire_data(requests("weather"), "plugin", "payload"))
+            assert done.status == data_acquisition_pb2.GetStatusResponse.STATUS_COMPLETE, done
+            assert [d.channel for d in done.data_saved] == ["weather"], done.data_saved
+            query = data_acquisition_store_pb2.DataQueryParams()
+            query.time_range.from_timestamp.FromNanoseconds(0)
+            query.time_range.to_timestamp.FromNanoseconds(2**62)
+            stored = [d for d in store.list_stored_data(query) if d.channel == "weather"]
+            assert len(stored) == 1
+            failed = finished(daq, daq.acquire_data(requests("weather"), "plugin", "broken",
+                                                    metadata={"fail": True}))
+            assert failed.status == data_acquisition_pb2.GetStatusResponse.STATUS_DATA_ERROR
+            # The SDK's plugin helper reports a failed capture as INTERNAL_ERROR, no reason.
+            assert "weather-plugin" in failed.data_errors[0].error_message
+            assert "STATUS_INTERNAL_ERROR" in failed.data_errors[0].error_message
+        finally:
+            runner.stop()
             robot.time_sync.stop()
 
 

@@ -21,7 +21,8 @@ from bosdyn.mission.remote_client import RemoteClient
 from test_sim_mission_nodes import run
 from test_sim_motion import operated, wait_for
 
-from conftest import MISSING, PASSWORD, USERNAME, running_sim
+from conftest import MISSING, PASSWORD, USERNAME, missing, running_sim
+from spot_sim import SimConfig, SimulatedSpot
 
 SERVICE_TYPE = "bosdyn.api.mission.RemoteMissionService"
 State = mission_pb2.State
@@ -144,14 +145,27 @@ SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
     ("area_callback", ("area_callback_dummy.py",), "area-callback-dummy",
      ("area_callback_test_runner.py", "127.0.0.1", "--service-name", "area-callback-dummy",
       "--walk-duration", "1"), "Callback has started"),
-], ids=["remote_mission_service", "area_callback"])
+    ("data_acquisition_service/save_file_plugin",
+     ("save_file_plugin_service.py", "--file-path", "notes.txt"),
+     "data-acquisition-save-file-plugin",
+     ("../../tester_programs/plugin_tester.py", "127.0.0.1", "--service-name",
+      "data-acquisition-save-file-plugin"), "All tests passed"),
+], ids=["remote_mission_service", "area_callback", "save_file_plugin"])
 def test_the_sdk_payload_service_examples_talk_through_the_robot(tmp_path, folder, service,
                                                                   name, client, says):
     """A Boston Dynamics example service registers itself with the robot; its example
     client then reaches it through the robot's directory."""
     examples = Path(SDK_DIR) / "python/examples" / folder
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
-    with running_sim(tmp_path / "certs", estop_required=False) as sim:
+    (tmp_path / "notes.txt").write_text("a file on the payload\n")  # the save-file plugin's
+    config = SimConfig(username=USERNAME, password=PASSWORD, estop_required=False)
+    sim = SimulatedSpot(config, certs_dir=tmp_path / "certs", rest_port=443)  # the plugin
+    try:  # tester downloads over REST from port 443, as from a robot
+        sim.start()
+    except OSError:
+        sim.stop()
+        missing("port 443 of 127.0.0.1 (run as root, as scripts/run_tests.sh does)")
+    try:
         def program(file: str, *args: str) -> list[str]:
             return [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(sim.port),
                     "--ca", str(sim.ca_cert), str(examples / file), *args]
@@ -173,3 +187,5 @@ def test_the_sdk_payload_service_examples_talk_through_the_robot(tmp_path, folde
         assert result.returncode == 0, output[-3000:] + result.stderr[-2000:]
         assert "Traceback" not in result.stderr, result.stderr[-3000:]
         assert says in output + result.stdout + result.stderr, output[-2000:]
+    finally:
+        sim.stop()

@@ -1,6 +1,7 @@
 """Data-acquisition requests: each AcquireData runs on a thread of its own, capturing its
 items one after another into the store (ACQUIRING, SAVING, COMPLETE), and can be cancelled
-between items. A request naming a capture the robot lacks is refused whole at the start
+between items. A capture the robot lacks is delegated to a payload plugin offering it
+(``plugins``); a request naming one nobody offers is refused whole at the start
 (STATUS_UNKNOWN_CAPTURE_TYPE), as the robot does.
 
 Capture times are ours (no published figures): an image 0.1 s, data 0.05 s, a Spot CAM still
@@ -14,9 +15,11 @@ from dataclasses import dataclass, field
 
 from bosdyn.api import data_acquisition_pb2
 
+from spot_sim.data_acquisition.plugins import Plugins
 from spot_sim.data_acquisition.store import IMAGE, METADATA, CaptureStore
 
 Status = data_acquisition_pb2.GetStatusResponse
+PLUGIN = "plugin"  # a capture a payload plugin made and stored
 DataIdentifier = data_acquisition_pb2.DataIdentifier
 
 
@@ -51,10 +54,12 @@ class Acquisitions:
     IMAGE_S, DATA_S = 0.1, 0.05
 
     def __init__(self, store: CaptureStore, sources: dict[str, Source],
-                 image: Callable[[object], tuple[str, object]]) -> None:
+                 image: Callable[[object], tuple[str, object]],
+                 plugins: Plugins | None = None) -> None:
         """``image(ImageSourceCapture)`` -> (channel, ImageCapture), UnknownCaptureError for a
-        source the robot lacks."""
+        source the robot lacks; ``plugins``: payload plugins for the captures it lacks."""
         self.store, self.sources, self._image = store, sources, image
+        self.plugins = plugins
         self._lock = threading.Lock()
         self._requests: dict[int, _Request] = {}
         self._ids = itertools.count(1)
@@ -62,12 +67,9 @@ class Acquisitions:
     def start(self, action_id, requests, metadata) -> int:
         """Check every item, then capture them on a thread; returns the request id."""
         items = []
+        cancel = threading.Event()
         for capture in requests.data_captures:
-            source = self.sources.get(capture.name)
-            if source is None:
-                raise UnknownCaptureError(f"no data capture named {capture.name!r}; this "
-                                          f"robot has {', '.join(sorted(self.sources))}")
-            items.append((source.name, source.seconds, source.capture))
+            items.append(self._item(capture, action_id, metadata, cancel))
         for capture in requests.image_captures:
             channel, shot = self._image(capture)  # refuses unknown sources before starting
             items.append((channel, self.IMAGE_S, lambda shot=shot: (IMAGE, shot)))
@@ -77,13 +79,26 @@ class Acquisitions:
             entry = data_acquisition_pb2.AssociatedMetadata(metadata=metadata)
             entry.reference_id.action_id.CopyFrom(action_id)
             items.append(("metadata", self.DATA_S, lambda: (METADATA, entry)))
-        request = _Request(action_id, items)
+        request = _Request(action_id, items, cancel=cancel)
         with self._lock:
             request_id = next(self._ids)
             self._requests[request_id] = request
         threading.Thread(target=self._run, args=(request,), daemon=True,
                          name=f"daq-{request_id}").start()
         return request_id
+
+    def _item(self, capture, action_id, metadata, cancel: threading.Event) -> tuple:
+        """(channel, seconds, capture()) of a data capture: the robot's own, or a payload
+        plugin's (UnknownCaptureError when neither offers it)."""
+        source = self.sources.get(capture.name)
+        if source is not None:
+            return source.name, source.seconds, source.capture
+        plugin = self.plugins.offering(capture.name) if self.plugins is not None else None
+        if plugin is None:
+            raise UnknownCaptureError(f"no data capture named {capture.name!r}; this "
+                                      f"robot has {', '.join(sorted(self.sources))}")
+        return capture.name, 0.0, lambda: (PLUGIN, self.plugins.acquire(
+            plugin, action_id, capture, metadata, cancel))
 
     def _run(self, request: _Request) -> None:
         for channel, seconds, capture in request.items:
@@ -96,9 +111,18 @@ class Acquisitions:
             try:
                 kind, payload = capture()
             except Exception as exc:  # a capture that fails is the robot's data error
+                if request.cancel.is_set():  # a plugin's capture stopped by the cancel
+                    with self._lock:
+                        request.status = Status.STATUS_ACQUISITION_CANCELLED
+                    return
                 with self._lock:
                     request.errors.append(data_acquisition_pb2.DataError(
                         data_id=data_id, error_message=f"{channel}: {exc}"))
+                continue
+            if kind == PLUGIN:  # the plugin stored its data itself
+                with self._lock:
+                    request.status = Status.STATUS_SAVING
+                    request.saved.extend(payload)
                 continue
             if kind == METADATA:
                 payload.reference_id.channel = channel

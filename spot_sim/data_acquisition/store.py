@@ -24,7 +24,10 @@ class Entry:
 
 
 def _same_action(a, b) -> bool:
-    return (a.action_name, a.group_name) == (b.action_name, b.group_name) and (
+    """Whether action ``a`` is one query id ``b`` asks for: a field ``b`` leaves empty matches
+    any (the SDK's helpers ask for a whole group by its group name alone)."""
+    return (not b.action_name or a.action_name == b.action_name) and (
+        not b.group_name or a.group_name == b.group_name) and (
         not b.HasField("timestamp") or a.timestamp == b.timestamp)
 
 

@@ -19,6 +19,7 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from google.protobuf import json_format
 
 from spot_sim.data_acquisition.acquisitions import Acquisitions, Source, UnknownCaptureError
+from spot_sim.data_acquisition.plugins import Plugins
 from spot_sim.data_acquisition.store import DATA, IMAGE, METADATA, CaptureStore
 from spot_sim.rpc import CHUNK_BYTES, set_error, stamped, unary
 from spot_sim.sensors import LIDAR_FRAME, LIDAR_SOURCE
@@ -78,7 +79,8 @@ class DataAcquisitionServicer(data_acquisition_service_pb2_grpc.DataAcquisitionS
         self.clock, self.robot = parts.clock, parts.robot
         self.images = parts.servicer("image")
         self.store = CaptureStore()
-        self.acquisitions = Acquisitions(self.store, _sources(parts), self._image)
+        self.plugins = Plugins(parts.directory)
+        self.acquisitions = Acquisitions(self.store, _sources(parts), self._image, self.plugins)
 
     def _image(self, capture) -> tuple[str, image_pb2.ImageCapture]:
         if capture.image_service != "image":
@@ -104,6 +106,10 @@ class DataAcquisitionServicer(data_acquisition_service_pb2_grpc.DataAcquisitionS
             capabilities.data_sources.add(name=source.name, description=source.description,
                                           channel_name=source.name,
                                           service_name="data-acquisition")
+        for name, offered in self.plugins.capabilities():
+            for source in offered.data_sources:
+                capabilities.data_sources.add().CopyFrom(source)
+                capabilities.data_sources[-1].service_name = name
         cameras = capabilities.image_sources.add(service_name="image")
         sources = self.images.ListImageSources(image_pb2.ListImageSourcesRequest(), None)
         cameras.image_sources.extend(sources.image_sources)
@@ -137,8 +143,10 @@ class DataAcquisitionServicer(data_acquisition_service_pb2_grpc.DataAcquisitionS
 
     @unary(data_acquisition_pb2.LiveDataResponse)
     def GetLiveData(self, request, response, context):
-        set_error(response, CommonError.CODE_INVALID_REQUEST,
-                  "no data source of this robot has live data")
+        if request.data_captures:  # asking for nothing gets nothing, as from a robot
+            set_error(response, CommonError.CODE_INVALID_REQUEST,
+                      "no data source of this robot has live data (payload plugins' live "
+                      "data is not forwarded)")
 
 
 class DataAcquisitionStoreServicer(
