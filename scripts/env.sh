@@ -17,7 +17,12 @@ fi
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 # The deprecated ROS_LOCALHOST_ONLY is left unset: rcl warns whenever it is set, even to 0.
 unset ROS_LOCALHOST_ONLY
-export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( ($$ % 200) + 1 ))}"
+# Domain 0 unless one is set: ROS's default, and one of the three (0-2) whose DDS ports cross
+# Spot's payload port forward, so the README's payload launch works from this shell. Test
+# runs pick a domain of their own (scripts/run_tests.sh).
+if [ -z "${ROS_DOMAIN_ID:-}" ]; then
+  export ROS_DOMAIN_ID=0 SPOT_DOMAIN_FROM_ENV=1
+fi
 export ROS_LOG_DIR="$_SPOT_ROOT/.work/ros_log"
 export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
 export PYTHONPATH="$_SPOT_ROOT${PYTHONPATH:+:$PYTHONPATH}"

@@ -5,7 +5,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 200) + 1 ))}"
+# A domain of this run's own (3-200: not the 0 a shell that sourced scripts/env.sh uses),
+# unless the caller chose one.
+if [ -z "${ROS_DOMAIN_ID:-}" ] || [ "${SPOT_DOMAIN_FROM_ENV:-0}" = 1 ]; then
+  export ROS_DOMAIN_ID=$(( (RANDOM % 198) + 3 ))
+fi
+unset SPOT_DOMAIN_FROM_ENV
 # shellcheck disable=SC1091
 source scripts/env.sh
 echo "[test] ROS_DOMAIN_ID=$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$ROS_AUTOMATIC_DISCOVERY_RANGE"

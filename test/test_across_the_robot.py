@@ -149,6 +149,24 @@ def test_the_ros2_cli_works_from_the_operator(topology, fleet):
     assert "distance_remaining" in sent and "SUCCEEDED" in sent, sent
 
 
+def test_the_first_topic_list_after_the_eval_lists_the_robots(topology, fleet):
+    """As the README has the operator do it: eval spot-operator-env's lines in a shell, then
+    ``ros2 topic list`` once, through the daemon, at once: both robots are listed (the eval
+    returns when the daemon sees them)."""
+    tmp, _, _ = fleet
+    spot1, spot2 = topology.fleet
+    script = (f'eval "$({sys.executable} -m spot_driver.network.operator {spot1.robot_ip} '
+              f'{spot2.robot_ip} --dir {tmp / "shell"})" && ros2 topic list; '
+              "ros2 daemon stop >/dev/null 2>&1")
+    result = subprocess.run(topology.command(topology.operator_ns, ["bash", "-c", script]),
+                            capture_output=True, text=True, timeout=90, cwd=REPO,
+                            env={**os.environ, "ROS_DOMAIN_ID": "0"}, stdin=subprocess.DEVNULL)
+    listed = result.stdout
+    assert "/spot1/joint_states" in listed and "/spot2/joint_states" in listed, \
+        listed + result.stderr[-2000:]
+    assert "the robot's topics are visible" in result.stderr, result.stderr[-2000:]
+
+
 def test_a_capped_link_drops_image_frames_not_state(topology, fleet):
     """10 Mbit/s to the operator, who takes five compressed cameras and one raw one: images
     lose frames (counted on /diagnostics), joint_states, /tf, services and cmd_vel go on."""

@@ -79,7 +79,8 @@ def test_refusals_name_what_cannot_cross_the_robot():
         ports.plan("payload", "239.255.0.1", 0)
     with pytest.raises(ports.NetworkConfigError, match="21000-22000"):
         ports.plan("payload", "192.168.80.3", 0, discovery_port=11811)
-    with pytest.raises(ports.NetworkConfigError, match="domain 7"):
+    with pytest.raises(ports.NetworkConfigError,
+                       match=r"ROS_DOMAIN_ID=7 .* launch with ROS_DOMAIN_ID=0 \(1 or 2\)"):
         ports.plan("payload", "192.168.80.3", 7)
     with pytest.raises(ports.NetworkConfigError, match="network must be one of"):
         ports.plan("zenoh", "192.168.80.3", 0)
@@ -99,6 +100,18 @@ def test_each_robot_of_a_fleet_has_its_own_discovery_server_identity(tmp_path):
     assert "SUPER_CLIENT" in xml and env["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "SYSTEM_DEFAULT"
 
 
+def test_a_second_shells_operator_environment_leaves_the_firsts_profile_alone(tmp_path):
+    """Two shells evaluating spot-operator-env for different robots get two profiles; the
+    same robots give the same file, unchanged."""
+    first = environment(["10.0.0.1"], "payload", 21811, tmp_path)["FASTDDS_DEFAULT_PROFILES_FILE"]
+    before = open(first).read()
+    second = environment(["10.0.0.2"], "payload", 21811, tmp_path)
+    assert second["FASTDDS_DEFAULT_PROFILES_FILE"] != first
+    assert open(first).read() == before and "10.0.0.1" in before
+    again = environment(["10.0.0.1"], "payload", 21811, tmp_path)
+    assert again["FASTDDS_DEFAULT_PROFILES_FILE"] == first
+
+
 def test_a_deployment_renders_one_profile_per_process_and_the_server(tmp_path, monkeypatch):
     monkeypatch.setenv("ROS_DOMAIN_ID", "1")
     local = deployment("local", "", 21811, 3, str(tmp_path / "l"))
@@ -110,6 +123,21 @@ def test_a_deployment_renders_one_profile_per_process_and_the_server(tmp_path, m
     command, _ = network.server_command()
     assert command[1:] == ["-x", str(tmp_path / "p" / "discovery_server.xml")]
     assert "fast-discovery-server" in command[0]
+
+
+def test_a_shell_with_the_projects_environment_can_launch_on_a_payload():
+    """scripts/env.sh's default domain is one whose ports cross the robot's forward (the
+    README's payload launch works from that shell); a test run still takes a domain of its
+    own; no deprecation warning is set off."""
+    shell = ("unset ROS_DOMAIN_ID; source scripts/env.sh >/dev/null; "
+             "echo $ROS_DOMAIN_ID ${SPOT_DOMAIN_FROM_ENV:-} ${ROS_LOCALHOST_ONLY-unset}")
+    domain, marker, localhost_only = subprocess.run(
+        ["bash", "-c", shell], capture_output=True, text=True, cwd=REPO, check=True,
+        env={k: v for k, v in os.environ.items() if k != "ROS_DOMAIN_ID"}).stdout.split()
+    assert int(domain) in (0, 1, 2) and marker == "1" and localhost_only == "unset"
+    ports.plan("payload", "192.168.80.3", int(domain))  # not refused
+    run_tests = (REPO / "scripts" / "run_tests.sh").read_text()
+    assert 'SPOT_DOMAIN_FROM_ENV:-0}" = 1' in run_tests  # tests do not inherit that default
 
 
 def test_the_launch_refuses_a_payload_mode_without_robot_ip(tmp_path):

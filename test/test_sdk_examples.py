@@ -168,9 +168,9 @@ DOES_NOT_RUN = {
     "self_registration": "grpcio-tools to compile its announce protos, and an administrator "
                          "authorizing the payload (the routing it needs is simulated: "
                          "test_sim_payload_routing.py)",
-    "service_customization": "a payload image service reached through the robot (a payload "
-                             "service of a gRPC type the robot serves itself is not routed by "
-                             "the simulated robot)",
+    "service_customization": "a webcam (its image server) and TensorFlow (its network compute "
+                             "worker); its data-acquisition plugin is one of the kind "
+                             "test_sim_payload_routing.py runs",
     "graph_nav_extract_point_cloud": "a map folder written by graph_nav_command_line (a person at "
                                      "its prompt)",
     "replay_mission": "a mission file or Autowalk folder recorded on a robot",

@@ -7,10 +7,12 @@ driver's discovery server (and, with ``remote_commands:=false``, to command the 
 """
 
 import argparse
+import hashlib
 import os
 import shlex
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from spot_driver.network import ports, profiles
@@ -22,10 +24,22 @@ def environment(robot_ips: list[str], mode: str, discovery_port: int,
     """The operator's environment for ``robot_ips`` (each checked like the payload's)."""
     for ip in robot_ips:
         ports.plan(mode, ip, 0, discovery_port)
+    return variables(_written(directory, f"operator_{mode}",
+                              profiles.operator(robot_ips, mode, discovery_port)),
+                     os.environ.get("ROS_DOMAIN_ID", "0"))
+
+
+def _written(directory: Path, stem: str, xml: str) -> Path:
+    """``xml`` in a file named after its content: a shell that evaluates the output for
+    other robots writes another file, so it never changes what an earlier shell's processes
+    read."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"operator_{mode}.xml"
-    path.write_text(profiles.operator(robot_ips, mode, discovery_port))
-    return variables(path, os.environ.get("ROS_DOMAIN_ID", "0"))
+    path = directory / f"{stem}_{hashlib.sha256(xml.encode()).hexdigest()[:12]}.xml"
+    if not path.exists() or path.read_text() != xml:
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(xml)
+        temporary.replace(path)  # whole or not at all, for a process reading it now
+    return path
 
 
 def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace: str,
@@ -37,16 +51,44 @@ def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace
     if domain is None:
         domain = int(os.environ.get("ROS_DOMAIN_ID") or 0)
     plan = ports.plan(mode, robot_ip, domain, discovery_port)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"payload_local_{mode}.xml"
-    path.write_text(profiles.payload(plan, None, namespace if local_commands else None,
-                                     namespace))
-    return variables(path, domain)
+    xml = profiles.payload(plan, None, namespace if local_commands else None, namespace)
+    return variables(_written(directory, f"payload_local_{mode}", xml), domain)
+
+
+_EVERY_NODES = {"/rosout", "/parameter_events"}  # topics any node has, robot or not
+
+
+def wait_for_robot(timeout: float) -> bool:
+    """Start the ``ros2`` daemon with this shell's settings and wait until it sees a topic of
+    the robot's, so the shell's first ``ros2 topic list`` lists the robot. Whether it did."""
+    from ros2cli.node.daemon import DaemonNode, spawn_daemon
+
+    args = argparse.Namespace(debug=False)
+    spawn_daemon(args, timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with DaemonNode(args) as node:
+            if node.connected and {name for name, _ in node.get_topic_names_and_types()} \
+                    - _EVERY_NODES:
+                return True
+        time.sleep(0.2)
+    return False
+
+
+def _exports(env: dict[str, str], wait: float) -> list[str]:
+    """The lines the caller's shell evaluates: the settings, then a daemon that has them."""
+    lines = [f"export {key}={shlex.quote(value)}" for key, value in env.items()]
+    lines += ["unset ROS_DISCOVERY_SERVER ROS_STATIC_PEERS",
+              "ros2 daemon stop >/dev/null 2>&1 || true"]  # it keeps its old settings
+    if wait > 0:
+        lines.append(f"ros2 run spot_driver spot-operator-env --wait-for-robot {wait:g} "
+                     f"|| true")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="spot-operator-env", description=__doc__)
-    parser.add_argument("robot_ip", nargs="+", help="each robot's address (a fleet: several)")
+    parser.add_argument("robot_ip", nargs="*", help="each robot's address (a fleet: several)")
     parser.add_argument("--mode", choices=ports.MODES[1:], default="payload")
     parser.add_argument("--discovery-port", type=int, default=ports.DISCOVERY_PORT)
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(),
@@ -56,7 +98,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--namespace", default="", help="with --on-payload: the robot's")
     parser.add_argument("--local-commands", action="store_true",
                         help="with --on-payload: the driver runs with remote_commands:=false")
+    parser.add_argument("--wait", type=float, default=10.0,
+                        help="s the printed lines wait for the robot's topics (0: no wait)")
+    parser.add_argument("--wait-for-robot", type=float, metavar="SECONDS",
+                        help=argparse.SUPPRESS)  # what the printed lines run
     args = parser.parse_args(argv)
+    if args.wait_for_robot is not None:
+        seen = wait_for_robot(args.wait_for_robot)
+        print("spot-operator-env: " + ("the robot's topics are visible" if seen else
+              f"no robot topic within {args.wait_for_robot:g} s (is the driver running, "
+              f"and the robot reachable?)"), file=sys.stderr)
+        return 0
+    if not args.robot_ip:
+        parser.error("give each robot's address")
     try:
         env = (payload_environment(args.robot_ip[0], args.mode, args.discovery_port,
                                    args.namespace, Path(args.dir),
@@ -65,11 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     except ports.NetworkConfigError as exc:
         print(f"spot-operator-env: {exc}", file=sys.stderr)
         return 2
-    for key, value in env.items():
-        print(f"export {key}={shlex.quote(value)}")
-    print("unset ROS_DISCOVERY_SERVER ROS_STATIC_PEERS")
-    # a running ros2 daemon keeps its old discovery settings
-    print("ros2 daemon stop >/dev/null 2>&1 || true")
+    print("\n".join(_exports(env, args.wait)))
     return 0
 
 

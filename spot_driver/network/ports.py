@@ -90,10 +90,14 @@ def plan(mode: str, robot_ip: str, domain_id: int, discovery_port: int = DISCOVE
         ports += [discovery_port, *result.well_known()]
     outside = sorted({p for p in ports if not FORWARDED[0] <= p <= FORWARDED[1]})
     if outside:
-        what = (f"domain {domain_id} puts Fast DDS ports at {outside}"
-                if discovery_port in range(*FORWARDED) else
-                f"discovery port {discovery_port} is")
-        raise NetworkConfigError(f"{what} outside the ports the robot forwards to its payload "
-                                 f"({FORWARDED[0]}-{FORWARDED[1]}); use ROS_DOMAIN_ID 0-2 and a "
-                                 f"discovery port in that range")
+        if discovery_port not in range(FORWARDED[0], FORWARDED[1] + 1):
+            raise NetworkConfigError(
+                f"discovery port {discovery_port} is outside the ports the robot forwards to "
+                f"its payload ({FORWARDED[0]}-{FORWARDED[1]}): choose discovery_port:= in "
+                f"that range")
+        raise NetworkConfigError(
+            f"ROS_DOMAIN_ID={domain_id} puts Fast DDS ports at {outside}, outside the ports "
+            f"the robot forwards to its payload ({FORWARDED[0]}-{FORWARDED[1]}); only domains "
+            f"0, 1 and 2 fit: launch with ROS_DOMAIN_ID=0 (1 or 2), e.g. "
+            f"`export ROS_DOMAIN_ID=0` first")
     return result
