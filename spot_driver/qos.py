@@ -12,6 +12,12 @@ from rclpy.qos import (
 # reliable delivery) all match; a shallow queue so nothing stale piles up.
 STATE = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=10,
                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+# Velocity commands in (cmd_vel, arm/cmd_vel): reliable to match any publisher, and one deep.
+# A velocity is only worth its newest value: a driver that fell behind sends that one, not a
+# backlog of stale ones each moving the robot again.
+VELOCITY_COMMAND = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                              reliability=ReliabilityPolicy.RELIABLE,
+                              durability=DurabilityPolicy.VOLATILE)
 # Periodic status streams: newest sample wins.
 STREAM = qos_profile_sensor_data
 # Sensor streams (images, camera_info, depth, points, lidar), REP-2003: reliable by default so

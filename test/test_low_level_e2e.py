@@ -59,7 +59,7 @@ def world(tmp_path_factory):
                 driver.output()
             assert ros.wait_for(lambda: ros.received("/low_level/joint_states"), 10), \
                 streams.output()
-            yield streams, ros
+            yield driver, streams, ros
         finally:
             codes = [streams.stop(), driver.stop()]  # the readers still there
             ros.close()
@@ -88,7 +88,7 @@ def _command(position, gains=True, names=LEGS, **fields) -> JointCommand:
 
 
 def test_every_stream_message_is_published_at_333_hz_with_robot_stamps(world):
-    _, ros = world
+    _, _, ros = world
     topics = ("/low_level/joint_states", "/imu", "/low_level/odometry", "/low_level/contacts")
     assert ros.wait_for(lambda: all(ros.latest(t) is not None for t in topics), 10)
     since = time.monotonic()
@@ -125,7 +125,7 @@ def test_every_stream_message_is_published_at_333_hz_with_robot_stamps(world):
 
 
 def test_refused_joint_commands_are_never_sent(world):
-    driver, ros = world
+    _, streams, ros = world
     pub = ros.node.create_publisher(JointCommand, "/low_level/joint_command", 10)
     assert ros.wait_for(lambda: pub.get_subscription_count() > 0, 10)
     before = _positions(ros)
@@ -139,10 +139,10 @@ def test_refused_joint_commands_are_never_sent(world):
     }
     for count, (case, msg) in enumerate(bad.items(), start=1):
         pub.publish(msg)
-        assert ros.wait_for(lambda n=count: driver.output().count("joint command refused")
+        assert ros.wait_for(lambda n=count: streams.output().count("joint command refused")
                             >= n, 5), case
         time.sleep(1.1)  # refusals are logged at most once a second
-    output = driver.output()
+    output = streams.output()
     for reason in ("not finite", "unknown joint names", "outside its limits",
                    "no gains sent yet", "values for 12 joints"):
         assert reason in output, (reason, output[-2000:])
@@ -151,7 +151,7 @@ def test_refused_joint_commands_are_never_sent(world):
 
 
 def test_a_squat_through_the_joint_command_topic(world):
-    driver, ros = world
+    driver, _streams, ros = world
     try:
         response = ros.call(SetBool, "/low_level/activate", SetBool.Request(data=True))
     except AssertionError as exc:  # where the driver waits, for the next one who reads this

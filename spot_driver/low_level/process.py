@@ -5,7 +5,9 @@ no e-stop endpoint: joint mode is entered through the driver's ``low_level/activ
 that the 333 Hz path never waits for the GIL behind the driver's camera work.
 """
 
+import faulthandler
 import gc
+import signal
 import sys
 import threading
 
@@ -21,6 +23,7 @@ GIL_SWITCH_S = 0.001
 
 
 def main(argv: list[str] | None = None) -> int:
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: every stack
     sys.setswitchinterval(GIL_SWITCH_S)  # the stream thread waits at most ~1 ms for the GIL
     # SIGINT/SIGTERM stop the streams before the ROS context goes: with rclpy's own handler
     # the context was shut down under the stream thread, which then published into it

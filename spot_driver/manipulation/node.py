@@ -100,7 +100,7 @@ class ArmNode(Node):
                                 qos_profile=qos.SERVICES, callback_group=group)
         self.create_service(OverrideGrasp, "manipulation/override_grasp", self._override_grasp,
                             qos_profile=qos.SERVICES, callback_group=group)
-        self.create_subscription(Twist, "arm/cmd_vel", self._on_arm_cmd_vel, qos.STATE,
+        self.create_subscription(Twist, "arm/cmd_vel", self._on_arm_cmd_vel, qos.VELOCITY_COMMAND,
                                  callback_group=MutuallyExclusiveCallbackGroup())
         self.ik = InverseKinematics(context.connection)
         self.create_service(GetInverseKinematics, "arm/inverse_kinematics", answer_callback(

@@ -50,9 +50,9 @@ class MotionNode(Node):
         motion = MutuallyExclusiveCallbackGroup()
         if stamped:
             self.create_subscription(TwistStamped, "cmd_vel", self._on_cmd_vel_stamped,
-                                     qos.STATE, callback_group=motion)
+                                     qos.VELOCITY_COMMAND, callback_group=motion)
         else:
-            self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, qos.STATE,
+            self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, qos.VELOCITY_COMMAND,
                                      callback_group=motion)
 
     def _on_cmd_vel_stamped(self, msg: TwistStamped) -> None:
