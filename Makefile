@@ -19,7 +19,7 @@ setup:
 	@scripts/setup.sh
 
 lint: setup
-	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch
+	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch examples
 
 # config/spot_driver.yaml from the parameters the driver declares (spot_driver/config_file.py).
 config: setup

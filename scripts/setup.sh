@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Turn a fresh Debian 12 machine with Python 3.11 into a working environment:
 #   Debian build tools when missing, .venv with the pinned wheels of requirements.lock,
-#   the ROS wheel fix-ups, and a colcon build of spot_msgs, (compat) tf2_msgs and control_msgs, and spot_driver.
+#   the ROS wheel fix-ups, and a colcon build of spot_msgs, (compat) tf2_msgs and control_msgs,
+#   spot_driver and spot_driver_examples.
 # Idempotent: each step is skipped when its inputs have not changed since it last succeeded.
 set -euo pipefail
 shopt -s nullglob
@@ -66,12 +67,13 @@ has_ament_package() {
   done
   return 1
 }
-paths=(spot_msgs .)
+paths=(spot_msgs . examples)
 for compat in tf2_msgs control_msgs; do
   if ! has_ament_package "$compat"; then paths=("compat/$compat" "${paths[@]}"); fi
 done
 
-build_hash="$(hash_of requirements.lock package.xml setup.py setup.cfg spot_msgs/CMakeLists.txt \
+build_hash="$(hash_of requirements.lock package.xml setup.py setup.cfg examples/package.xml \
+  examples/setup.py examples/setup.cfg examples/README.md spot_msgs/CMakeLists.txt \
   spot_msgs/package.xml spot_msgs/msg/* spot_msgs/srv/* spot_msgs/action/* compat/*/msg/* compat/*/action/* \
   compat/*/CMakeLists.txt compat/*/package.xml launch/* config/* config/moveit/* config/dds/* urdf/* rviz/*)-${paths[*]}"
 if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then

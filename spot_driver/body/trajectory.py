@@ -71,6 +71,11 @@ class TrajectoryTask(RobotTask):
         elif not self.precise and traj.status == _TRAJ.STATUS_NEAR_GOAL:
             progress.done, progress.ok = True, True
             progress.message = "near the goal (precise_positioning off)"
+        elif traj.final_goal_status == _TRAJ.FINAL_GOAL_STATUS_BLOCKED and \
+                traj.body_movement_status == _TRAJ.BODY_STATUS_SETTLED:
+            progress.done = True  # as close as the robot can get; it will not get closer
+            progress.message = (f"blocked: the goal is not achievable (a no-go region or an "
+                                f"obstacle is in the way); stopped {distance:.2f} m from it")
         elif mobility.status != _PROCESSING:
             name = basic_command_pb2.RobotCommandFeedbackStatus.Status.Name(mobility.status)
             progress.done, progress.message = True, f"robot stopped the trajectory: {name}"

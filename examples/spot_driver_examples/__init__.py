@@ -1,0 +1,1 @@
+"""Examples of driving Spot through spot_driver, one short rclpy program each (README.md)."""

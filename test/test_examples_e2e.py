@@ -1,0 +1,329 @@
+"""The examples package end to end: each program of ``examples/`` (a ROS client in its own
+process) -> driver -> gRPC -> simulated robot. What it did is checked on the simulated robot
+itself, sampled while the program runs, not taken from the program's own output."""
+
+import ast
+import math
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import Pose
+from ros_harness import DriverProcess, RosClient
+from sensor_msgs.msg import JointState
+
+from conftest import PASSWORD, USERNAME, running_sim
+from spot_sim.mobility import Se2
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+HELPERS = {"__init__", "spot", "joint_stream"}
+RUN_TIMEOUT_S = 120.0
+SAMPLE_S = 0.05
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    logs = tmp_path_factory.mktemp("logs")
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
+        ros = RosClient("examples_test_client")
+        ros.subscribe("/joint_states", JointState)
+        driver = DriverProcess(sim, logs / "driver.log", USERNAME, PASSWORD,
+                               params={"enable_low_level": "true", "enable_perception": "true",
+                                       "cameras": "[frontleft]"})
+        try:
+            assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, 30), \
+                driver.output()
+            yield sim, driver, ros, logs
+        finally:
+            ros.close()
+            driver.stop()
+
+
+class Run:
+    """One example program running, the simulated robot sampled meanwhile."""
+
+    def __init__(self, sim, name: str, *args: str, sample=None, env: dict | None = None):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", f"spot_driver_examples.{name}", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=dict(os.environ, **(env or {})))
+        self.samples: list = []
+        self._sample, self._sim = sample, sim
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while self.process.poll() is None:
+            if self._sample is not None:
+                self.samples.append(self._sample(self._sim.robot))
+            time.sleep(SAMPLE_S)
+
+    def finish(self, timeout: float = RUN_TIMEOUT_S) -> str:
+        """The program's output, once it exited 0 (the test fails otherwise)."""
+        try:
+            output, _ = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            output, _ = self.process.communicate()
+            raise AssertionError(f"still running after {timeout} s:\n{output}") from None
+        self._thread.join(1.0)
+        assert self.process.returncode == 0, output
+        return output
+
+
+def run(sim, name: str, *args: str, sample=None) -> tuple[str, list]:
+    example = Run(sim, name, *args, sample=sample)
+    return example.finish(), example.samples
+
+
+def ahead_of(start: Se2, here: Se2) -> float:
+    return (here.x - start.x) * math.cos(start.yaw) + (here.y - start.y) * math.sin(start.yaw)
+
+
+def body(robot) -> Se2:
+    return robot.base.odom_body
+
+
+def hand(robot) -> np.ndarray:
+    return robot.arm.hand()[:3, 3].copy()
+
+
+def near(points: list, target, tolerance: float) -> bool:
+    return bool(np.min(np.linalg.norm(np.array(points) - np.array(target), axis=1))
+                < tolerance)
+
+
+def test_every_program_is_installed_documented_and_run_here():
+    """Each module of the package is a program of examples/setup.py (but its two helpers),
+    installed by the setup as ``ros2 run spot_driver_examples <name>``, has a row in the
+    package's README and a test in this file that runs it."""
+    tree = ast.parse((EXAMPLES / "setup.py").read_text())
+    programs = next(ast.literal_eval(node.value) for node in ast.walk(tree)
+                    if isinstance(node, ast.Assign) and node.targets[0].id == "PROGRAMS")
+    modules = {p.stem for p in (EXAMPLES / "spot_driver_examples").glob("*.py")}
+    assert modules - HELPERS == set(programs)
+    readme, tests = (EXAMPLES / "README.md").read_text(), Path(__file__).read_text()
+    installed = EXAMPLES.parent / "install" / "spot_driver_examples" / "lib" / \
+        "spot_driver_examples"
+    for name in programs:
+        assert f"| `{name}` |" in readme, name
+        assert f'"{name}"' in tests or f"examples.{name}" in tests, name
+        assert (installed / name).exists(), f"{name} is not installed in {installed}"
+
+
+def test_walk_forward_walks_one_metre_and_sits(world):
+    sim = world[0]
+    start = sim.robot.base.odom_body
+    output, _ = run(sim, "walk_forward")
+    assert "walking 1.0 m forward" in output
+    assert ahead_of(start, sim.robot.base.odom_body) == pytest.approx(1.0, abs=0.1)
+    assert not sim.robot.legs.posture.standing
+
+
+def test_spot_in_circle_goes_around_and_ends_where_it_started(world):
+    sim = world[0]
+    start, radius = sim.robot.base.odom_body, 0.6
+    centre = (start.x - radius * math.sin(start.yaw), start.y + radius * math.cos(start.yaw))
+    _, samples = run(sim, "spot_in_circle", "--radius", str(radius), "--steps", "6",
+                     sample=body)
+    end = sim.robot.base.odom_body
+    assert math.hypot(end.x - start.x, end.y - start.y) < 0.15
+    distances = [math.hypot(s.x - centre[0], s.y - centre[1]) for s in samples]
+    # chords between six points on the circle (r cos(30 deg) to r), corners cut where a goal
+    # counts once the robot is near it (precise_positioning off, as spot_ros2's default)
+    assert min(distances) > radius * 0.5
+    assert max(distances) < radius + 0.1
+    farthest = max(math.hypot(s.x - start.x, s.y - start.y) for s in samples)
+    assert 1.5 * radius < farthest < 2 * radius + 0.1  # it went round, not back and forth
+
+
+def test_hello_spot_twists_the_body_saves_an_image_and_sits(world, tmp_path):
+    sim = world[0]
+    image = tmp_path / "hello.pgm"
+
+    def yaw(robot) -> float:
+        q = robot.base.rotation
+        return math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y ** 2 + q.z ** 2))
+
+    output, yaws = run(sim, "hello_spot", "--image", str(image), sample=yaw)
+    assert max(yaws) == pytest.approx(0.4, abs=0.05), output
+    assert abs(yaws[-1]) < 0.05
+    data = image.read_bytes()
+    magic, size, depth, pixels = data.split(b"\n", 3)
+    width, height = (int(v) for v in size.split())
+    assert magic in (b"P5", b"P6") and depth == b"255" and width > 100 and height > 100
+    assert len(pixels) == width * height * (1 if magic == b"P5" else 3)
+    assert not sim.robot.legs.posture.standing
+
+
+def test_arm_simple_reaches_both_poses_and_stows(world):
+    sim = world[0]
+    gripper = []
+
+    def sample(robot):
+        gripper.append(robot.arm.gripper)
+        return hand(robot)
+
+    output, hands = run(sim, "arm_simple", sample=sample)
+    assert near(hands, (0.75, 0.0, 0.25), 0.03), output
+    assert near(hands, (0.75, 0.0, 0.0), 0.03), output
+    assert min(gripper) < -1.4  # opened
+    assert sim.robot.arm.stowed
+
+
+def test_batch_trajectory_traces_the_rose_in_batches(world):
+    sim = world[0]
+    output, hands = run(sim, "batch_trajectory", "--seconds", "5", "--batch", "40",
+                        sample=hand)
+    assert output.count("batch of") == 3, output
+    points = np.array(hands)
+    drawn = points[np.abs(points[:, 0] - 0.75) < 0.02]  # on the rose's plane
+    assert np.ptp(drawn[:, 1]) > 0.2 and np.ptp(drawn[:, 2]) > 0.2, (np.ptp(drawn, axis=0))
+    assert sim.robot.arm.stowed
+
+
+def test_inverse_kinematics_requests_move_the_arm_to_the_reachable_solutions(world):
+    sim = world[0]
+    output, hands = run(sim, "send_inverse_kinematics_requests", sample=hand)
+    assert output.count("reachable; joints") == 2 and output.count("not reachable") == 1, output
+    assert near(hands, (0.7, 0.2, 0.3), 0.03) and near(hands, (0.7, -0.2, 0.1), 0.03)
+    assert sim.robot.arm.stowed
+
+
+def test_arm_with_body_follow_walks_the_body_behind_the_hand(world):
+    sim = world[0]
+    start = sim.robot.base.odom_body
+    output, _ = run(sim, "arm_with_body_follow")
+    assert "STATUS_TRAJECTORY_COMPLETE" in output, output
+    assert ahead_of(start, sim.robot.base.odom_body) > 0.15
+
+
+def test_nogo_example_stops_at_the_wall_then_walks_on_once_it_is_deleted(world):
+    sim = world[0]
+    start = sim.robot.base.odom_body
+    output, bodies = run(sim, "nogo_example", sample=body)
+    assert "walking through it: trajectory: blocked:" in output, output
+    assert "walking on: reached the goal" in output, output
+    # the body's front (0.55 m ahead of its centre) stopped at the wall's near face
+    stops = [ahead_of(start, b) for b in bodies]
+    assert any(abs(s - (1.5 - 0.1 - 0.55)) < 0.08 for s in stops)
+    assert ahead_of(start, sim.robot.base.odom_body) == pytest.approx(0.85 + 1.0, abs=0.1)
+    assert not sim.robot.base.user_objects.objects
+
+
+def test_simple_sub_walks_to_each_published_pose(world):
+    sim, _, ros, _ = world
+    publisher = ros.node.create_publisher(Pose, "/pose_commands", 10)
+    example = Run(sim, "simple_sub", "--count", "2")
+    assert ros.wait_for(lambda: publisher.get_subscription_count() > 0, 30)
+    start = sim.robot.base.odom_body
+    time.sleep(2.0)  # it stands before it walks; a pose sent meanwhile waits
+    for x, y in ((0.5, 0.0), (0.0, 0.5)):
+        pose = Pose()
+        pose.position.x, pose.position.y, pose.orientation.w = x, y, 1.0
+        before = sim.robot.base.odom_body
+        publisher.publish(pose)
+        assert ros.wait_for(lambda b=before: math.hypot(
+            sim.robot.base.odom_body.x - b.x, sim.robot.base.odom_body.y - b.y) > 0.45, 30)
+        assert ros.wait_for(lambda: sim.robot.base.still, 10)
+    example.finish()
+    end = sim.robot.base.odom_body
+    left = (-(end.x - start.x) * math.sin(start.yaw) + (end.y - start.y) * math.cos(start.yaw))
+    assert ahead_of(start, end) == pytest.approx(0.5, abs=0.1)
+    assert left == pytest.approx(0.5, abs=0.1)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="wasd is tested under tmux")
+def test_wasd_drives_with_keys_typed_into_its_terminal(world, tmp_path):
+    sim = world[0]
+    socket, rc = str(tmp_path / "tmux"), tmp_path / "rc"
+    tmux = ["tmux", "-S", socket]
+    command = f"{sys.executable} -m spot_driver_examples.wasd; echo $? > {rc}"
+    subprocess.run([*tmux, "new-session", "-d", "-x", "100", "-y", "20", command],
+                   check=True, env=dict(os.environ, TERM="xterm"))
+    try:
+        def screen() -> str:
+            return subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True,
+                                  text=True).stdout
+
+        deadline = time.monotonic() + 30
+        while "status: ready" not in screen():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+        start = sim.robot.base.odom_body
+        for _ in range(15):  # w held for 1.5 s (a terminal's key repeat)
+            subprocess.run([*tmux, "send-keys", "w"], check=True)
+            time.sleep(0.1)
+        deadline = time.monotonic() + 5
+        while not sim.robot.base.still:  # stops by itself once the key is released
+            assert time.monotonic() < deadline, "still moving after the key was released"
+            time.sleep(0.1)
+        assert ahead_of(start, sim.robot.base.odom_body) > 0.4
+        subprocess.run([*tmux, "send-keys", "v"], check=True)
+        deadline = time.monotonic() + 10
+        while "sit:" not in screen():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+        subprocess.run([*tmux, "send-keys", "x"], check=True)
+        deadline = time.monotonic() + 10
+        while not rc.exists():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+        assert rc.read_text().strip() == "0"
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def streams(world, request):
+    sim, _, _, logs = world
+    # The simulated robot shares this process's interpreter with the sampling thread (not
+    # so in test_low_level_e2e, which checks the defaults): a command then reached a stalled
+    # robot past its 50 ms horizon and joint mode rightly ended. These tests are about the
+    # examples, so their commands hold 0.25 s, and the watchdog waits 0.5 s.
+    process = DriverProcess(sim, logs / f"{request.node.name}.log", USERNAME, PASSWORD,
+                            module="spot_driver.low_level",
+                            params={"low_level_watchdog": 0.5,
+                                    "low_level_command_horizon": 0.25})
+    yield process
+    assert process.stop() == 0, process.output()
+
+
+def test_noarm_squat_crouches_and_stands_again(world, streams):
+    sim = world[0]
+
+    def knees(robot) -> list | None:  # while joint mode drives the legs
+        if not robot.legs.joint_mode.engaged:
+            return None
+        return [robot.legs.posture.joints[i] for i in (2, 5, 8, 11)]
+
+    output, samples = run(sim, "noarm_squat", sample=knees)
+    assert "down" in output and "up" in output, output
+    driven = np.array([s for s in samples if s is not None])
+    assert len(driven) > 40  # 2 s at 20 Hz at least
+    assert np.min(driven) == pytest.approx(-2.25, abs=0.15)
+    time.sleep(1.0)
+    assert sim.robot.legs.posture.standing
+
+
+def test_wiggle_arm_turns_the_wrist_both_ways(world, streams):
+    sim = world[0]
+    start = sim.robot.arm.q.copy()
+    def sample(robot):  # while joint mode drives the joints
+        if not robot.legs.joint_mode.engaged:
+            return None
+        return robot.arm.q.copy(), robot.arm.gripper, robot.legs.posture.joints.copy()
+
+    output, samples = run(sim, "wiggle_arm", sample=sample)
+    driven = [s for s in samples if s is not None]
+    wr0 = np.array([q[4] for q, _, _ in driven])
+    assert wr0.max() > start[4] + 0.8 and wr0.min() < start[4] - 0.8, output
+    assert min(g for _, g, _ in driven) < -0.4  # the gripper opened
+    legs = np.array([j for _, _, j in driven])
+    assert np.ptp(legs, axis=0).max() < 0.1  # the legs held where they stood
