@@ -13,6 +13,7 @@ from spot_driver.capability import Parameter, Section
 
 WIDTH = 100
 COMMENT_COLUMN = 34
+MIN_COMMENT = 30  # columns a description beside its setting needs at least
 HEADER = """\
 # Parameters of the spot_driver process. The wildcard applies them to every node of the
 # driver, whatever namespace it runs in. Each section belongs to one capability (or to the
@@ -44,6 +45,9 @@ def parameter_lines(parameter: Parameter) -> list[str]:
     else:
         setting = f"    {parameter.name}: {yaml_value(parameter.default)}"
     column = max(COMMENT_COLUMN, len(setting) + 2)
+    if column > WIDTH - MIN_COMMENT:  # a long default: the description above it
+        above = textwrap.wrap(parameter.description, WIDTH - 6, break_on_hyphens=False)
+        return [f"    # {line}" for line in above] + [setting]
     lines = textwrap.wrap(parameter.description, WIDTH - column - 2,
                           break_on_hyphens=False) or [""]
     out = [f"{setting.ljust(column)}# {lines[0]}".rstrip()]

@@ -11,7 +11,7 @@ from spot_driver.driver_parameters import CONNECTION
 
 PACKAGES = ("state", "body", "motion", "perception", "manipulation", "docking", "missions",
             "autonomy", "choreography", "description", "network", "low_level", "diagnostics",
-            "spot_cam", "data_acquisition")
+            "spot_cam", "data_acquisition", "spot_ros2_aliases")
 CAPABILITIES: tuple[Capability, ...] = tuple(
     import_module(f"spot_driver.{name}").CAPABILITY for name in PACKAGES)
 OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)
