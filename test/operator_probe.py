@@ -20,7 +20,6 @@ import time
 
 import numpy as np
 import rclpy
-from action_client import ActionClient
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
@@ -32,6 +31,7 @@ from sensor_msgs.msg import CompressedImage, Image, JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
+from spot_driver.action_client import ActionClient
 from spot_msgs.action import Trajectory
 
 CAMERAS = ("frontleft", "frontright", "left", "right", "back")

@@ -12,12 +12,13 @@ from collections import defaultdict
 from pathlib import Path
 
 import rclpy
-from action_client import ActionClient
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from rcl_interfaces.srv import GetParameterTypes
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+from spot_driver.action_client import ActionClient
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "spot_driver.yaml"

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import rclpy
 import yourdfpy
-from action_client import ActionClient
 from bosdyn.client.frame_helpers import get_a_tform_b
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from nav_msgs.msg import Odometry
@@ -26,6 +25,7 @@ from test_robot_model import LEG_NAMES, nav2_topics_and_frames, rviz_topics
 from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim
+from spot_driver.action_client import ActionClient
 from spot_driver.description import nav2_config
 from spot_driver.description.robot_model import robot_description
 from spot_msgs.msg import FootStateArray

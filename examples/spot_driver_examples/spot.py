@@ -9,10 +9,11 @@ import time
 
 import rclpy
 from rcl_interfaces.srv import GetParameterTypes
-from rclpy.action import ActionClient
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import QoSProfile
 from std_srvs.srv import Trigger
+
+from spot_driver.action_client import ActionClient
 
 
 class SpotError(RuntimeError):

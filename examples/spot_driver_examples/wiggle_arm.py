@@ -1,10 +1,11 @@
-"""Wiggle the wrist with joint-level control (spot_ros2_control's wiggle_arm): the arm's
-wr0 turns 1 rad up and back, then 1 rad down and back, while the gripper opens 0.5 rad; each
-motion in 1 s, streamed at 200 Hz; the legs hold where they stand. Then the stand controller
-takes over. Needs an arm and ``enable_low_level:=true``."""
+"""Wiggle the wrist with joint-level control (spot_ros2_control's wiggle_arm): from the
+stowed arm, wr0 turns 1 rad up and back, then 1 rad down and back, while the gripper opens
+0.5 rad; each motion in 1 s, streamed at 200 Hz; the legs hold where they stand. Then the
+stand controller takes over. Needs an arm and ``enable_low_level:=true``."""
 
 from spot_driver_examples.joint_stream import ARM, JointStream
 from spot_driver_examples.spot import Spot, arguments
+from spot_msgs.action import ArmPosture
 
 MOVE_S = 1.0
 
@@ -14,8 +15,10 @@ def main() -> None:
     spot = Spot("wiggle_arm", args.robot)
     try:
         joints = JointStream(spot)
+        spot.action_client(ArmPosture, "arm/posture")
         spot.connect()
         spot.ready()
+        spot.act(ArmPosture, "arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.STOW))
         joints.wait_for_subscriber()
         names = joints.named(ARM)
         print(joints.activate())

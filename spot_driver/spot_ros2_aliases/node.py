@@ -6,13 +6,13 @@ for (checks, lease, feedback)."""
 
 import threading
 
-from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from std_srvs.srv import Trigger
 
 from spot_driver import qos
+from spot_driver.action_client import ActionClient
 from spot_driver.capability import DriverContext
 from spot_driver.nodes.parameters import declare
 from spot_driver.spot_ros2_aliases.table import (

@@ -30,6 +30,7 @@ MAX_TRAJECTORY_POINTS = 250  # longer arm trajectories must be sent in pieces
 NAMED_SECONDS = 2.0  # minimum time of a stow / ready / carry move
 GAZE_SECONDS = 1.5
 WORLD_GOAL_TOLERANCE = (0.005, 0.02)  # m, rad: a goal held in the world is reached
+SETTLED_Q = 1e-3  # rad: the arm has come to the joints solved for a held goal
 _NAMED = {Named.POSITIONS_STOW: "stow", Named.POSITIONS_READY: "ready",
           Named.POSITIONS_CARRY: "carry"}
 
@@ -299,7 +300,10 @@ def _cartesian_feedback(arm, task, now_ns, feedback) -> None:
     if task.world_anchor is not None:  # reached or not from where the body is now
         reached = fb.measured_pos_distance_to_goal < WORLD_GOAL_TOLERANCE[0] and \
             fb.measured_rot_distance_to_goal < WORLD_GOAL_TOLERANCE[1]
-        stalled = task.done and not reached and task.body_still
+        # stalled: the body stands, the arm got as near as it can, and the hand is not there
+        settled = task.solved_q is not None and \
+            float(np.max(np.abs(arm.q - task.solved_q))) < SETTLED_Q
+        stalled = task.done and not reached and task.body_still and settled
     else:
         reached, stalled = task.reachable, not task.reachable
     if task.overridden:

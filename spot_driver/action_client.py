@@ -4,7 +4,9 @@ rclpy's ActionClient records a request's sequence number only after sending it; 
 in another thread can take the server's quick answer first and drop it as unexpected, and the
 caller's future never completes ("Ignoring unexpected goal response", ros2/rclpy#1123). rclpy
 fixed this with a lock (ros2/rclpy#1308, backported to Jazzy in #1519); the PyPI wheels predate
-it. This client takes the same lock around sending and around handling answers."""
+it. This client takes the same lock around sending and around handling answers. The driver
+(spot_ros2_aliases), the examples and the tests use it; with an rclpy that has the fix, the
+lock is merely taken twice."""
 
 import threading
 
