@@ -167,6 +167,40 @@ def test_the_first_topic_list_after_the_eval_lists_the_robots(topology, fleet):
     assert "the robot's topics are visible" in result.stderr, result.stderr[-2000:]
 
 
+def test_the_operator_sends_nothing_to_the_payloads_own_addresses(topology, fleet):
+    """The operator reaches a payload only through its robot's forward. A laptop with a
+    default route would send to the payload's own (private) addresses what it learnt of them
+    in discovery: here that route is the robot, and a counter on the operator's output sees
+    each such packet. The payload processes announce loopback and the robot's address only
+    (Fast DDS ignores another host's loopback locators), so none is sent, while the
+    operator's subscription still gets the robot's data."""
+    _, operator, _ = fleet
+    spot1 = topology.fleet[0]
+    op = topology.operator_ns
+    subnets = [f"{r.payload_ip.rsplit('.', 1)[0]}.0/24" for r in topology.fleet]
+    topology.ns_run(op, "ip", "route", "add", "default", "via", spot1.robot_ip)
+    for subnet in subnets:
+        topology.ns_run(op, "iptables", "-A", "OUTPUT", "-d", subnet)
+    echo = subprocess.Popen(topology.command(op, [
+        "ros2", "topic", "echo", "--no-daemon", "/spot1/joint_states", "--field",
+        "header.stamp.sec"]), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=operator, cwd=REPO, stdin=subprocess.DEVNULL)
+    try:
+        time.sleep(15)  # discovery, then steady traffic
+        counters = subprocess.run(topology.command(op, ["iptables", "-L", "OUTPUT", "-v", "-n",
+                                                        "-x"]), capture_output=True, text=True)
+    finally:
+        echo.terminate()
+        received, _ = echo.communicate(timeout=15)
+        for subnet in subnets:
+            topology.ns_run(op, "iptables", "-D", "OUTPUT", "-d", subnet)
+        topology.ns_run(op, "ip", "route", "del", "default")
+    sent = {line.split()[-1]: int(line.split()[0]) for line in counters.stdout.splitlines()
+            if line.split() and line.split()[-1] in subnets}
+    assert sent == dict.fromkeys(subnets, 0), counters.stdout
+    assert received.count("---") > 100, received[-2000:]  # 50 Hz for seconds
+
+
 def test_a_capped_link_drops_image_frames_not_state(topology, fleet):
     """10 Mbit/s to the operator, who takes five compressed cameras and one raw one: images
     lose frames (counted on /diagnostics), joint_states, /tf, services and cmd_vel go on."""

@@ -1,10 +1,10 @@
 """Fast DDS XML profiles for each side of the robot's port forward (pure: text in, text out).
 
 - ``payload``: a process on the payload computer. A client of the discovery server beside it
-  (127.0.0.1), listening on fixed ports in the forwarded range and announcing them with the
-  robot's address too (``*_external_unicast_locators``), so the operator's computer, which can
-  only reach ``ROBOT_IP:21000-22000``, sends there and the robot's DNAT delivers. Shared memory
-  stays on for processes on the payload itself.
+  (127.0.0.1), listening on fixed ports in the forwarded range and announcing them as loopback
+  and with the robot's address (``*_external_unicast_locators``), so the operator's computer,
+  which can only reach ``ROBOT_IP:21000-22000``, sends there (and nowhere else) and the
+  robot's DNAT delivers. Shared memory stays on for processes on the payload itself.
 - ``server``: the discovery server (``fast-discovery-server -x``), on the forwarded port.
 - ``operator``: the laptop (RViz, Nav2, rosbag, the ``ros2`` CLI): a super client of each
   robot's discovery server, so it sees every robot's whole graph.
@@ -21,6 +21,13 @@ from xml.sax.saxutils import escape
 from spot_driver.network.ports import PORT_BASE, PortPlan
 
 SHM_SEGMENT = 64 * 1024 * 1024  # images and clouds between local processes (config/fastdds_shm.xml)
+# The address payload processes and the discovery server listen on and announce. Fast DDS
+# still binds the port on every interface (the robot's DNAT delivers to the payload's own
+# address), announces the robot's address as an external locator, and ignores another
+# host's loopback locators: so the operator learns only ROBOT_IP, and sends nothing to the
+# payload's own addresses, which it cannot reach (with the null address it did: ~40
+# packets/s to its default gateway; test_across_the_robot counts them).
+LOOPBACK = "127.0.0.1"
 NAMESPACE = "http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles"
 
 
@@ -198,10 +205,11 @@ def payload(plan: PortPlan, index: int | None, command_namespace: str | None = N
     meta, user = plan.fixed(index)
     server = _server_entry(plan.robot_ip, _udp("127.0.0.1", plan.discovery_port))
     builtin = (_discovery("CLIENT", server)
-               + f"<metatrafficUnicastLocatorList>{_udp('', meta)}</metatrafficUnicastLocatorList>"
+               + f"<metatrafficUnicastLocatorList>{_udp(LOOPBACK, meta)}"
+               f"</metatrafficUnicastLocatorList>"
                + f"<metatraffic_external_unicast_locators>{_external(plan.robot_ip, meta)}"
                f"</metatraffic_external_unicast_locators>")
-    rtps = (f"<defaultUnicastLocatorList>{_udp('', user)}</defaultUnicastLocatorList>"
+    rtps = (f"<defaultUnicastLocatorList>{_udp(LOOPBACK, user)}</defaultUnicastLocatorList>"
             f"<default_external_unicast_locators>{_external(plan.robot_ip, user)}"
             f"</default_external_unicast_locators>"
             f"<port><portBase>{PORT_BASE}</portBase></port>{flows}")
@@ -240,7 +248,7 @@ def _payload_tcp(plan: PortPlan, index: int | None, flows: str, extra: str) -> s
 def server(plan: PortPlan) -> str:
     """The discovery server's profile (run as ``fast-discovery-server -x <file>``)."""
     prefix = server_prefix(plan.robot_ip)
-    locators = (f"<metatrafficUnicastLocatorList>{_udp('', plan.discovery_port)}"
+    locators = (f"<metatrafficUnicastLocatorList>{_udp(LOOPBACK, plan.discovery_port)}"
                 f"</metatrafficUnicastLocatorList><metatraffic_external_unicast_locators>"
                 f"{_external(plan.robot_ip, plan.discovery_port)}"
                 f"</metatraffic_external_unicast_locators>")
