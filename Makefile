@@ -1,5 +1,5 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
-.PHONY: run test test-fast test-field setup lint config bench clean
+.PHONY: run test test-fast test-field setup lint config docs bench clean
 
 run: setup
 	@scripts/run.sh $(ARGS)
@@ -19,12 +19,16 @@ setup:
 	@scripts/setup.sh
 
 lint: setup
-	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch examples
+	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch examples doc
 
 # config/spot_driver.yaml from the parameters the driver declares (spot_driver/config_file.py).
 config: setup
 	@.venv/bin/python -c "from spot_driver import config_file, registry; \
 	open('config/spot_driver.yaml', 'w').write(config_file.render(list(registry.SECTIONS)))"
+
+# The documentation site (doc/, Sphinx; warnings are errors) into doc/_build/html.
+docs: setup
+	@.venv/bin/python -m sphinx -W --keep-going -E -b html doc doc/_build/html
 
 bench: setup
 	@scripts/run_benchmarks.sh
