@@ -1,5 +1,5 @@
 """RViz on the operator's computer, for robots whose drivers run on their payloads
-(``network:=payload`` or ``payload_tcp``; README, "Across the robot").
+(``network:=payload`` or ``payload_tcp``; doc/across_the_robot.md).
 
     ros2 launch spot_driver operator.launch.py robot_ip:=192.168.80.3 robot_name:=spot1
 

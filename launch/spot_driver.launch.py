@@ -40,8 +40,8 @@ ARGUMENTS = (
     ("log_level", "info", "log level of the driver (debug, info, warn, error)"),
     ("publish_depth_points", "", "true: depth/<camera>/points (Nav2's observation sources); "
      "empty: the config file's"),
-    ("network", "local", f"DDS network mode: {', '.join(MODES)} (see the README, 'Across the "
-     "robot')"),
+    ("network", "local", f"DDS network mode: {', '.join(MODES)} (see "
+     "doc/across_the_robot.md)"),
     ("robot_ip", "", "payload modes: the robot's address as the operator's computer reaches it"),
     ("discovery_port", str(DISCOVERY_PORT), "payload modes: the discovery server's port "
      "(21000-22000, forwarded by the robot)"),

@@ -1,11 +1,11 @@
-"""Fill the README's figure tables from benchmarks/results/*.json: every table between
-``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->`` is rendered by ``RENDER[NAME]`` from
-the JSON the benchmarks wrote, never typed by hand. ``make bench`` runs this after the
-benchmarks; ``test/test_figures.py`` fails when the README differs from what the committed
-JSON renders.
+"""Fill the docs' figure tables from benchmarks/results/*.json: every table between
+``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->`` in README.md or doc/*.md is rendered
+by ``RENDER[NAME]`` from the JSON the benchmarks wrote, never typed by hand. ``make bench``
+runs this after the benchmarks; ``test/test_figures.py`` fails when a page differs from what
+the committed JSON renders.
 
-    python scripts/render_figures.py          # rewrite README.md
-    python scripts/render_figures.py --check  # exit 1 when README.md is stale
+    python scripts/render_figures.py          # rewrite the pages
+    python scripts/render_figures.py --check  # exit 1 when a page is stale
 """
 
 import json
@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
-README = ROOT / "README.md"
+PAGES = [ROOT / "README.md", *sorted((ROOT / "doc").glob("*.md"))]
 BLOCK = re.compile(r"(<!-- figures:(\w+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
 
 
@@ -424,14 +424,18 @@ def render(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = README.read_text()
-    rendered = render(text)
-    if "--check" in argv:
-        if rendered != text:
-            print("README.md figures are stale: run scripts/render_figures.py")
-            return 1
-        return 0
-    README.write_text(rendered)
+    stale = []
+    for page in PAGES:
+        text = page.read_text()
+        rendered = render(text)
+        if rendered == text:
+            continue
+        stale.append(page.relative_to(ROOT))
+        if "--check" not in argv:
+            page.write_text(rendered)
+    if stale and "--check" in argv:
+        print(f"figures are stale in {', '.join(map(str, stale))}: run scripts/render_figures.py")
+        return 1
     return 0
 
 

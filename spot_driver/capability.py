@@ -64,8 +64,8 @@ class Capability:
     run); a capability imports the core and these, nothing else.
 
     The recipe's other places, checked by ``test/test_recipe.py``: ``readme`` is the heading
-    of its interface section in the README; ``health`` the ``/diagnostics`` aspects its nodes
-    report (``spot_driver: <aspect>...``); ``field_test`` a test of it in
+    of its interface section in doc/driver.md; ``health`` the ``/diagnostics`` aspects its
+    nodes report (``spot_driver: <aspect>...``); ``field_test`` a test of it in
     ``test/field_pass.txt`` (or, after "none: ", why the field profile cannot matter to it);
     ``unsimulated`` the robot services it calls that the simulator does not serve, each with
     the reason.

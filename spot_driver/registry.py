@@ -1,6 +1,6 @@
 """Every capability of the driver, in the order their nodes are created.
 
-To add a capability, add its package name here (see "Adding a capability" in the README).
+To add a capability, add its package name here (see "Adding a capability" in doc/layout.md).
 Reading the registry imports no ROS node: launch files use it for their arguments.
 """
 

@@ -1,5 +1,6 @@
-"""The README's figure tables are what the committed benchmark results render: a figure can
-only change through ``make bench`` (or ``scripts/render_figures.py`` after a benchmark)."""
+"""The docs' figure tables (README.md, doc/*.md) are what the committed benchmark results
+render: a figure can only change through ``make bench`` (or ``scripts/render_figures.py``
+after a benchmark)."""
 
 import importlib.util
 
@@ -16,10 +17,13 @@ def renderer():
 
 def test_every_readme_figure_table_is_rendered_from_the_committed_json():
     render = renderer()
-    text = (REPO / "README.md").read_text()
-    blocks = {match.group(2) for match in render.BLOCK.finditer(text)}
-    assert blocks == set(render.RENDER), "a renderer without a README block, or the reverse"
-    assert render.render(text) == text, "README figures are stale: run scripts/render_figures.py"
+    blocks = []
+    for page in render.PAGES:
+        text = page.read_text()
+        blocks += [match.group(2) for match in render.BLOCK.finditer(text)]
+        assert render.render(text) == text, f"{page.name}: figures are stale: run " \
+            "scripts/render_figures.py"
+    assert sorted(blocks) == sorted(render.RENDER), "a renderer without a block, or the reverse"
 
 
 def test_a_changed_result_changes_the_table(monkeypatch):
@@ -32,7 +36,7 @@ def test_a_changed_result_changes_the_table(monkeypatch):
             data["upload_ms"] *= 2
         return data
 
-    text = (REPO / "README.md").read_text()
+    text = (REPO / "doc" / "benchmarks.md").read_text()
     monkeypatch.setattr(render, "load", load)
     assert render.render(text) != text
 

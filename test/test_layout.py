@@ -1,4 +1,4 @@
-"""The shape the README promises: every capability folder declared and registered, its nodes
+"""The shape the docs promise: every capability folder declared and registered, its nodes
 importable, nodes that make no SDK clients, the layout table naming what exists."""
 
 import ast
@@ -8,6 +8,7 @@ import sys
 from importlib import import_module
 from pathlib import Path
 
+import doc_pages
 from ros_harness import REPO
 
 from spot_driver import config_file, registry
@@ -137,9 +138,9 @@ def test_no_module_is_over_400_lines_and_no_function_over_complexity_10():
     assert not stale, f"these no longer need their exception: {sorted(stale)}"
 
 
-def test_the_readme_layout_table_names_what_exists():
-    readme = (REPO / "README.md").read_text()
-    table = readme[readme.index("## Layout"):readme.index("### Adding a capability")]
+def test_the_layout_table_names_what_exists():
+    layout = doc_pages.page("layout")
+    table = layout[:layout.index("## Adding a capability")]
     named = set()
     for cell in re.findall(r"^\| (.+?) \|", table, re.M):
         paths = re.findall(r"`([^`]+)`", cell)
@@ -147,12 +148,12 @@ def test_the_readme_layout_table_names_what_exists():
         for path in paths:  # "`spot_driver/main.py`, `shutdown.py`": the first one's folder
             named.add(path if "/" in path else folder + path)
     for path in named:
-        assert (REPO / path).exists(), f"README layout names {path}, which does not exist"
+        assert (REPO / path).exists(), f"doc/layout.md names {path}, which does not exist"
     for folder in registry.PACKAGES:
-        assert f"`spot_driver/{folder}/`" in table, f"README layout misses spot_driver/{folder}/"
+        assert f"`spot_driver/{folder}/`" in table, f"doc/layout.md misses spot_driver/{folder}/"
     for module in DRIVER.glob("*.py"):
         if module.name not in ("__init__.py", "__main__.py"):
-            assert module.name in table, f"README layout misses spot_driver/{module.name}"
+            assert module.name in table, f"doc/layout.md misses spot_driver/{module.name}"
     import_module("spot_driver.main")
 
 

@@ -5,6 +5,7 @@ driver's own interface -> gRPC -> simulated robot)."""
 
 import time
 
+import doc_pages
 import pytest
 from migration_page import NONE, interfaces
 from ros_harness import DriverProcess, RosClient
@@ -97,3 +98,34 @@ def test_aliased_services_reach_the_robot(world):
     assert not bad.success and "finite" in bad.message, bad.message  # our checks, passed on
     listed = ros.call(ListWorldObjects, "/list_world_objects", ListWorldObjects.Request())
     assert listed.success, listed.message
+
+
+PARAMETER_SERVICES = ("describe_parameters", "get_parameter_types", "get_parameters",
+                      "list_parameters", "set_parameters", "set_parameters_atomically",
+                      "get_type_description")
+EVERY_NODE = {"/rosout", "/parameter_events"}
+PER_SOURCE = ("frontleft", "frontright", "left", "right", "back", "hand", "ptz", "ir")
+
+
+def test_doc_driver_names_every_topic_service_and_action_of_the_driver(world):
+    """The interface tables of doc/driver.md are typed by hand; this keeps them from drifting:
+    every topic, service and action the running driver offers is named there (a camera's as
+    `camera/<name>/...`, a status topic as `status/x` or, in a list, `x`)."""
+    _, ros = world
+    names = {n for n, _ in ros.node.get_topic_names_and_types() if "/_action/" not in n}
+    for name, _ in ros.node.get_service_names_and_types():
+        if name.endswith("/_action/send_goal"):
+            names.add(name[:-len("/_action/send_goal")])
+        elif "/_action/" not in name and not name.endswith(PARAMETER_SERVICES):
+            names.add(name)
+    documented = doc_pages.code_names("driver")
+
+    def named(name: str) -> bool:
+        relative = name.lstrip("/")
+        forms = {name, relative, relative.removeprefix("status/")}
+        forms |= {relative.replace(f"/{source}/", f"/{pattern}/") for source in PER_SOURCE
+                  for pattern in ("<name>", "<c>", "<camera>")}
+        return bool(forms & documented)
+
+    assert len(names) > 150
+    assert sorted(n for n in names - EVERY_NODE if not named(n)) == []

@@ -1,8 +1,8 @@
-"""README "Adding a capability", checked: every capability in the registry has every place the
-recipe names, on the driver's side, the simulator's, in the docs and in the tests.
+"""doc/layout.md's "Adding a capability", checked: every capability in the registry has every
+place the recipe names, on the driver's side, the simulator's, in the docs and in the tests.
 
 Each check fails with the capability, the place and what to add; removing any one place from
-a capability (its README section, layout row, field-pass test, parameters, health aspects or
+a capability (its docs section, layout row, field-pass test, parameters, health aspects or
 simulated counterpart) fails the test.
 """
 
@@ -11,6 +11,7 @@ import re
 from importlib import import_module
 from pathlib import Path
 
+import doc_pages
 from ros_harness import REPO
 
 from spot_driver import registry
@@ -20,12 +21,12 @@ from spot_sim.hardware import OPTIONS
 from spot_sim.services import registry as sim_registry
 
 DRIVER = REPO / "spot_driver"
-README = (REPO / "README.md").read_text()
+README = doc_pages.all_text()  # the README and doc/*.md
 NO_FIELD_TEST = "none: "
 
 
 def readme_section(heading: str) -> str:
-    """The README's text under ``heading`` (any level), up to the next heading of that level
+    """The docs' text under ``heading`` (any level), up to the next heading of that level
     or higher; "" when there is no such heading."""
     match = re.search(rf"^(#+) {re.escape(heading)}\n", README, re.M)
     if match is None:
@@ -88,16 +89,17 @@ def missing_places(capability: Capability, served: set[str], field: list[str]) -
     name, missing = capability.name, []
     section = readme_section(capability.readme) if capability.readme else ""
     if not section:
-        missing.append(f"README: no section headed {capability.readme!r} (Capability.readme)")
+        missing.append(f"docs: no section headed {capability.readme!r} (Capability.readme)")
     elif "| --- |" not in section:
-        missing.append(f"README section {capability.readme!r}: no interface table")
+        missing.append(f"docs section {capability.readme!r}: no interface table")
     else:
-        missing += [f"README section {capability.readme!r} does not name node {node!r}"
+        missing += [f"docs section {capability.readme!r} does not name node {node!r}"
                     for node in node_names(capability)
                     if node not in section and node not in capability.readme]
-    layout = README[README.index("## Layout"):README.index("### Adding a capability")]
+    layout = doc_pages.page("layout")
+    layout = layout[:layout.index("## Adding a capability")]
     if f"`spot_driver/{name}/`" not in layout:
-        missing.append(f"README layout: no row for spot_driver/{name}/")
+        missing.append(f"doc/layout.md: no row for spot_driver/{name}/")
     if capability.parameters is None or not all(p.description for p in
                                                 capability.parameters.parameters):
         missing.append("parameters: no Section of described parameters")
@@ -133,7 +135,7 @@ def test_every_simulated_service_is_in_the_readme_table():
     rows = " ".join(re.findall(r"^\| ([^|]+) \|", table, re.M))
     absent = sorted(name for name in simulated_services()
                     if not re.search(rf"(^|[ ,`]){re.escape(name)}($|[ ,`])", rows))
-    assert not absent, f"README 'Services of the simulated Spot' misses {absent}"
+    assert not absent, f"doc/simulator.md 'Services of the simulated Spot' misses {absent}"
 
 
 def test_each_health_aspect_is_a_status_the_driver_builds():

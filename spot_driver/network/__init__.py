@@ -9,7 +9,7 @@ PARAMETERS = Section(
     "network (node spot_network; the launch file sets these from network:=...)",
     (
         Parameter("network_mode", "local",
-                  "DDS network: local, payload or payload_tcp (README: Across the robot)"),
+                  "DDS network: local, payload or payload_tcp (doc/across_the_robot.md)"),
         Parameter("discovery_port", 21811,
                   "payload modes: the discovery server's UDP port beside the driver"),
     ))

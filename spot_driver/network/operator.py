@@ -56,33 +56,44 @@ def payload_environment(robot_ip: str, mode: str, discovery_port: int, namespace
 
 
 _EVERY_NODES = {"/rosout", "/parameter_events"}  # topics any node has, robot or not
+DRIVER_NODE = "spot_driver"  # one per robot, in its namespace
+SETTLE_S = 1.0  # s the operator's view of the graph stays the same before the wait ends
 
 
-def wait_for_robot(timeout: float) -> bool:
-    """Start the ``ros2`` daemon with this shell's settings and wait until it sees a topic of
-    the robot's, so the shell's first ``ros2 topic list`` lists the robot. Whether it did."""
+def wait_for_robot(timeout: float, robots: int = 1) -> bool:
+    """Start the ``ros2`` daemon with this shell's settings and wait until it sees the driver
+    node of each of ``robots`` robots and its topic list has stopped growing for SETTLE_S, so
+    the shell's first ``ros2 topic list`` lists every robot whole (a list taken when the first
+    robot topic showed up missed another robot's publishers). Whether it did."""
     from ros2cli.node.daemon import DaemonNode, spawn_daemon
 
     args = argparse.Namespace(debug=False)
     spawn_daemon(args, timeout=timeout)
     deadline = time.monotonic() + timeout
+    last, since = None, 0.0
     while time.monotonic() < deadline:
         with DaemonNode(args) as node:
-            if node.connected and {name for name, _ in node.get_topic_names_and_types()} \
-                    - _EVERY_NODES:
-                return True
+            if node.connected:
+                topics = {name for name, _ in node.get_topic_names_and_types()} - _EVERY_NODES
+                drivers = sum(name == DRIVER_NODE
+                              for name, _ in node.get_node_names_and_namespaces())
+                if topics and drivers >= robots:
+                    if topics != last:
+                        last, since = topics, time.monotonic()
+                    elif time.monotonic() - since >= SETTLE_S:
+                        return True
         time.sleep(0.2)
     return False
 
 
-def _exports(env: dict[str, str], wait: float) -> list[str]:
+def _exports(env: dict[str, str], wait: float, robots: int = 1) -> list[str]:
     """The lines the caller's shell evaluates: the settings, then a daemon that has them."""
     lines = [f"export {key}={shlex.quote(value)}" for key, value in env.items()]
     lines += ["unset ROS_DISCOVERY_SERVER ROS_STATIC_PEERS",
               "ros2 daemon stop >/dev/null 2>&1 || true"]  # it keeps its old settings
     if wait > 0:
         lines.append(f"ros2 run spot_driver spot-operator-env --wait-for-robot {wait:g} "
-                     f"|| true")
+                     f"--robots {robots} || true")
     return lines
 
 
@@ -102,9 +113,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="s the printed lines wait for the robot's topics (0: no wait)")
     parser.add_argument("--wait-for-robot", type=float, metavar="SECONDS",
                         help=argparse.SUPPRESS)  # what the printed lines run
+    parser.add_argument("--robots", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.wait_for_robot is not None:
-        seen = wait_for_robot(args.wait_for_robot)
+        seen = wait_for_robot(args.wait_for_robot, args.robots)
         print("spot-operator-env: " + ("the robot's topics are visible" if seen else
               f"no robot topic within {args.wait_for_robot:g} s (is the driver running, "
               f"and the robot reachable?)"), file=sys.stderr)
@@ -119,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     except ports.NetworkConfigError as exc:
         print(f"spot-operator-env: {exc}", file=sys.stderr)
         return 2
-    print("\n".join(_exports(env, args.wait)))
+    robots = 1 if args.on_payload else len(args.robot_ip)
+    print("\n".join(_exports(env, args.wait, robots)))
     return 0
 
 

@@ -59,7 +59,7 @@ class TopicOutput:
 
     With ``pace``, a message is dropped (and counted) while a reliable reader has not yet
     acknowledged the previous one: a reader behind a slow link gets fewer frames instead of
-    queueing them in front of every other topic (README, "Across the robot")."""
+    queueing them in front of every other topic (doc/across_the_robot.md)."""
 
     def __init__(self, publisher: Publisher, lazy: bool, pace: bool = False) -> None:
         self._publisher, self._lazy, self._pace = publisher, lazy, pace
