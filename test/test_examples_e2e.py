@@ -222,8 +222,7 @@ def test_simple_sub_walks_to_each_published_pose(world):
     publisher = ros.node.create_publisher(Pose, "/pose_commands", 10)
     example = Run(sim, "simple_sub", "--count", "2")
     assert ros.wait_for(lambda: publisher.get_subscription_count() > 0, 30)
-    start = sim.robot.base.odom_body
-    time.sleep(2.0)  # it stands before it walks; a pose sent meanwhile waits
+    start = sim.robot.base.odom_body  # a pose sent while it still stands up waits its turn
     for x, y in ((0.5, 0.0), (0.0, 0.5)):
         pose = Pose()
         pose.position.x, pose.position.y, pose.orientation.w = x, y, 1.0
