@@ -2,8 +2,10 @@
 
 Each stream runs on threads of its own (lanes) that take its ticks in turn, so as many
 requests are outstanding as there are lanes and a stream's rate does not depend on its round
-trip. The number of lanes follows the stream's measured round trip: enough to cover its 95th
-percentile at the stream's period plus one, so that a stalled call holds up only its own
+trip. The number of lanes follows the stream's link time (the round trip less the robot's own
+time, from its response header: ``robot_time.py``): enough to cover its 95th percentile and at
+most a period of the robot's time (more requests only queue behind a busy robot, and slow its
+other services) at the stream's period, plus one, so that a stalled call holds up only its own
 tick, within the stream's ``max_in_flight`` cap (what the robot is asked to serve at once).
 A lane makes a blocking call and decodes and publishes the answer itself, off the ROS
 executor: no response is handed between threads, and gRPC starts no thread per call (its
@@ -19,10 +21,11 @@ import logging
 import math
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from spot_driver.timed_window import Window
 
 _LOG = logging.getLogger(__name__)
 IDLE_RECHECK_S = 0.25  # how often a stream nobody consumes is asked again
@@ -39,7 +42,7 @@ DEFAULT_MAX_IN_FLIGHT = 12  # at 50 Hz, round trips up to 200 ms
 START_LANES = 2
 ADAPT_EVERY_S = 0.5  # how often a stream's lanes are matched to its round trip
 # How long an answer waits for the answers of earlier requests: the spread of the stream's
-# round trips (p95 - p50), within these bounds.
+# link times (p95 - p50), within these bounds.
 MIN_HOLD_S, MAX_HOLD_S = 0.005, 0.1
 
 
@@ -83,38 +86,6 @@ class InOrder:
             self._cond.notify_all()
 
 
-class Window:
-    """Timed samples (monotonic ns, value ns) of the last ``window_s``, at most ``size``."""
-
-    def __init__(self, window_s: float, size: int) -> None:
-        self.window_ns = int(window_s * 1e9)
-        self.samples: deque = deque(maxlen=size)
-
-    def record(self, at_ns: int, value_ns: int) -> None:
-        """One sample; samples older than the window are dropped as new ones come, so the
-        kept samples stop growing once the window is full."""
-        samples = self.samples
-        samples.append((at_ns, value_ns))
-        try:
-            while samples[0][0] < at_ns - self.window_ns:
-                samples.popleft()
-        except IndexError:  # another lane of the stream emptied it meanwhile
-            pass
-
-    def quantiles_ms(self, *quantiles: float, window_s: float | None = None
-                     ) -> tuple[float, ...] | None:
-        """The ``quantiles`` (0-1) of the values of the last ``window_s`` (default: the
-        window) in ms; None when there is no sample in that time."""
-        span = self.window_ns if window_s is None else int(window_s * 1e9)
-        since = time.monotonic_ns() - span
-        samples = tuple(self.samples)  # a snapshot: one C call under the GIL
-        values = sorted(value for at, value in samples if at >= since)
-        if not values:
-            return None
-        return tuple(values[min(len(values) - 1, int(q * len(values)))] / 1e6
-                     for q in quantiles)
-
-
 @dataclass
 class StreamStats:
     """Counters of one stream, read by diagnostics and benchmarks."""
@@ -135,6 +106,11 @@ class StreamStats:
     # request -> response times: (monotonic ns of the response, round trip ns)
     round_trip: Window = field(default_factory=lambda: Window(ROUND_TRIP_WINDOW_S,
                                                               ADDED_LATENCY_SAMPLES))
+    # the round trip less the robot's own time on it, and the robot's time (0: not stamped)
+    link: Window = field(default_factory=lambda: Window(ROUND_TRIP_WINDOW_S,
+                                                        ADDED_LATENCY_SAMPLES))
+    robot: Window = field(default_factory=lambda: Window(ROUND_TRIP_WINDOW_S,
+                                                         ADDED_LATENCY_SAMPLES))
 
     def record_added(self, received_ns: int, handled_ns: int) -> None:
         self.added.record(received_ns, handled_ns - received_ns)
@@ -146,14 +122,26 @@ class StreamStats:
     def round_trip_ms(self, *quantiles: float) -> tuple[float, ...] | None:
         return self.round_trip.quantiles_ms(*quantiles)
 
+    def record_round_trip(self, received_ns: int, round_trip_ns: int, robot_ns: int | None
+                          ) -> None:
+        """One answer's round trip, split into the robot's time (None: not stamped) and the
+        link's."""
+        robot = min(max(robot_ns or 0, 0), round_trip_ns)
+        self.round_trip.record(received_ns, round_trip_ns)
+        self.link.record(received_ns, round_trip_ns - robot)
+        self.robot.record(received_ns, robot)
 
-def lanes_for(round_trip_s: float | None, period_s: float, cap: int) -> int:
-    """Requests to keep in flight for a stream: enough to cover ``round_trip_s`` (its high
-    percentile) at ``period_s``, plus one so that a call that stalls costs only its own tick,
-    within [1, cap]. Without a measured round trip: ``START_LANES``."""
-    if round_trip_s is None:
+
+def lanes_for(link_s: float | None, period_s: float, cap: int, robot_s: float = 0.0) -> int:
+    """Requests to keep in flight for a stream: enough to cover ``link_s`` (a lane's time on
+    the link, its high percentile) and ``robot_s`` (the robot's usual time on a request) up to
+    one period (a robot slower than that is behind: more requests would only queue) at
+    ``period_s``, plus one so that a call that stalls costs only its own tick, within
+    [1, cap]. Without a measured round trip: ``START_LANES``."""
+    if link_s is None:
         return max(1, min(cap, START_LANES))
-    return max(1, min(cap, math.ceil(round_trip_s / period_s - 1e-9) + 1))
+    busy = link_s + min(max(robot_s, 0.0), period_s)
+    return max(1, min(cap, math.ceil(busy / period_s - 1e-9) + 1))
 
 
 def phases(periods: list[float]) -> list[float]:
@@ -230,9 +218,12 @@ class Scheduler:
     is handed a response, and gRPC starts no thread for the calls. Lanes are added and retired
     as the stream's round trip changes (``lanes_for``)."""
 
-    def __init__(self, streams: list[Stream], describe: Callable[[BaseException], str] = str
-                 ) -> None:
+    def __init__(self, streams: list[Stream], describe: Callable[[BaseException], str] = str,
+                 robot_time: Callable[[], int | None] = lambda: None) -> None:
+        """``robot_time``: the robot's time (ns) on the calling thread's last answer, taken
+        once (``RobotConnection.robot_time.take``); None when unknown."""
         self._describe = describe
+        self._robot_time = robot_time
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -296,14 +287,16 @@ class Scheduler:
             if now - self._adapted[id(stream)] < ADAPT_EVERY_S:
                 return
             self._adapted[id(stream)] = now
-        trip = stream.stats.round_trip_ms(0.5, ROUND_TRIP_QUANTILE)
-        if trip is None:
+        link = stream.stats.link.quantiles_ms(0.5, ROUND_TRIP_QUANTILE)
+        robot = stream.stats.robot.quantiles_ms(0.5)
+        if link is None or robot is None:
             wanted = lanes_for(None, stream.period, stream.max_in_flight)
         else:
-            hold = min(MAX_HOLD_S, max(MIN_HOLD_S, (trip[1] - trip[0]) / 1e3))
+            hold = min(MAX_HOLD_S, max(MIN_HOLD_S, (link[1] - link[0]) / 1e3))
             self._hold[id(stream)] = hold
-            # a lane is busy for the round trip and, at most, the wait for earlier answers
-            wanted = lanes_for(trip[1] / 1e3 + hold, stream.period, stream.max_in_flight)
+            # a lane is busy for the link, the robot's time and the wait for earlier answers
+            wanted = lanes_for(link[1] / 1e3 + hold, stream.period, stream.max_in_flight,
+                               robot[0] / 1e3)
         if wanted != stream.stats.lanes:
             self._set_lanes(stream, wanted)
 
@@ -353,6 +346,7 @@ class Scheduler:
         with self._lock:
             stats.requested += 1
             stats.in_flight += 1
+        self._robot_time()  # nothing left of another call on this thread
         sent_ns = time.monotonic_ns()
         try:
             response = stream.fetch()
@@ -363,7 +357,7 @@ class Scheduler:
             with self._lock:
                 stats.in_flight -= 1
         received_ns = time.monotonic_ns()
-        stats.round_trip.record(received_ns, received_ns - sent_ns)
+        stats.record_round_trip(received_ns, received_ns - sent_ns, self._robot_time())
         self._adapt(stream)
         if not order.turn(ticket, self._hold[id(stream)]):
             stats.overtaken += 1  # a later request's answer was already published

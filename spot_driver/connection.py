@@ -23,6 +23,7 @@ from bosdyn.client.robot_state import RobotStateClient
 from spot_driver.conversions.time import robot_to_local_nsec, timestamp_to_nsec
 from spot_driver.credentials import Credentials
 from spot_driver.errors import CommandError, NotConnectedError
+from spot_driver.robot_time import RobotTime
 from spot_driver.session import ConnectionConfig, RobotConnectionError, Session
 
 _LOG = logging.getLogger(__name__)
@@ -62,13 +63,15 @@ class RobotConnection:
         self._estop_problem = ""
         self._estop_id = ""  # our endpoint's id in the robot's e-stop configuration
         self._leases: list[lease_pb2.LeaseResource] = []
+        # the robot's own time on each answer, per thread (the acquisition scheduler's lanes)
+        self.robot_time = RobotTime()
 
     # ------------------------------------------------------------------ session
     def connect(self, timeout: float | None = None) -> None:
         """Open a session: authenticate, time-sync, register the e-stop endpoint and, when the
         driver held it before, re-acquire the lease. Raises ``RobotConnectionError``."""
         session = Session(self.config, self._credentials, timeout or self.config.timeout,
-                           self._service_clients)
+                           self._service_clients, [self.robot_time])
         try:
             if self.config.estop_endpoint:
                 session.estop_keepalive = self._register_estop(session)

@@ -37,7 +37,9 @@ class Session:
     """One authenticated SDK ``Robot`` with time sync and its keep-alives."""
 
     def __init__(self, config: ConnectionConfig, credentials: Credentials, timeout: float,
-                 service_clients: list[type]) -> None:
+                 service_clients: list[type], response_processors: list = ()) -> None:
+        """``response_processors``: SDK response processors every client of the session runs
+        (added before any client is made: clients adopt the robot's)."""
         sdk = bosdyn.client.create_standard_sdk(config.client_name,
                                                 service_clients=service_clients)
         if config.certificate:
@@ -48,6 +50,7 @@ class Session:
             sdk.load_robot_cert(str(path))
         self._time_sync: tuple[object, tuple[bool, int, int]] | None = None
         robot = token_channel.create_robot(sdk, config.hostname)
+        robot.response_processors.extend(response_processors)
         if config.port:
             robot.update_secure_channel_port(config.port)
         self.robot = robot

@@ -1,8 +1,12 @@
 """The robot's cameras and lidar: sources, intrinsics, and rendering of the scene.
 
 Renders are cached by sensor pose, so a robot standing still serves every frame from memory
-(including its JPEG bytes). Tests inject faults per source: corrupt JPEG data, truncated depth
-buffers, or a slow camera.
+(including its JPEG bytes). Renders are made one at a time: a robot renders its cameras on
+hardware of their own, never in the time of its other services, but here every service shares
+one Python interpreter, and a dozen renders at once (a walking robot, cameras requested by
+several lanes each) held it in turn while a velocity command waited 150-400 ms to be read.
+One at a time, the rest of the robot waits for at most one render's share of the interpreter.
+Tests inject faults per source: corrupt JPEG data, truncated depth buffers, or a slow camera.
 """
 
 import threading
@@ -158,6 +162,7 @@ class Sensors:
         self._images = _Lru(64)
         self._lidar = _Lru(4)
         self._lock = threading.Lock()
+        self._making = threading.RLock()  # one render at a time (a render may nest a cast)
 
     # ---------------------------------------------------------------- cameras
     def source(self, name: str) -> CameraSource | None:
@@ -192,14 +197,18 @@ class Sensors:
         return self._cached(self._casts, (model, key), make)
 
     def _cached(self, cache: "_Lru", key, make):
-        """``cache[key]``, made outside the lock on a miss (two threads may both make it)."""
+        """``cache[key]``; on a miss made by one thread at a time, outside the cache's lock."""
         with self._lock:
             if key in cache:
                 cache.move_to_end(key)
                 return cache[key]
-        value = make()
-        with self._lock:
-            cache.put(key, value)
+        with self._making:
+            with self._lock:  # made meanwhile by the thread this one waited for
+                if key in cache:
+                    return cache[key]
+            value = make()
+            with self._lock:
+                cache.put(key, value)
         return value
 
     def render(self, source: CameraSource, odom_tform_sensor: SE3Pose,

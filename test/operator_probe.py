@@ -192,7 +192,7 @@ class Probe:
         pub = self.node.create_publisher(Twist, self.name("cmd_vel"), 10)
         matched = self.wait(lambda: pub.get_subscription_count() > 0, 10.0)
         time.sleep(0.5)  # the driver's reader learns of this writer too
-        latencies, start_x = [], None
+        latencies, starts, start_x = [], [], None
         with self.lock:
             if self.odometry:
                 start_x = self.odometry[-1][1].pose.pose.position.x
@@ -211,6 +211,7 @@ class Probe:
                 if seen is None and recent:
                     seen = recent[0] - t0
                 time.sleep(0.005)
+            starts.append((t0, speed, None if seen is None else seen * 1e3))
             if seen is not None:
                 latencies.append(seen * 1e3)
         for _ in range(20):  # walk, then go silent
@@ -222,6 +223,8 @@ class Probe:
             after = [(t, m) for t, m in self.odometry if t >= silent + 1.0]
             end_x = self.odometry[-1][1].pose.pose.position.x if self.odometry else None
         return {"step_latency_ms": latencies, "steps": steps * 2, "matched": matched,
+                # (monotonic s of its first publish, speed, latency ms): for stage stamps
+                "step_starts": starts,
                 "moved_m": None if start_x is None or end_x is None else end_x - start_x,
                 "stopped": bool(after) and all(abs(m.twist.twist.linear.x) < 0.02
                                                for _, m in after)}

@@ -23,6 +23,12 @@ def test_lanes_cover_the_high_round_trip_plus_one_within_the_cap():
     assert lanes_for(0.5, 0.02, 1) == 1 and lanes_for(None, 0.02, 1) == 1
 
 
+def test_a_lane_counts_the_link_and_at_most_one_period_of_the_robot():
+    assert lanes_for(0.045, 0.02, 12, robot_s=0.004) == 4  # 49 ms: 3 periods plus a spare
+    assert lanes_for(0.009, 0.02, 12, robot_s=0.3) == 3  # a busy robot counts one period
+    assert lanes_for(0.009, 0.02, 12, robot_s=0.0) == 2
+
+
 class Link(Stream):
     """A stream whose calls take ``round_trip`` s (uniform low..high), ``stall_probability``
     of them ``stall`` s; answers carry their tick's sequence number and are published only
@@ -95,6 +101,39 @@ def test_the_cap_holds_however_long_the_round_trip():
     run(stream, 2.0)
     assert stream.most_out <= 4 and stream.stats.lanes == 4
     assert stream.stats.skipped > 0  # 4 / 0.225 s is about 18 Hz: ticks are skipped
+
+
+class BusyRobot(Link):
+    """A Link whose round trip is all the robot's own time (as its header stamps say)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._local = threading.local()
+
+    def fetch(self):
+        t0 = time.monotonic_ns()
+        seq = super().fetch()
+        self._local.ns = time.monotonic_ns() - t0
+        return seq
+
+    def robot_time(self) -> int | None:
+        ns, self._local.ns = getattr(self._local, "ns", None), None
+        return ns
+
+
+def test_no_lanes_are_added_for_a_robot_that_is_busy():
+    """The same 100-120 ms round trip that needs six lanes over a link (the next test) is
+    the robot's own time here: more requests would only queue behind it, and slow its other
+    services. The lanes stay at what the link and one period of the robot's time need."""
+    stream = BusyRobot(50.0, (0.1, 0.12), cap=10)
+    scheduler = Scheduler([stream], robot_time=stream.robot_time)
+    scheduler.start()
+    time.sleep(2.0)
+    scheduler.stop()
+    assert stream.stats.lanes <= 3 and stream.most_out <= 3, stream.stats
+    link = stream.stats.link.quantiles_ms(0.95)[0]
+    robot = stream.stats.robot.quantiles_ms(0.5)[0]
+    assert link < 20 and 90 <= robot <= 200, (link, robot)
 
 
 def test_lanes_retire_when_the_round_trip_shrinks(monkeypatch):

@@ -49,11 +49,13 @@ def topology():
     assert made.tag not in listed, listed
 
 
-def start_payload(robot, tmp: Path, *args: str) -> LaunchProcess:
+def start_payload(robot, tmp: Path, *args: str, env: dict | None = None) -> LaunchProcess:
+    """``env``: more environment for the payload's processes (e.g. ``SPOT_STAGE_STAMPS``)."""
     return LaunchProcess(
         ["spot_driver", "spot_sim.launch.py", "network:=payload", f"robot_ip:={robot.robot_ip}",
          f"certs_dir:={tmp / f'certs{robot.index}'}", f"robot_name:=spot{robot.index}", *args],
-        tmp / f"payload{robot.index}.log", env={"ROS_DOMAIN_ID": "0", "HOME": str(tmp)},
+        tmp / f"payload{robot.index}.log",
+        env={"ROS_DOMAIN_ID": "0", "HOME": str(tmp), **(env or {})},
         wrapper=netns.Topology.command(robot.payload_ns, []))
 
 
@@ -219,6 +221,37 @@ def test_a_capped_link_drops_image_frames_not_state(topology, fleet):
     assert out["cmd_vel"]["stopped"], out["cmd_vel"]
     images = sum(rates[f"/spot1/camera/{c}/image/compressed"]["hz"] for c in CAMERAS)
     assert images > 1, rates
+
+
+STATE_PERIOD_MS = 1e3 / 50  # robot_state_rate
+STEP_BOUND_STATE_PERIODS = 5
+TELEOP_STEPS = 15  # walk/stop cycles: 30 steps
+
+
+def test_teleop_steps_show_in_odometry_within_a_few_state_periods(topology, fleet):
+    """Teleop across the forward, five compressed cameras and one raw image streaming to the
+    operator over 10 Mbit/s: every velocity step shows in odometry within a few state periods
+    plus the link's own delay (a Trigger round trip, measured in the same run). The path
+    needs about two: the command across, a physics tick and the acceleration to show the
+    change, the next state request, odometry back. One late step is allowed for a hiccup of
+    this shared machine; a simulated robot whose velocity commands wait behind its cameras'
+    renders made one step in five take 150-400 ms (issue 55), and fails."""
+    _, operator, _ = fleet
+    topology.cap(topology.fleet[0], 10)
+    try:
+        out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot1",
+                    "--checks", "trigger,stand,cmd_vel", "--images", "5", "--raw-images", "1",
+                    "--calls", "10", "--steps", str(TELEOP_STEPS), timeout=240)
+    finally:
+        topology.cap(topology.fleet[0], None)
+    assert out["stand"]["success"] and out["trigger"]["answered"] == 10, out
+    link_ms = float(sorted(out["trigger"]["rtt_ms"])[len(out["trigger"]["rtt_ms"]) // 2])
+    bound = STEP_BOUND_STATE_PERIODS * STATE_PERIOD_MS + link_ms
+    steps = out["cmd_vel"]["step_latency_ms"]
+    late = sorted(round(ms) for ms in steps if ms > bound)
+    assert len(steps) == 2 * TELEOP_STEPS, out["cmd_vel"]  # every step was seen at all
+    assert len(late) <= 1, (f"{len(late)} of {len(steps)} steps over {bound:.0f} ms "
+                            f"(link {link_ms:.1f} ms): {late}")
 
 
 def test_without_remote_commands_telemetry_crosses_and_commands_do_not(topology, fleet):

@@ -30,6 +30,7 @@ class StreamReading:
     last_error: str = ""
     dropped: int = 0  # messages held back for slow readers (total)
     added_ms: tuple[float, float] | None = None  # the driver's own latency, p50 and p99
+    robot_ms: float | None = None  # the robot's own time on a request (header stamps), p50
 
 
 def shortfall(reading: StreamReading) -> str:
@@ -38,6 +39,9 @@ def shortfall(reading: StreamReading) -> str:
     period_ms = 1e3 / r.configured_hz
     if r.errors:
         return f"{r.errors} requests failed ({r.last_error or 'no reason given'})"
+    if r.robot_ms is not None and r.robot_ms > period_ms:
+        return (f"the robot takes {r.robot_ms:.0f} ms over each request, more than the "
+                f"{period_ms:.0f} ms period (it is busy; more requests would only queue)")
     if r.round_trip_ms is not None:
         p95 = r.round_trip_ms[1]
         if math.ceil(p95 / period_ms) + 1 > r.cap:
@@ -63,6 +67,8 @@ def stream_status(prefix: str, hw: str, reading: StreamReading) -> DiagnosticSta
     if r.round_trip_ms is not None:
         values["round_trip_ms_p50"] = f"{r.round_trip_ms[0]:.1f}"
         values["round_trip_ms_p95"] = f"{r.round_trip_ms[1]:.1f}"
+    if r.robot_ms is not None:
+        values["robot_ms_p50"] = f"{r.robot_ms:.1f}"
     if r.added_ms is not None:
         values["added_latency_ms_p50"] = f"{r.added_ms[0]:.2f}"
         values["added_latency_ms_p99"] = f"{r.added_ms[1]:.2f}"
@@ -98,4 +104,5 @@ class StreamMeter:
             stream.name, stream.rate, rate, active, stats.round_trip_ms(0.5, 0.95),
             stats.in_flight, stats.lanes, stream.max_in_flight, *changes,
             last_error=stats.last_error, dropped=stats.dropped,
-            added_ms=stats.added_ms(0.5, 0.99))
+            added_ms=stats.added_ms(0.5, 0.99),
+            robot_ms=(stats.robot.quantiles_ms(0.5) or (None,))[0])

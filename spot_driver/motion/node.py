@@ -19,6 +19,7 @@ from spot_driver.errors import CommandError, describe
 from spot_driver.lease_order import is_own_older_lease
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.stage_stamps import stamp
 
 
 class MotionNode(Node):
@@ -64,6 +65,7 @@ class MotionNode(Node):
         self._on_cmd_vel(msg.twist)
 
     def _on_cmd_vel(self, twist: Twist) -> None:
+        stamp("driver_callback", twist.linear.x)
         log = self.get_logger()
         if not self._connection.has_lease:
             log.warning("cmd_vel ignored: no lease (call 'claim')", throttle_duration_sec=5.0)
@@ -83,9 +85,11 @@ class MotionNode(Node):
         except CommandError as exc:
             log.warning(f"cmd_vel not sent: {exc}", throttle_duration_sec=5.0)
             return
-        future.add_done_callback(self._check_cmd_vel_result)
+        stamp("command_sent", vx)
+        future.add_done_callback(lambda done: self._check_cmd_vel_result(done, vx))
 
-    def _check_cmd_vel_result(self, future) -> None:
+    def _check_cmd_vel_result(self, future, vx: float) -> None:
+        stamp("command_answered", vx)
         exc = future.exception()
         if exc is None:
             return

@@ -149,7 +149,8 @@ class PerceptionNode(Node):
             if lidar_source else None
         if self.lidar is not None:
             self.streams.append(self.lidar)
-        self._scheduler = Scheduler(self.streams, describe=describe)
+        self._scheduler = Scheduler(self.streams, describe=describe,
+                                    robot_time=context.connection.robot_time.take)
         context.streams.append(lambda: self.streams)
         self._scheduler.start()
         self.get_logger().info(

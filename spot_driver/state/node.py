@@ -5,6 +5,7 @@ not an executor timer), so up to four requests are in flight and the state rate 
 the executor and the perception threads are busy.
 """
 
+import math
 import time
 
 from geometry_msgs.msg import TwistWithCovarianceStamped, Vector3Stamped
@@ -22,6 +23,7 @@ from spot_driver.conversions import frames
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.periodic import PeriodicWork
+from spot_driver.stage_stamps import stamp
 from spot_driver.state import status
 from spot_driver.state.pipeline import StatePipeline, model_frames
 from spot_driver.state.stream import RobotStateStream
@@ -102,7 +104,8 @@ class StateNode(PeriodicWork, Node):
         self.stream = RobotStateStream(self.rate, connection, self._on_state, self._report,
                                        int(declare(self, "max_in_flight",
                                                    DEFAULT_MAX_IN_FLIGHT, bounds=(1, 32))))
-        self._scheduler = Scheduler([self.stream], describe=describe)
+        self._scheduler = Scheduler([self.stream], describe=describe,
+                                    robot_time=connection.robot_time.take)
         self._scheduler.start()
         context.streams.append(lambda: [self.stream])
         on_change(self, {
@@ -153,6 +156,8 @@ class StateNode(PeriodicWork, Node):
             return
         self._joint_pub.publish(out.joint_states)
         self._odom_pub.publish(out.odometry)
+        velocity = state.kinematic_state.velocity_of_body_in_odom.linear
+        stamp("odometry_published", math.hypot(velocity.x, velocity.y))
         self._twist_pub.publish(out.body_twist)
         if self.publish_tf:
             self._tf_pub.publish(out.tf)

@@ -2,10 +2,12 @@
 with several requests in flight, so the state rate holds while the executors are busy and
 over a link whose round trip is longer than the period (Wi-Fi: tens of milliseconds)."""
 
+import math
 from collections.abc import Callable
 
 from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Stream
 from spot_driver.connection import RobotConnection
+from spot_driver.stage_stamps import stamp
 
 OUT_OF_ORDER_NSEC = 1_000_000_000
 
@@ -30,7 +32,10 @@ class RobotStateStream(Stream):
         return self._connection.connected  # the supervisor reconnects; diagnostics say why
 
     def fetch(self):
-        return self._connection.state_client.get_robot_state(timeout=self._timeout)
+        state = self._connection.state_client.get_robot_state(timeout=self._timeout)
+        velocity = state.kinematic_state.velocity_of_body_in_odom.linear
+        stamp("state_received", math.hypot(velocity.x, velocity.y))
+        return state
 
     def handle(self, state) -> None:
         stamp = state.kinematic_state.acquisition_timestamp

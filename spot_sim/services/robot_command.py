@@ -17,6 +17,7 @@ from spot_sim.rpc import LEASE, unary
 from spot_sim.scene import Scene
 from spot_sim.services import Served, ServiceSpec, arm_command, arm_modes
 from spot_sim.services.time_sync import TimeSyncServicer
+from spot_sim.stage_stamps import stamp
 
 Response = robot_command_pb2.RobotCommandResponse
 Status = basic.RobotCommandFeedbackStatus
@@ -43,6 +44,9 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
 
     @unary(robot_command_pb2.RobotCommandResponse, LEASE)
     def RobotCommand(self, request, response, context):
+        mobility = request.command.synchronized_command.mobility_command
+        if mobility.HasField("se2_velocity_request"):
+            stamp("sim_command_received", mobility.se2_velocity_request.velocity.linear.x)
         try:
             command = self.robot.atomically(lambda: self._accept(request))
         except CommandRejectedError as rejected:
@@ -51,6 +55,8 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             return
         response.status = Response.STATUS_OK
         response.robot_command_id = command.id
+        if command.kind == "velocity":
+            stamp("sim_command_accepted", command.velocity.x)
 
     def _accept(self, request) -> Command:
         """Check every part of the command, then start them all (nothing starts if any part
