@@ -22,7 +22,6 @@ p50/p99 per stage, in every run.
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -103,7 +102,7 @@ def main() -> dict:
             while "streaming camera" not in launch.output():
                 time.sleep(0.2)
             if PIN:
-                pin(robot.payload_ns)
+                across.pin(robot.payload_ns, {ROBOT_CPU}, {PAYLOAD_CPU})
             setup = across.probe(topology, topology.operator_ns, operator, "--namespace",
                                  "/spot1", "--checks", "trigger,stand", "--calls", "1",
                                  timeout=120)
@@ -140,25 +139,6 @@ def main() -> dict:
 
 
 TASKSET = ("taskset", "-c", str(PAYLOAD_CPU)) if PIN else ()
-
-
-def pin(namespace: str) -> None:
-    """Every thread of the simulated robot on ROBOT_CPU, of the payload's other processes
-    (driver, discovery server, launch) on PAYLOAD_CPU."""
-    pids = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True,
-                          text=True, check=True).stdout.split()
-    for pid in pids:
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            tasks = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
-        except OSError:
-            continue
-        cpu = ROBOT_CPU if b"spot_sim" in cmdline and b"-m" in cmdline else PAYLOAD_CPU
-        for task in tasks:
-            try:
-                os.sched_setaffinity(task, {cpu})
-            except OSError:
-                pass
 
 
 if __name__ == "__main__":
