@@ -1,5 +1,5 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
-.PHONY: run test test-fast test-field setup lint config docs bench clean
+.PHONY: run test test-fast test-field setup lint config docs bench clean ros-tools
 
 run: setup
 	@scripts/run.sh $(ARGS)
@@ -16,6 +16,13 @@ test-field: setup
 	@SPOT_SIM_PROFILE=field scripts/run_tests.sh $(wildcard test/test_*e2e*.py) test/test_sim_field.py
 
 setup:
+	@scripts/setup.sh
+
+# ROS 2 Jazzy's C++ tools (robot_state_publisher, tf2, ros2 bag) from ../shared/vendor/ros2-cpp,
+# into a prefix outside the clone (about 20 min the first time, seconds when reused; then
+# setup again, so the project builds against the kit's tf2_msgs). ARGS: pack [DIR], unpack FILE.
+ros-tools: setup
+	@scripts/ros_tools.sh $(ARGS)
 	@scripts/setup.sh
 
 lint: setup

@@ -1,8 +1,10 @@
-"""Point the ROS wheels' Python-generator CMake exports at this interpreter's headers.
+"""Fix the ROS wheels' CMake exports for building against them here. Idempotent.
 
-The ``*__rosidl_generator_pyExport.cmake`` files in the wheels name the include directories of
-the machine that built them (``/opt/python/cp311-cp311/...``); CMake rejects the imported
-targets until they name this interpreter's and numpy's include directories. Idempotent.
+- The ``*__rosidl_generator_pyExport.cmake`` files name the include directories of the
+  machine that built them (``/opt/python/cp311-cp311/...``); CMake rejects the imported
+  targets until they name this interpreter's and numpy's include directories.
+- Fast DDS's exported target links the builder's ``/usr/lib64/libtinyxml2.so`` ("No rule to
+  make target"); ``libfastrtps.so`` carries its own tinyxml2, so that entry is dropped.
 """
 
 import re
@@ -24,6 +26,13 @@ def fix(prefix: Path) -> int:
                            if "python3" in m.group(2) else m.group(0), text)
         if new != text:
             path.write_text(new)
+            changed += 1
+    fastrtps = prefix / "share" / "fastrtps" / "cmake" / "fastrtps-shared-targets.cmake"
+    if fastrtps.is_file():
+        text = fastrtps.read_text()
+        new = re.sub(r";/usr/lib64/[^;\"]*", "", text)
+        if new != text:
+            fastrtps.write_text(new)
             changed += 1
     return changed
 

@@ -352,6 +352,33 @@ def operator_link_stages() -> str:
         "probe on the payload itself (no link).\n" + measured(d))
 
 
+def rosbag_record() -> str:
+    """`ros2 bag record -s mcap -a` of a walking robot: kept / received per kind of topic, and
+    what the recorder costs beside the driver."""
+    d = load("rosbag_record")
+    groups = {"robot state (joint_states, odometry, /tf, status)": lambda t: not any(
+                  k in t for k in ("/camera/", "/depth/", "/lidar/")),
+              "camera image and compressed": lambda t: "/camera/" in t and "/image" in t,
+              "camera_info (cameras and depth)": lambda t: t.endswith("camera_info"),
+              "depth image": lambda t: "/depth/" in t and t.endswith("/image"),
+              "depth points": lambda t: t.startswith("/depth/") and t.endswith("/points"),
+              "lidar points": lambda t: t == "/lidar/points"}
+    rows = []
+    for title, member in groups.items():
+        chosen = [v for t, v in d["topics"].items() if member(t) and v["kept_percent"]]
+        rows.append([title, str(len(chosen)), str(sum(v["received"] for v in chosen)),
+                     f"{num(min(v['kept_percent'] for v in chosen), 2)} %"])
+    cpu = d["cpu_percent_of_one_core"]
+    return table(["topics", "count", "messages received (bare subscriber)",
+                  "kept in the bag, worst topic"], rows) + (
+        f"\nRecorder CPU {num(cpu['recorder'])} % of one core, beside the driver's "
+        f"{num(cpu['driver'])} % and the simulated robot's {num(cpu['simulated_robot'])} %; "
+        f"{num(d['seconds'], 0)} s in {num(d['bag_mb'])} MB ({d['storage']}). Goal: at least "
+        f"{num(d['goal_kept_percent_min'])} % of every topic. Cameras at {num(d['camera_hz'])}"
+        f" Hz, lidar {num(d['lidar_hz'])} Hz, state {num(d['state_hz'])} Hz; compared by "
+        "header stamp over the recording less its first and last 2 s.\n" + measured(d))
+
+
 def payload_ports() -> str:
     """The ports a payload listens on (from the port plan the launch checks, not a benchmark)."""
     sys.path.insert(0, str(ROOT))
@@ -455,7 +482,7 @@ RENDER: dict[str, Callable[[], str]] = {
     "driver_cpu": driver_cpu, "where_time_goes": where_time_goes,
     "state_cycle": state_cycle, "goals": goals,
     "payload_ports": payload_ports, "operator_link": operator_link,
-    "operator_link_stages": operator_link_stages,
+    "operator_link_stages": operator_link_stages, "rosbag_record": rosbag_record,
     "wifi_rates": wifi_rates,
 }
 

@@ -1,0 +1,136 @@
+"""`ros2 bag record` as users record Spot: every topic the driver offers, for 60 s, while the
+robot walks a circle with its five cameras (image, compressed, camera_info, depth), depth
+points and the lidar streaming at their configured rates. Per topic: what the bag kept as a
+ratio to what a bare subscriber (raw, reliable; ``_e2e.Subscriber``) received in the same
+window of header stamps, and the recorder's CPU beside the driver's. Needs the real tools
+(`make ros-tools`, or an apt-installed ROS 2).
+
+    python benchmarks/rosbag_record.py    # ~2 min; writes benchmarks/results/rosbag_record.json
+"""
+
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import _e2e
+import _results
+from geometry_msgs.msg import Twist
+from std_srvs.srv import Trigger
+
+from spot_driver import qos
+
+RECORD_S = 60.0
+MARGIN_S = 2.0  # stamps this close to the recording's ends are not compared
+CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
+
+
+def topics() -> list[_e2e.Topic]:
+    out = _e2e.state_topics(STATE_HZ)
+    for camera in _e2e.CAMERAS:
+        out += _e2e.camera_topics(camera, CAMERA_HZ, "reliable")
+        out.append(_e2e.Topic(f"/depth/{camera}/points", "sensor_msgs/msg/PointCloud2",
+                              CAMERA_HZ, qos.SENSOR))
+    out.append(_e2e.Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", LIDAR_HZ,
+                          qos.SENSOR))
+    return out
+
+
+def bag_stamps(bag: Path, names: set[str]) -> dict[str, list[float]]:
+    """Header stamps per topic in the bag, read raw with rosbag2's own reader."""
+    import rosbag2_py
+    reader = rosbag2_py.SequentialReader()
+    reader.open(rosbag2_py.StorageOptions(uri=str(bag), storage_id="mcap"),
+                rosbag2_py.ConverterOptions("", ""))
+    out: dict[str, list[float]] = {name: [] for name in names}
+    while reader.has_next():
+        topic, data, _ = reader.read_next()
+        if topic in out:
+            sec, nanosec = struct.unpack_from("<iI", data, 8 if topic == "/tf" else 4)
+            out[topic].append(sec + nanosec * 1e-9)
+    return out
+
+
+def walk(subscriber: _e2e.Subscriber, stop: threading.Event) -> None:
+    node = subscriber.node
+    for name in ("claim", "power_on", "stand"):
+        client = node.create_client(Trigger, f"/{name}")
+        assert client.wait_for_service(timeout_sec=20), name
+        future = client.call_async(Trigger.Request())
+        deadline = time.monotonic() + 30
+        while not future.done() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert future.done() and future.result().success, (name, future.result())
+    publisher = node.create_publisher(Twist, "/cmd_vel", 1)
+    command = Twist()
+    command.linear.x, command.angular.z = 0.3, 0.3
+    while not stop.wait(0.1):
+        publisher.publish(command)
+
+
+def main() -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="spot_rosbag_"))
+    sim, port, ca = _e2e.start_sim(str(tmp / "certs"))
+    driver = _e2e.start_driver(port, ca, {
+        "camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ, "robot_state_rate": STATE_HZ,
+        "publish_depth_points": "true"})
+    subscriber = _e2e.Subscriber()
+    watched = topics()
+    subscriber.subscribe(watched)
+    stop = threading.Event()
+    walker = threading.Thread(target=walk, args=(subscriber, stop), daemon=True)
+    recorder = None
+    try:
+        walker.start()
+        time.sleep(8.0)  # connected, standing, every stream flowing
+        bag = tmp / "walk"
+        recorder = subprocess.Popen(["ros2", "bag", "record", "-s", "mcap", "-a", "-o",
+                                     str(bag)], stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True,
+                                    start_new_session=True)
+        lines: list[str] = []
+        threading.Thread(target=lambda: lines.extend(recorder.stdout), daemon=True).start()
+        while not any("Recording..." in line for line in lines):
+            assert recorder.poll() is None, "".join(lines)
+            time.sleep(0.1)
+        cpu, start, end = _e2e.measure({"recorder": recorder.pid, "driver": driver.pid,
+                                        "simulated_robot": sim.pid}, RECORD_S)
+        os.killpg(recorder.pid, signal.SIGINT)
+        assert recorder.wait(timeout=60) == 0, "".join(lines)
+    finally:
+        stop.set()
+        if recorder is not None and recorder.poll() is None:
+            os.killpg(recorder.pid, signal.SIGKILL)
+        _e2e.stop(driver, sim)
+    low, high = start + MARGIN_S, end - MARGIN_S
+    kept = bag_stamps(bag, {t.name for t in watched})
+    per_topic = {}
+    for topic in watched:
+        received = sum(low <= s <= high for _, s, _ in subscriber.samples.get(topic.name, []))
+        recorded = sum(low <= s <= high for s in kept[topic.name])
+        per_topic[topic.name] = {"received": received, "recorded": recorded,
+                                 "kept_percent": round(100 * recorded / received, 2)
+                                 if received else None}
+    subscriber.close()
+    bag_mb = round(sum(f.stat().st_size for f in bag.iterdir()) / 1e6, 1)
+    shutil.rmtree(tmp, ignore_errors=True)  # gigabytes
+    ratios = [v["kept_percent"] for v in per_topic.values() if v["kept_percent"] is not None]
+    result = {
+        "benchmark": "rosbag_record", "seconds": RECORD_S, "storage": "mcap",
+        "camera_hz": CAMERA_HZ, "lidar_hz": LIDAR_HZ, "state_hz": STATE_HZ,
+        "goal_kept_percent_min": 99.0,
+        "cpu_percent_of_one_core": cpu,
+        "bag_mb": bag_mb,
+        "kept_percent_worst": min(ratios), "topics": per_topic,
+    }
+    _results.write("rosbag_record", result)
+    return result
+
+
+if __name__ == "__main__":
+    print(f"worst topic kept {main()['kept_percent_worst']} %")

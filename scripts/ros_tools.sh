@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# `make ros-tools`: the ROS 2 Jazzy C++ tools a Spot user runs beside the driver and the PyPI
+# wheels lack (rclcpp, tf2 and tf2_ros with tf2_echo and Python's tf2_ros, robot_state_publisher,
+# rosbag2 with `ros2 bag` and the mcap storage), built from the pinned upstream source in
+# ../shared/vendor/ros2-cpp against this clone's venv, into a prefix outside the clone:
+#
+#   ${SPOT_ROS_TOOLS_HOME:-~/.cache/spot_ros2_driver}/ros2-tools-jazzy-<key>
+#
+# <key> hashes requirements.lock, the source tarballs' names (they carry their commits), the
+# packages built and RECIPE (raise it whenever the build steps below change): a kit is reused,
+# in seconds, while they are unchanged, whatever clone or venv asks.
+# Nothing in the kit names the venv it was built with (no RPATH; Python scripts start with
+# `/usr/bin/env python3`), so it works from any clone whose scripts/env.sh sources it.
+#
+#   scripts/ros_tools.sh [build]        build the kit, or reuse it
+#   scripts/ros_tools.sh path           print this clone's kit prefix (whether or not built)
+#   scripts/ros_tools.sh pack [DIR]     pack the built kit into DIR/<name>.tar.zst (default .work)
+#   scripts/ros_tools.sh unpack FILE    unpack an archive made by pack; its name must match
+#
+# `build` first unpacks ../shared/vendor/ros2-cpp/<name>.tar.zst when one matches. Where an
+# apt-installed ROS 2 already has robot_state_publisher and `ros2 bag`, it does nothing.
+set -euo pipefail
+shopt -s nullglob
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SOURCES="$ROOT/../shared/vendor/ros2-cpp"
+VENV="$ROOT/.venv"
+HOME_DIR="${SPOT_ROS_TOOLS_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/spot_ros2_driver}"
+RECIPE=1
+# Colcon packages built (with what they need from the sources), and the tarballs they are in.
+PACKAGES=(robot_state_publisher tf2_ros tf2_ros_py tf2_tools tf2_geometry_msgs ros2bag
+          rosbag2_transport rosbag2_storage_mcap rosbag2_storage_default_plugins
+          rosbag2_compression_zstd)
+TARBALLS=(rclcpp rcl_interfaces libstatistics_collector class_loader pluginlib
+          console_bridge_vendor ament_cmake geometry2 message_filters robot_state_publisher
+          urdf-release orocos_kdl_vendor tinyxml2_vendor eigen3_cmake_module kdl_parser rosbag2
+          yaml_cpp_vendor keyboard_handler pybind11_vendor yaml-cpp mcap readerwriterqueue)
+
+log() { printf '[ros-tools] %s\n' "$*" >&2; }
+die() { log "FAILED: $*"; exit 1; }
+
+tarball_files() {
+  local name
+  for name in "${TARBALLS[@]}"; do
+    local found=("$SOURCES/$name"-[0-9a-f]*.tar.gz)
+    [ ${#found[@]} -gt 0 ] || die "missing source: $SOURCES/$name-*.tar.gz"
+    printf '%s\n' "${found[@]}"
+  done
+}
+
+key() {
+  { sha256sum "$ROOT/requirements.lock" | cut -d' ' -f1
+    echo "recipe $RECIPE: ${PACKAGES[*]}"
+    tarball_files | xargs -n1 basename; } | sha256sum | cut -c1-12
+}
+
+name() { echo "ros2-tools-jazzy-$(key)-$(uname -m)"; }
+prefix() { echo "$HOME_DIR/$(name)"; }
+
+has_apt_tools() {  # an installed ROS 2 (not this kit) with the real tools
+  local IFS=:
+  for p in ${AMENT_PREFIX_PATH:-}; do
+    case "$p" in "$HOME_DIR"/*) continue ;; esac
+    [ -e "$p/share/ament_index/resource_index/packages/robot_state_publisher" ] &&
+      [ -e "$p/share/ament_index/resource_index/packages/ros2bag" ] && return 0
+  done
+  return 1
+}
+
+unpack() {
+  local archive="$1" want
+  want="$(name).tar.zst"
+  [ "$(basename "$archive")" = "$want" ] ||
+    die "$(basename "$archive") does not match this clone's inputs (wants $want)"
+  local target
+  target="$(prefix)"
+  rm -rf "$target.partial"
+  mkdir -p "$target.partial"
+  tar --zstd -xf "$archive" -C "$target.partial"
+  rm -rf "$target"
+  mv "$target.partial" "$target"
+  log "unpacked $(basename "$archive") into $target"
+}
+
+pack() {
+  local out="${1:-$ROOT/.work}" target
+  target="$(prefix)"
+  [ -f "$target/.complete" ] || die "no kit built at $target (run: make ros-tools)"
+  mkdir -p "$out"
+  tar --zstd -cf "$out/$(name).tar.zst" -C "$target" .
+  log "packed $(du -h "$out/$(name).tar.zst" | cut -f1) into $out/$(name).tar.zst"
+}
+
+# --- the build ---------------------------------------------------------------------------
+apt_packages() {
+  local want=(libconsole-bridge-dev libtinyxml2-dev libeigen3-dev liburdfdom-dev
+              liburdfdom-headers-dev liborocos-kdl-dev libzstd-dev liblz4-dev pybind11-dev
+              uuid-dev libsqlite3-dev libpython3.11-dev zstd) missing=() p
+  for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+build() {
+  local target work started
+  target="$(prefix)"
+  work="$HOME_DIR/build-$(key)"
+  started=$(date +%s)
+  [ -x "$VENV/bin/python" ] || die "no venv at $VENV (run: make setup)"
+  apt_packages
+  rm -rf "$work" "$target"
+  mkdir -p "$work/src" "$work/link" "$target"
+  log "unpacking ${#TARBALLS[@]} source tarballs into $work/src"
+  local file
+  while read -r file; do tar -xzf "$file" -C "$work/src"; done < <(tarball_files)
+  # Plain CMake projects: yaml-cpp >= 0.8 for yaml_cpp_vendor (Debian 12 has 0.7), the mcap
+  # and readerwriterqueue sources the rosbag2 vendor packages would download.
+  local yaml mcap rwq
+  yaml=("$work"/src/yaml-cpp-*); mcap=("$work"/src/mcap-*)
+  rwq=("$SOURCES"/readerwriterqueue-*.tar.gz)
+  mv "${yaml[0]}" "$work/yaml-cpp"
+  mv "${mcap[0]}" "$work/mcap"
+  rm -rf "$work"/src/readerwriterqueue-*
+  # shared_queues_vendor downloads readerwriterqueue by a fixed URL and MD5: the same commit's
+  # tarball here instead (its MD5 is the tarball's).
+  local queues
+  queues=("$work"/src/rosbag2-*/shared_queues_vendor/CMakeLists.txt)
+  sed -i -e "s|URL https://github.com/cameron314/readerwriterqueue/archive/[0-9a-f]*\.zip|URL file://${rwq[0]}|" \
+         -e "s|URL_MD5 [0-9a-f]*|URL_MD5 $(md5sum "${rwq[0]}" | cut -d' ' -f1)|" "${queues[0]}"
+  "$VENV/bin/python" "$ROOT/scripts/fix_wheel_cmake.py" "$VENV" >&2  # Fast DDS's export
+  # tracetools exports a bare -llttng-ust; the wheel ships it under a hashed name.
+  local lttng
+  lttng=("$VENV"/lib/python3.11/site-packages/ros_tracetools.libs/liblttng-ust-[0-9a-f]*.so.*)
+  [ ${#lttng[@]} -gt 0 ] && ln -sf "${lttng[0]}" "$work/link/liblttng-ust.so"
+
+  # shellcheck disable=SC1091
+  source "$ROOT/scripts/env.sh"
+  export MAKEFLAGS="-j$(nproc)"
+  log "building yaml-cpp 0.8.0"
+  cmake -S "$work/yaml-cpp" -B "$work/build-yaml-cpp" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$target" -DBUILD_SHARED_LIBS=ON -DYAML_CPP_BUILD_TESTS=OFF \
+    -DYAML_CPP_BUILD_TOOLS=OFF > "$work/yaml-cpp.log" 2>&1 || { tail -30 "$work/yaml-cpp.log"; die "yaml-cpp"; }
+  nice cmake --build "$work/build-yaml-cpp" --target install >> "$work/yaml-cpp.log" 2>&1 ||
+    { tail -30 "$work/yaml-cpp.log"; die "yaml-cpp"; }
+
+  local link_flags="-L$work/link"
+  log "building ${PACKAGES[*]} and what they need with colcon (about 10 min on 2 cores)"
+  set +e
+  (
+    cd "$work"
+    export CMAKE_PREFIX_PATH="$target${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+    nice colcon --log-base "$work/log" build --merge-install --base-paths src \
+      --build-base "$work/build" --install-base "$target" --packages-up-to "${PACKAGES[@]}" \
+      --parallel-workers 1 --event-handlers console_cohesion- status- console_start_end+ \
+      --cmake-args -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+        -DPython3_EXECUTABLE="$VENV/bin/python" -DPYTHON_EXECUTABLE="$VENV/bin/python" \
+        -DFETCHCONTENT_SOURCE_DIR_MCAP="$work/mcap" \
+        "-DCMAKE_SHARED_LINKER_FLAGS=$link_flags" "-DCMAKE_MODULE_LINKER_FLAGS=$link_flags" \
+        "-DCMAKE_EXE_LINKER_FLAGS=$link_flags -Wl,--no-as-needed -lpython3.11 -Wl,--as-needed"
+  ) 2>&1 | tee "$work/colcon.log" | grep --line-buffered -E "^(Starting|Finished|Failed)" >&2
+  local status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" -eq 0 ] || { tail -60 "$work/colcon.log"; die "colcon build (log: $work/colcon.log)"; }
+  # Scripts start with the venv that built them: any clone's venv python instead.
+  local script
+  while IFS= read -r script; do
+    sed -i "1s|^#!$VENV/bin/python[0-9.]*|#!/usr/bin/env python3|" "$script"
+  done < <(grep -rlI "^#!$VENV/bin/python" "$target" 2>/dev/null || true)
+  date -u +%FT%TZ > "$target/.complete"
+  rm -rf "$work"
+  log "built in $(( $(date +%s) - started )) s: $target ($(du -sh "$target" | cut -f1))"
+}
+
+main() {
+  case "${1:-build}" in
+    path) prefix ;;
+    pack) pack "${2:-}" ;;
+    unpack) [ $# -eq 2 ] || die "usage: ros_tools.sh unpack FILE"; unpack "$2" ;;
+    build)
+      local started target prebuilt
+      started=$(date +%s.%N)
+      target="$(prefix)"
+      if [ -z "${SPOT_ROS_TOOLS_FORCE:-}" ] && has_apt_tools; then
+        log "ROS 2 on this machine has robot_state_publisher and ros2 bag: nothing to build"
+        return 0
+      fi
+      if [ ! -f "$target/.complete" ]; then
+        prebuilt="$SOURCES/$(name).tar.zst"
+        if [ -f "$prebuilt" ]; then unpack "$prebuilt"; else build; fi
+      fi
+      log "ready: $target [$(awk -v a="$started" -v b="$(date +%s.%N)" \
+        'BEGIN { printf "%.1f", b - a }') s]"
+      ;;
+    *) die "usage: ros_tools.sh [build|path|pack [DIR]|unpack FILE]" ;;
+  esac
+}
+
+main "$@"
