@@ -224,8 +224,9 @@ def test_a_capped_link_drops_image_frames_not_state(topology, fleet):
 
 
 STATE_PERIOD_MS = 1e3 / 50  # robot_state_rate
-STEP_BOUND_STATE_PERIODS = 5
+STEP_BOUND_STATE_PERIODS = 6
 TELEOP_STEPS = 25  # walk/stop cycles: 50 steps
+TELEOP_LATE_MAX = 5  # a tail is more than one step in ten
 
 
 def pin(namespace: str, robot_cpus: set[int], payload_cpus: set[int] | None) -> None:
@@ -255,9 +256,10 @@ def test_teleop_steps_show_in_odometry_within_a_few_state_periods(topology, flee
     its cameras on its own computers): every velocity step shows in odometry within a few
     state periods plus the link's own delay (the quickest Trigger round trip of the same
     run). The path needs about two: the command across, a physics tick and the acceleration
-    to show the change, the next state request, odometry back. One late step is allowed for
-    a hiccup of this shared machine; a simulated robot whose velocity commands wait behind
-    its cameras' renders made one step in five take 150-400 ms (issue 55), and fails."""
+    to show the change, the next state request, odometry back. A step in ten may be late (a
+    hiccup of this shared machine, which also runs a second robot); a simulated robot whose
+    velocity commands wait behind its cameras' renders made one step in five take 150-400
+    ms (issue 55), and fails."""
     _, operator, _ = fleet
     robot = topology.fleet[0]
     topology.cap(robot, 10)
@@ -277,7 +279,7 @@ def test_teleop_steps_show_in_odometry_within_a_few_state_periods(topology, flee
     print(f"teleop steps over {bound:.0f} ms: {late}; slowest five: "
           f"{sorted(round(ms) for ms in steps)[-5:]}")
     assert len(steps) == 2 * TELEOP_STEPS, out["cmd_vel"]  # every step was seen at all
-    assert len(late) <= 1, (f"{len(late)} of {len(steps)} steps over {bound:.0f} ms "
+    assert len(late) <= TELEOP_LATE_MAX, (f"{len(late)} of {len(steps)} steps over {bound:.0f} ms "
                             f"(link {link_ms:.1f} ms): {late}")
 
 
