@@ -19,11 +19,10 @@ setup:
 	@scripts/setup.sh
 
 # ROS 2 Jazzy's C++ tools (robot_state_publisher, tf2, ros2 bag) from ../shared/vendor/ros2-cpp,
-# into a prefix outside the clone (about 20 min the first time, seconds when reused; then
-# setup again, so the project builds against the kit's tf2_msgs). ARGS: pack [DIR], unpack FILE.
+# into a prefix outside the clone (about 10 min the first time, seconds when reused; not yet
+# sourced by scripts/env.sh: see doc/setup.md). ARGS: pack [DIR], unpack FILE.
 ros-tools: setup
 	@scripts/ros_tools.sh $(ARGS)
-	@scripts/setup.sh
 
 lint: setup
 	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch examples doc

@@ -25,7 +25,7 @@ from tf2_msgs.msg import TFMessage
 
 from conftest import missing
 
-BUILD_TIME = "about 20 min on 2 cores"
+BUILD_TIME = "about 10 min on 2 cores"
 CAMERAS = ("frontleft_fisheye", "frontright_fisheye", "left_fisheye", "right_fisheye",
            "back_fisheye")
 

@@ -44,7 +44,7 @@ def require_kit() -> None:
         get_package_prefix("rosbag2_storage_mcap")
         import rosbag2_py  # noqa: F401
     except (PackageNotFoundError, ImportError):
-        missing("ros2 bag with mcap (make ros-tools builds it, about 20 min on 2 cores)")
+        missing("ros2 bag with mcap (make ros-tools builds it, about 10 min on 2 cores)")
 
 
 def stamp_of(msg) -> float:
