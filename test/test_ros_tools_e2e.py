@@ -161,8 +161,8 @@ def wait_streaming(*launches: LaunchProcess) -> None:
 
 
 def test_one_robot_with_an_arm_the_real_rsp_and_tf2(kit, tmp_path):
+    view = Tf2View(["/robot_description"])  # before the launch: a failure here leaves none
     robot = launch(tmp_path, "solo", "arm:=true")
-    view = Tf2View(["/robot_description"])
     try:
         wait_streaming(robot)
         assert "[robot_state_publisher-" in robot.output(), robot.output()[-3000:]
@@ -192,10 +192,10 @@ def tf2_echo(target: str, source: str, seconds: float = 4.0) -> str:
 
 def test_two_named_robots_side_by_side_one_in_vision(kit, tmp_path):
     vision = config_with(tmp_path, tf_root="vision")
+    view = Tf2View(["/spot1/robot_description", "/spot2/robot_description"])
     spot1 = launch(tmp_path, "spot1", "robot_name:=spot1")
     spot2 = launch(tmp_path, "spot2", "robot_name:=spot2", "arm:=true",
                    f"config_file:={vision}")
-    view = Tf2View(["/spot1/robot_description", "/spot2/robot_description"])
     try:
         wait_streaming(spot1, spot2)
         assert view.spin_until(lambda: len(view.descriptions) == 2, 30), view.descriptions

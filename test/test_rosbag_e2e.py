@@ -56,9 +56,9 @@ def stamp_of(msg) -> float:
 def walking(tmp_path_factory):
     require_kit()
     tmp = tmp_path_factory.mktemp("bag")
+    ros = RosClient("bag_test_client")  # before the launch: a failure here leaves none
     robot = LaunchProcess(["spot_driver", "spot_sim.launch.py", f"certs_dir:={tmp / 'certs'}",
                            "publish_depth_points:=true"], tmp / "launch.log")
-    ros = RosClient("bag_test_client")
     stop = threading.Event()
     try:
         deadline = time.monotonic() + 60
