@@ -13,6 +13,7 @@ import threading
 import time
 
 _FOLDER = os.environ.get("SPOT_STAGE_STAMPS")
+ENABLED = bool(_FOLDER)  # callers skip computing a value when off (hot paths)
 _LOCK = threading.Lock()
 _FILES: list = []
 

@@ -16,14 +16,13 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
-from spot_driver import qos
+from spot_driver import qos, stage_stamps
 from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Scheduler
 from spot_driver.capability import DriverContext
 from spot_driver.conversions import frames
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.periodic import PeriodicWork
-from spot_driver.stage_stamps import stamp
 from spot_driver.state import status
 from spot_driver.state.pipeline import StatePipeline, model_frames
 from spot_driver.state.stream import RobotStateStream
@@ -156,8 +155,9 @@ class StateNode(PeriodicWork, Node):
             return
         self._joint_pub.publish(out.joint_states)
         self._odom_pub.publish(out.odometry)
-        velocity = state.kinematic_state.velocity_of_body_in_odom.linear
-        stamp("odometry_published", math.hypot(velocity.x, velocity.y))
+        if stage_stamps.ENABLED:
+            velocity = state.kinematic_state.velocity_of_body_in_odom.linear
+            stage_stamps.stamp("odometry_published", math.hypot(velocity.x, velocity.y))
         self._twist_pub.publish(out.body_twist)
         if self.publish_tf:
             self._tf_pub.publish(out.tf)

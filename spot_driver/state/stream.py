@@ -5,9 +5,9 @@ over a link whose round trip is longer than the period (Wi-Fi: tens of milliseco
 import math
 from collections.abc import Callable
 
+from spot_driver import stage_stamps
 from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Stream
 from spot_driver.connection import RobotConnection
-from spot_driver.stage_stamps import stamp
 
 OUT_OF_ORDER_NSEC = 1_000_000_000
 
@@ -33,8 +33,9 @@ class RobotStateStream(Stream):
 
     def fetch(self):
         state = self._connection.state_client.get_robot_state(timeout=self._timeout)
-        velocity = state.kinematic_state.velocity_of_body_in_odom.linear
-        stamp("state_received", math.hypot(velocity.x, velocity.y))
+        if stage_stamps.ENABLED:
+            velocity = state.kinematic_state.velocity_of_body_in_odom.linear
+            stage_stamps.stamp("state_received", math.hypot(velocity.x, velocity.y))
         return state
 
     def handle(self, state) -> None:

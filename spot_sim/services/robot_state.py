@@ -6,12 +6,11 @@ import math
 from bosdyn.api import robot_state_pb2, robot_state_service_pb2_grpc
 from bosdyn.api.header_pb2 import CommonError
 
-from spot_sim import link_models
+from spot_sim import link_models, stage_stamps
 from spot_sim.directory import Directory
 from spot_sim.robot import SimRobot
 from spot_sim.rpc import set_error, unary
 from spot_sim.services import Served, ServiceSpec
-from spot_sim.stage_stamps import stamp
 
 STRIDE_M = 0.6  # distance per gait cycle, for the gait-cycle metric
 
@@ -26,8 +25,9 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
         if self.directory is not None:
             self.directory.check_liveness()
         response.robot_state.CopyFrom(self.robot.robot_state())
-        velocity = response.robot_state.kinematic_state.velocity_of_body_in_odom.linear
-        stamp("sim_state_read", math.hypot(velocity.x, velocity.y))
+        if stage_stamps.ENABLED:
+            velocity = response.robot_state.kinematic_state.velocity_of_body_in_odom.linear
+            stage_stamps.stamp("sim_state_read", math.hypot(velocity.x, velocity.y))
 
     @unary(robot_state_pb2.RobotHardwareConfigurationResponse)
     def GetRobotHardwareConfiguration(self, request, response, context):
