@@ -19,8 +19,8 @@ setup:
 	@scripts/setup.sh
 
 # ROS 2 Jazzy's C++ tools (robot_state_publisher, tf2, ros2 bag) from ../shared/vendor/ros2-cpp,
-# into a prefix outside the clone (about 10 min the first time, seconds when reused; not yet
-# sourced by scripts/env.sh: see doc/setup.md). ARGS: pack [DIR], unpack FILE.
+# into a prefix outside the clone (about 10 min the first time, seconds when reused), which
+# scripts/env.sh sources when built (doc/setup.md). ARGS: pack [DIR], unpack FILE.
 ros-tools: setup
 	@scripts/ros_tools.sh $(ARGS)
 

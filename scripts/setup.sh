@@ -67,9 +67,15 @@ has_ament_package() {
   done
   return 1
 }
+kit="$(bash scripts/ros_tools.sh path)"
+[ -f "$kit/.complete" ] && AMENT_PREFIX_PATH="$kit${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 paths=(spot_msgs . examples)
 for compat in tf2_msgs control_msgs; do
-  if ! has_ament_package "$compat"; then paths=("compat/$compat" "${paths[@]}"); fi
+  if ! has_ament_package "$compat"; then
+    paths=("compat/$compat" "${paths[@]}")
+  else  # never two of a package on the paths (a built kit brings the real tf2_msgs)
+    rm -rf "install/$compat" "build/$compat"
+  fi
 done
 
 build_hash="$(hash_of requirements.lock package.xml setup.py setup.cfg examples/package.xml \

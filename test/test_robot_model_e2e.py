@@ -4,13 +4,19 @@ an arm): robot_description for a late subscriber, its forward kinematics against
 BatteryState, the MoveIt controllers' actions, and every topic and frame the Nav2 and RViz
 files name."""
 
+import contextlib
 import io
+import os
+import signal
+import subprocess
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 import rclpy
+import yaml
 import yourdfpy
 from bosdyn.client.frame_helpers import get_a_tform_b
 from control_msgs.action import FollowJointTrajectory, GripperCommand
@@ -232,26 +238,72 @@ def test_driver_alone_publishes_one_tree_with_the_cameras_calibrated_mounts(worl
         assert np.linalg.norm(body_t_frame.to_matrix() - expected.to_matrix()) < 1e-6, frame
 
 
+def real_rsp_installed() -> bool:
+    """robot_state_publisher is installed (``make ros-tools`` here, or an apt ROS 2)."""
+    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+    try:
+        get_package_prefix("robot_state_publisher")
+    except PackageNotFoundError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def robot_state_publisher(namespace: str, urdf: str, log_path):
+    """robot_state_publisher in ``namespace`` started with ``urdf``, as the launch file starts
+    it: the real one where installed; elsewhere (a machine without ``make ros-tools``) a
+    stand-in node of that name that only holds its ``robot_description`` parameter, so the
+    driver's side of the contract (handing over the connected robot's model) is still held.
+    Yields a function returning the model robot_state_publisher has now."""
+    if real_rsp_installed():
+        params = Path(log_path).with_suffix(".yaml")  # as launch hands it over: a file
+        params.write_text(yaml.safe_dump({"/**": {"ros__parameters": {
+            "robot_description": urdf}}}))
+        with open(log_path, "w") as log:
+            process = subprocess.Popen(
+                ["ros2", "run", "robot_state_publisher", "robot_state_publisher", "--ros-args",
+                 "-r", f"__ns:={namespace}", "--params-file", str(params)],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        listener = RosClient("rsp_model_listener")
+        listener.subscribe(f"{namespace}/robot_description", String, latched=True)
+        try:  # the real one republishes its model whenever its parameter changes
+            yield lambda: (listener.latest(f"{namespace}/robot_description") or String()).data
+        finally:
+            listener.close()
+            os.killpg(process.pid, signal.SIGINT)
+            assert process.wait(timeout=10) == 0, Path(log_path).read_text()[-2000:]
+        return
+    node = rclpy.create_node("robot_state_publisher", namespace=namespace)
+    node.declare_parameter("robot_description", urdf)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    threading.Thread(target=executor.spin, daemon=True).start()
+    try:
+        yield lambda: node.get_parameter("robot_description").value
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+
+
 def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
     """robot_state_publisher:=true (what the launch file sets when it starts one): the
-    driver leaves the model's links to it, and its /tf + /tf_static next to the model's
-    transforms (built here from the URDF, as robot_state_publisher would) form one tree. A
-    second robot (namespace and frame prefix ``two``) beside the module's driver."""
-    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_lidar=False) as sim:
+    driver leaves the model's links to robot_state_publisher and hands it the connected
+    robot's model (it starts without the arm); the driver's and its /tf + /tf_static form one
+    tree, each frame with one parent. A second robot (namespace and frame prefix ``two``)
+    beside the module's driver. With the real robot_state_publisher its own output is checked;
+    with the stand-in, the model's transforms are built from the URDF as it would."""
+    real = real_rsp_installed()
+    logs = tmp_path_factory.mktemp("logs")
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_lidar=False) as sim, \
+            robot_state_publisher("/two", robot_description(False, "two/"),
+                                  logs / "rsp.log") as rsp_model:
         ros = RosClient("one_owner_test_client")
         ros.subscribe("/tf", TFMessage)
         ros.subscribe("/tf_static", TFMessage, latched=True)
         ros.subscribe("/two/robot_description", String, latched=True)
-        # robot_state_publisher's side of the contract (it is not installable here): a node of
-        # that name with its robot_description parameter, started without the arm
-        rsp = rclpy.create_node("robot_state_publisher", namespace="/two")
-        rsp.declare_parameter("robot_description", robot_description(False, "two/"))
-        executor = SingleThreadedExecutor()
-        executor.add_node(rsp)
-        threading.Thread(target=executor.spin, daemon=True).start()
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log", USERNAME,
+        driver = DriverProcess(sim, logs / "driver.log", USERNAME,
                                PASSWORD, params={"robot_state_publisher": "true",
-                                                 "publish_robot_description": "true",
+                                                 "publish_robot_description": str(not real),
                                                  "frame_prefix": "two/",
                                                  "cameras": "[frontleft,frontright,hand]",
                                                  "publish_depth_points": "true",
@@ -263,22 +315,26 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
                     if child.startswith("two/")}
 
         try:
-            # the cameras' mounts (latched) and the first odom -> body (on /tf at 50 Hz)
-            assert ros.wait_for(lambda: ros.latest("/two/robot_description") is not None
-                                and {"two/frontleft_fisheye", "two/hand_color_image_sensor",
-                                     "two/body"} <= set(ours()), 20), driver.output()
-            parents = ours()
-            model = rsp_edges(ros.latest("/two/robot_description").data)
-            assert_one_tree(parents, model, root="two/odom")
-            assert "two/hand" not in parents and "two/link_wr1" not in parents
-            assert parents["two/hand_color_image_sensor"] == "two/arm0.link_wr1"  # model link
             # the driver handed robot_state_publisher the connected robot's model (with arm)
-            assert ros.wait_for(lambda: "two/arm0.link_wr1" in rsp.get_parameter(
-                "robot_description").value, 15), driver.output()
+            assert ros.wait_for(lambda: "two/arm0.link_wr1" in rsp_model(), 20), \
+                driver.output()
+            # the cameras' mounts (latched) and the first odom -> body (on /tf at 50 Hz)
+            wanted = {"two/frontleft_fisheye", "two/hand_color_image_sensor", "two/body"}
+            if real:  # and the real one's arm links, from the model it was handed
+                wanted |= {"two/arm0.link_wr1", "two/front_left_lower_leg"}
+            assert ros.wait_for(lambda: wanted <= set(ours()), 20), driver.output()
+            parents = ours()
+            model = rsp_edges(rsp_model())
+            if real:
+                assert {c: parents.get(c) for c in model} == model  # it published the model
+                assert_one_tree(parents, {}, root="two/odom")
+            else:
+                assert "two/hand" not in parents
+                assert_one_tree(parents, model, root="two/odom")
+            assert "two/link_wr1" not in parents  # no 4.x alias beside the model's wrist
+            assert parents["two/hand_color_image_sensor"] == "two/arm0.link_wr1"  # model link
             # a robot without the lidar payload, Nav2 in its namespace: depth points and grids
             assert_nav2_bringup_is_served(ros, "two", lidar=False)
         finally:
-            executor.shutdown()
-            rsp.destroy_node()
             ros.close()
             driver.stop()

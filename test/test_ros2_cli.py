@@ -25,6 +25,8 @@ from conftest import MISSING, PASSWORD, USERNAME, connect
 KIT = REPO.parent / "shared" / "vendor" / "ros2-tools"
 BAD_LINES = re.compile(r"Traceback|never retrieved|context is invalid|KeyboardInterrupt|"
                        r"process has died")
+RSP_KILLED_AGAIN = re.compile(r"\[ERROR\] \[robot_state_publisher-\d+\]: process has died "
+                              r"\[pid \d+, exit code -2, [^\n]*")
 
 
 def _launch_available() -> bool:
@@ -242,6 +244,11 @@ def test_signals_to_a_terminal_less_launch_stop_cleanly(robot, tmp_path, how):
         assert wait_for(lambda: not driver_running(), 3.0, 0.05)
         took = time.monotonic() - started
         assert took <= 3.0, took
+        if count > 1:  # rclcpp uninstalls its signal handlers once it has shut down, so a
+            # repeated SIGINT kills the real robot_state_publisher in its teardown (upstream,
+            # rclcpp's signal_handler.cpp; the same on an apt-installed Jazzy): that one is
+            # allowed, with no bad line from anything else
+            output = RSP_KILLED_AGAIN.sub("", output)
         assert not BAD_LINES.search(output), output[-3000:]
         if sig == signal.SIGINT:
             assert code == 0, output[-3000:]

@@ -28,6 +28,7 @@ from conftest import missing
 BUILD_TIME = "about 10 min on 2 cores"
 CAMERAS = ("frontleft_fisheye", "frontright_fisheye", "left_fisheye", "right_fisheye",
            "back_fisheye")
+WITH_HAND = '["frontleft", "frontright", "left", "right", "back", "hand"]'  # cameras, with an arm
 
 
 def require_kit():
@@ -50,7 +51,8 @@ def config_with(tmp: Path, **values: str) -> Path:
     """config/spot_driver.yaml with ``values`` changed (e.g. tf_root: vision)."""
     text = (REPO / "config" / "spot_driver.yaml").read_text()
     for key, value in values.items():
-        text, count = re.subn(rf"^(\s+{key}:) \S+", rf"\1 {value}", text, flags=re.M)
+        text, count = re.subn(rf"^(\s+{key}:) (\[[^\]]*\]|\S+)", rf"\1 {value}", text,
+                              flags=re.M)
         assert count == 1, key
     path = tmp / "spot_driver.yaml"
     path.write_text(text)
@@ -126,7 +128,13 @@ def check_robot(view: Tf2View, prefix: str, root: str, has_arm: bool) -> None:
     joints = model_joints(urdf)
     links = set(joints) | {parent for parent, _ in joints.values()}
     assert (f"{prefix}arm0.link_wr1" in links) == has_arm, sorted(links)
-    sources = [f"{prefix}{f}" for f in ("odom", "vision", "body", *CAMERAS)]
+    # every sensor mount the driver latched (each camera's, depth's and the lidar's frame)
+    cameras = {f"{prefix}{c}" for c in CAMERAS}
+    assert view.spin_until(lambda: cameras <= set(view.static), 30), sorted(view.static)
+    mounts = sorted(c for c in view.static if c.startswith(prefix) and c not in joints)
+    if has_arm:
+        assert f"{prefix}hand_color_image_sensor" in mounts, mounts
+    sources = [f"{prefix}{f}" for f in ("odom", "vision", "body")] + mounts
     if has_arm:
         sources.append(f"{prefix}hand")
     wanted = sorted(links | set(sources))
@@ -160,16 +168,19 @@ def wait_streaming(*launches: LaunchProcess) -> None:
         time.sleep(0.2)
 
 
-def test_one_robot_with_an_arm_the_real_rsp_and_tf2(kit, tmp_path):
+@pytest.mark.parametrize("root", ["odom", "vision"])
+def test_one_robot_with_an_arm_the_real_rsp_and_tf2(kit, tmp_path, root):
+    """No robot name, in each tf_root; the hand camera streams too."""
+    config = config_with(tmp_path, tf_root=root, cameras=WITH_HAND)
     view = Tf2View(["/robot_description"])  # before the launch: a failure here leaves none
-    robot = launch(tmp_path, "solo", "arm:=true")
+    robot = launch(tmp_path, "solo", "arm:=true", f"config_file:={config}")
     try:
         wait_streaming(robot)
         assert "[robot_state_publisher-" in robot.output(), robot.output()[-3000:]
         assert view.spin_until(lambda: "arm0.link_wr1" in view.descriptions.get(
             "/robot_description", ""), 30), "robot_state_publisher lacks the arm's model"
-        check_robot(view, "", "odom", has_arm=True)
-        echo = tf2_echo("odom", "front_left_lower_leg")
+        check_robot(view, "", root, has_arm=True)
+        echo = tf2_echo(root, "front_left_lower_leg")
         assert "Translation: [" in echo, echo
     finally:
         view.close()
@@ -191,7 +202,7 @@ def tf2_echo(target: str, source: str, seconds: float = 4.0) -> str:
 
 
 def test_two_named_robots_side_by_side_one_in_vision(kit, tmp_path):
-    vision = config_with(tmp_path, tf_root="vision")
+    vision = config_with(tmp_path, tf_root="vision", cameras=WITH_HAND)
     view = Tf2View(["/spot1/robot_description", "/spot2/robot_description"])
     spot1 = launch(tmp_path, "spot1", "robot_name:=spot1")
     spot2 = launch(tmp_path, "spot2", "robot_name:=spot2", "arm:=true",
