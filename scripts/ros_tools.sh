@@ -48,11 +48,13 @@ tarball_files() {
   done
 }
 
-key() {
-  { sha256sum "$ROOT/requirements.lock" | cut -d' ' -f1
-    echo "recipe $RECIPE: ${PACKAGES[*]}"
-    tarball_files | xargs -n1 basename; } | sha256sum | cut -c1-12
+inputs() {  # what a kit is built from: its key hashes these lines
+  sha256sum "$ROOT/requirements.lock" | cut -d' ' -f1
+  echo "recipe $RECIPE: ${PACKAGES[*]}"
+  tarball_files | xargs -n1 basename
 }
+
+key() { inputs | sha256sum | cut -c1-12; }
 
 name() { echo "ros2-tools-jazzy-$(key)-$(uname -m)"; }
 prefix() { echo "$HOME_DIR/$(name)"; }
@@ -87,6 +89,7 @@ pack() {
   target="$(prefix)"
   [ -f "$target/.complete" ] || die "no kit built at $target (run: make ros-tools)"
   mkdir -p "$out"
+  [ -f "$target/INPUTS" ] || inputs > "$target/INPUTS"
   tar --zstd -cf "$out/$(name).tar.zst" -C "$target" .
   log "packed $(du -h "$out/$(name).tar.zst" | cut -f1) into $out/$(name).tar.zst"
 }
@@ -172,6 +175,7 @@ build() {
   while IFS= read -r script; do
     sed -i "1s|^#!$VENV/bin/python[0-9.]*|#!/usr/bin/env python3|" "$script"
   done < <(grep -rlI "^#!$VENV/bin/python" "$target" 2>/dev/null || true)
+  inputs > "$target/INPUTS"  # travels in the archive: what its name's key stands for
   date -u +%FT%TZ > "$target/.complete"
   rm -rf "$work"
   log "built in $(( $(date +%s) - started )) s: $target ($(du -sh "$target" | cut -f1))"
@@ -181,7 +185,11 @@ main() {
   case "${1:-build}" in
     path) prefix ;;
     pack) pack "${2:-}" ;;
-    unpack) [ $# -eq 2 ] || die "usage: ros_tools.sh unpack FILE"; unpack "$2" ;;
+    unpack)
+      [ $# -eq 2 ] || die "usage: ros_tools.sh unpack FILE"
+      unpack "$2"
+      if [ -d "$ROOT/install/tf2_msgs" ]; then "$ROOT/scripts/setup.sh" >&2; fi
+      ;;
     build)
       local started target prebuilt
       started=$(date +%s.%N)
@@ -194,6 +202,8 @@ main() {
         prebuilt="$SOURCES/$(name).tar.zst"
         if [ -f "$prebuilt" ]; then unpack "$prebuilt"; else build; fi
       fi
+      # compat/tf2_msgs steps aside for the kit's real one (scripts/setup.sh decides)
+      if [ -d "$ROOT/install/tf2_msgs" ]; then "$ROOT/scripts/setup.sh" >&2; fi
       log "ready: $target [$(awk -v a="$started" -v b="$(date +%s.%N)" \
         'BEGIN { printf "%.1f", b - a }') s]"
       ;;
