@@ -9,7 +9,7 @@ test: setup
 
 # Under 2 minutes: every capability's conversions and rules, no simulator (test/fast_tier.txt).
 test-fast: setup
-	@scripts/run_tests.sh $$(grep -v '^#' test/fast_tier.txt)
+	@scripts/run_tests.sh --durations=10 $$(grep -v '^#' test/fast_tier.txt)
 
 # Every end-to-end file against the simulator's field profile (Wi-Fi latency, failures, noise).
 test-field: setup

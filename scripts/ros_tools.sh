@@ -6,9 +6,9 @@
 #
 #   ${SPOT_ROS_TOOLS_HOME:-~/.cache/spot_ros2_driver}/ros2-tools-jazzy-<key>
 #
-# <key> hashes requirements.lock, the source tarballs' names (they carry their commits), the
-# packages built and RECIPE (raise it whenever the build steps below change): a kit is reused,
-# in seconds, while they are unchanged, whatever clone or venv asks.
+# <key> hashes the lock's ROS wheels and numpy, the source tarballs' names (they carry their
+# commits), the packages built and RECIPE (raise it whenever the build steps below change): a
+# kit is reused, in seconds, while they are unchanged, whatever clone or venv asks.
 # Nothing in the kit names the venv it was built with (no RPATH; Python scripts start with
 # `/usr/bin/env python3`), so it works from any clone whose scripts/env.sh sources it.
 #
@@ -26,7 +26,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SOURCES="$ROOT/../shared/vendor/ros2-cpp"
 VENV="$ROOT/.venv"
 HOME_DIR="${SPOT_ROS_TOOLS_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/spot_ros2_driver}"
-RECIPE=1
+RECIPE=2
 # Colcon packages built (with what they need from the sources), and the tarballs they are in.
 PACKAGES=(robot_state_publisher tf2_ros tf2_ros_py tf2_tools tf2_geometry_msgs ros2bag
           rosbag2_transport rosbag2_storage_mcap rosbag2_storage_default_plugins
@@ -49,7 +49,9 @@ tarball_files() {
 }
 
 inputs() {  # what a kit is built from: its key hashes these lines
-  sha256sum "$ROOT/requirements.lock" | cut -d' ' -f1
+  # of the lock, what the build links and generates against: the ROS wheels and numpy (other
+  # pins, e.g. the SDK examples' requirements, do not change the kit)
+  grep -iE '^(ros-jazzy-[^=]*|numpy)==' "$ROOT/requirements.lock" | sha256sum | cut -d' ' -f1
   echo "recipe $RECIPE: ${PACKAGES[*]}"
   tarball_files | xargs -n1 basename
 }

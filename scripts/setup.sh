@@ -30,6 +30,8 @@ command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
 # network namespaces of the across-the-robot tests: DNAT like Spot's port forward, tbf caps
 command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
 command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
+# the wasd example's end-to-end test drives its curses screen in a tmux pane
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 if command -v "$PYTHON" >/dev/null 2>&1; then
   inc="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
   [ -f "$inc/Python.h" ] || need_apt+=(python3-dev)
@@ -63,6 +65,7 @@ fi
 has_ament_package() {
   local IFS=:
   for prefix in $VENV ${AMENT_PREFIX_PATH:-}; do
+    case "$prefix" in "$ROOT"/install/*) continue ;; esac  # our own build, not the environment
     [ -e "$prefix/share/ament_index/resource_index/packages/$1" ] && return 0
   done
   return 1

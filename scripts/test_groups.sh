@@ -3,16 +3,19 @@
 # namespace, with the environment set up), every test's duration printed:
 #   1. test/serial_group.txt alone (rates, latencies, time bounds), then the field-profile pass
 #      (test/field_pass.txt against a robot on Wi-Fi), each on its own ROS domain;
-#   2. two pytest processes at once on distinct domains: test/parallel_group.txt, and every
-#      other file; the first one's output goes to .work/test-parallel.log, printed after.
+#   2. three pytest processes at once on distinct domains: test/parallel_group.txt,
+#      test/sdk_group.txt (the SDK's programs, mostly waiting) and every other file; the
+#      first two's output goes to .work/test-parallel.log and .work/test-sdk.log, printed
+#      after.
 # Exits non-zero if any of them failed.
 set -uo pipefail
 list() { grep -v '^#' "$1" | grep -v '^$'; }
 mapfile -t serial < <(list test/serial_group.txt)
 mapfile -t parallel < <(list test/parallel_group.txt)
 mapfile -t field < <(list test/field_pass.txt)
+mapfile -t sdk < <(list test/sdk_group.txt)
 ignores=()
-for file in "${serial[@]}" "${parallel[@]}"; do ignores+=("--ignore=$file"); done
+for file in "${serial[@]}" "${parallel[@]}" "${sdk[@]}"; do ignores+=("--ignore=$file"); done
 domain=$ROS_DOMAIN_ID
 next() { echo $(( (domain + $1) % 200 + 1 )); }
 started=$(date +%s)
@@ -28,10 +31,17 @@ mkdir -p .work
 log=.work/test-parallel.log
 ROS_DOMAIN_ID=$(next 2) python -m pytest --durations=0 "${parallel[@]}" > "$log" 2>&1 &
 side=$!
-echo "[test] every other file (domain $(next 3)); beside it ${parallel[*]} (in $log)"
+sdk_log=.work/test-sdk.log
+ROS_DOMAIN_ID=$(next 4) python -m pytest --durations=0 "${sdk[@]}" > "$sdk_log" 2>&1 &
+programs=$!
+echo "[test] every other file (domain $(next 3)); beside it ${parallel[*]} (in $log) and" \
+  "${sdk[*]} (in $sdk_log)"
 ROS_DOMAIN_ID=$(next 3) python -m pytest --durations=0 "${ignores[@]}" || status=1
 wait "$side" || status=1
+wait "$programs" || status=1
 echo "[test] ${parallel[*]}:"
 cat "$log"
+echo "[test] ${sdk[*]}:"
+cat "$sdk_log"
 echo "[test] exit $status, $(( $(date +%s) - started )) s in all"
 exit "$status"

@@ -11,6 +11,8 @@ from bosdyn.client.lease import (
 )
 from bosdyn.mission import client as sdk_mission
 
+from spot_driver import crash_log
+
 
 class CommandError(Exception):
     """A request the driver refuses or the robot rejected; ``str()`` is for people."""
@@ -52,8 +54,21 @@ _PLAIN = (
 )
 
 
+INTERNAL = "internal error"  # how describe() starts the sentence for an unexpected exception
+
+
+def unexpected(exc: BaseException) -> bool:
+    """``exc`` is none of the ways a request fails (the driver's refusals, bad values, files,
+    timeouts, anything the SDK or gRPC raised): a defect of the driver."""
+    if isinstance(exc, (CommandError, ValueError, OSError, TimeoutError)):
+        return False
+    return not type(exc).__module__.startswith(("bosdyn.", "grpc"))
+
+
 def describe(exc: BaseException) -> str:
-    """A sentence saying what went wrong, for service responses and action results."""
+    """A sentence saying what went wrong, for service responses and action results. The one
+    place every caught exception is explained, so also where an unexpected one is noted
+    (``crash_log``, for the tests) and said to be an internal error."""
     if isinstance(exc, CommandError):
         return str(exc)
     if isinstance(exc, sdk_errors.LeaseUseError):
@@ -76,4 +91,7 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, sdk_errors.ResponseError):
         said = exc.response.header.error.message if hasattr(exc.response, "header") else ""
         return f"robot refused the request: {type(exc).__name__}" + (f": {said}" if said else "")
+    if unexpected(exc):
+        crash_log.record("driver", exc)
+        return f"{INTERNAL}: {type(exc).__name__}: {exc}"
     return f"{type(exc).__name__}: {exc}"

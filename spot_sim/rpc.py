@@ -11,6 +11,8 @@ import grpc
 import jwt
 from bosdyn.api import data_chunk_pb2, header_pb2, lease_pb2
 
+from spot_sim import crash_log
+
 _LOG = logging.getLogger(__name__)
 _OK = header_pb2.CommonError.CODE_OK
 _INTERNAL = header_pb2.CommonError.CODE_INTERNAL_SERVER_ERROR
@@ -81,6 +83,7 @@ def unary(response_type, lease: LeaseCheck | None = None):
                 raise
             except Exception as exc:  # reported to the client in the header, like the robot
                 _LOG.exception("%s failed", handler.__name__)
+                crash_log.record(handler.__qualname__, exc)
                 header.error.code = _INTERNAL
                 header.error.message = f"[{type(exc).__name__}] {exc}"
             if header.error.code == _UNSET:

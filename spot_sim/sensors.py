@@ -114,6 +114,10 @@ def camera_sources(has_arm: bool, color: bool) -> dict[str, CameraSource]:
                          Image.PIXEL_FORMAT_DEPTH_U16),
             CameraSource("hand_depth_in_hand_color_frame", DEPTH_IN_VISUAL, color_frame,
                          VISUAL_MODEL, Image.PIXEL_FORMAT_DEPTH_U16),
+            # the other way round, as a robot with an arm offers it: the colour image as the
+            # depth sensor sees the scene (its pose and intrinsics)
+            CameraSource("hand_color_in_hand_depth_frame", VISUAL, "hand_depth_sensor",
+                         HAND_DEPTH_MODEL, Image.PIXEL_FORMAT_RGB_U8),
         ]
     return {s.name: s for s in sources}
 

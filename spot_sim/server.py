@@ -8,6 +8,7 @@ from concurrent import futures
 from pathlib import Path
 
 import grpc
+from bosdyn.api import data_buffer_pb2
 
 from spot_sim.certs import CertPaths, ensure_certificates
 from spot_sim.clock import RobotClock
@@ -101,6 +102,11 @@ class SimulatedSpot:
         self.mission.runner.start()
         self.keepalive.start()
         self._serve(self._requested_port)
+        # a robot's data buffer always holds its own recent logs, so a download over a
+        # program's default window (bddf_download: the last five minutes) finds data
+        self.data.record("text", "robot", data_buffer_pb2.TextMessage(
+            message=f"robot services up on port {self.port}", source="robot",
+            level=data_buffer_pb2.TextMessage.LEVEL_INFO, timestamp=self.clock.timestamp()))
         if self._rest_port is not None:  # the data-acquisition store's REST download
             self.rest = DaqRest(self.servicer("data-acquisition").store, self.data, self.tokens,
                                 self.certs.server_cert, self.certs.server_key,

@@ -6,6 +6,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from spot_sim import crash_log
+
 _LOG = logging.getLogger(__name__)
 
 
@@ -30,8 +32,9 @@ class Ticker:
         while not self._stop.is_set():
             try:
                 self._step()
-            except Exception:  # the loop must survive a bad state; log it loudly
+            except Exception as exc:  # the loop must survive a bad state; log it loudly
                 _LOG.exception("%s: a step failed", self._name)
+                crash_log.record(f"{self._name} step", exc)
             next_time += self._period
             delay = next_time - time.monotonic()
             if delay < 0:

@@ -4,7 +4,15 @@ import contextlib
 import io
 import itertools
 import os
+import tempfile
+import time
 import wave
+
+# Before spot_sim is imported (its recorder reads it once): where the simulated robots and
+# drivers this pytest process starts note exceptions no handler expected (crash_log.py).
+os.environ["SPOT_CRASH_LOG"] = os.path.join(tempfile.mkdtemp(prefix="spot_crashes_"),
+                                            "crashes.log")
+from pathlib import Path
 
 import bosdyn.client
 import pytest
@@ -18,6 +26,20 @@ from spot_sim import SimConfig, SimulatedSpot
 from spot_sim.field import PROFILES
 
 MISSING = "missing: "  # how a skip reason starts when it names a thing this machine lacks
+_REPO = Path(__file__).resolve().parent.parent
+
+
+def _sdk_checkout() -> Path | None:
+    """The spot-sdk checkout whose example programs the tests run: ``SPOT_SDK_DIR`` where the
+    user set one, else the workplace copy ``../shared/vendor/spot-sdk`` (v5.1.4, unmodified);
+    None when neither has ``python/examples``."""
+    chosen = os.environ.get("SPOT_SDK_DIR")
+    path = Path(chosen) if chosen else _REPO.parent / "shared" / "vendor" / "spot-sdk"
+    return path.resolve() if (path / "python" / "examples").is_dir() else None
+
+
+SDK_DIR = _sdk_checkout()
+SDK_EXAMPLES = SDK_DIR / "python" / "examples" if SDK_DIR else None
 USERNAME = "tester"
 PASSWORD = "correct horse battery staple"
 _client_names = itertools.count()
@@ -68,6 +90,25 @@ def robot(sim):
     robot.time_sync.stop()
 
 
+@pytest.fixture(autouse=True)
+def no_crash(request):
+    """A test fails when the simulated robot or the driver met an exception no handler
+    expected while it ran (a handler that raised, turned into CODE_INTERNAL_SERVER_ERROR or
+    an "internal error" refusal): a crash cannot pass as a refusal. A test that makes one on
+    purpose says so: ``@pytest.mark.crash_expected("why")``."""
+    log = Path(os.environ["SPOT_CRASH_LOG"])
+    start = log.stat().st_size if log.exists() else 0
+    yield
+    if not log.exists() or request.node.get_closest_marker("crash_expected"):
+        return
+    with log.open(encoding="utf-8") as file:
+        file.seek(start)
+        crashes = file.read().splitlines()
+    if crashes:
+        pytest.fail("exceptions no handler expected, during this test:\n"
+                    + "\n".join(crashes[:20]), pytrace=False)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def no_leftover_processes():
     """After each module: stop the drivers and simulators it started and left running, and
@@ -76,6 +117,27 @@ def no_leftover_processes():
     from ros_harness import stop_leftovers
 
     stop_leftovers()
+
+
+def wait_for(predicate, timeout: float = 5.0, period: float = 0.02) -> bool:
+    """Whether ``predicate()`` became true within ``timeout`` s (polled every ``period``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(period)
+    return bool(predicate())
+
+
+def holds(predicate, seconds: float, period: float = 0.02) -> bool:
+    """Whether ``predicate()`` stayed true for all of ``seconds`` (polled every ``period``):
+    "nothing happens for a while", checked throughout rather than once at the end."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not predicate():
+            return False
+        time.sleep(period)
+    return bool(predicate())
 
 
 def wav_bytes(seconds: float, rate: int = 8000) -> bytes:
@@ -95,13 +157,42 @@ def missing(thing: str) -> None:
     pytest.skip(MISSING + thing)
 
 
+@pytest.fixture
+def sdk_examples() -> Path:
+    """The SDK's ``python/examples``. Missing, the test skips ("missing:"); in CI (``CI``
+    set) it fails, as a missing ``ros2 launch`` does: the workplace copy is part of CI."""
+    if SDK_EXAMPLES is None:
+        reason = ("a spot-sdk checkout (SPOT_SDK_DIR, or the workplace copy "
+                  "../shared/vendor/spot-sdk): its example programs are in no package")
+        if os.environ.get("CI"):
+            pytest.fail(f"CI without {reason}")
+        missing(reason)
+    return SDK_EXAMPLES
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """In CI (``CI`` set), a skip that does not name a missing thing is a failure: a test
-    that CI could run but does not is a hidden gap."""
+    """In CI, a skip that does not name a missing thing is a failure (a test that CI could
+    run but does not is a hidden gap), and so is an xfail."""
     outcome = yield
-    report = outcome.get_result()
-    if not (os.environ.get("CI") and report.skipped and isinstance(report.longrepr, tuple)):
+    _hold_to_ci_rules(outcome.get_result())
+
+
+def pytest_collectreport(report):
+    """The same rules for what collection skips (a module-level skip or importorskip)."""
+    _hold_to_ci_rules(report)
+
+
+def _hold_to_ci_rules(report) -> None:
+    """In CI (``CI`` set): an xfail fails (a known failure is a failure), and so does a skip
+    that does not name a missing thing."""
+    if not os.environ.get("CI"):
+        return
+    if hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"xfail in CI: {report.wasxfail}"
+        return
+    if not (report.skipped and isinstance(report.longrepr, tuple)):
         return
     reason = report.longrepr[2].removeprefix("Skipped: ")
     if not reason.startswith(MISSING):

@@ -116,14 +116,14 @@ class Probe:
         return None
 
     def graph(self) -> dict:
-        time.sleep(1.0)
+        time.sleep(1.0)  # sleep: what discovery finds in a second is what is reported
         topics = sorted(n for n, _ in self.node.get_topic_names_and_types())
         services = sorted(n for n, _ in self.node.get_service_names_and_types())
         return {"topics": topics, "services": services}
 
     def rates(self, seconds: float) -> dict:
         start = time.monotonic()
-        time.sleep(seconds)
+        time.sleep(seconds)  # sleep: the window the rates are measured over
         out = {}
         for topic in list(self.arrivals):
             stamps = self.count(topic, start)
@@ -191,7 +191,7 @@ class Probe:
         the driver's subscriber before the first step, so discovery is not in the figure."""
         pub = self.node.create_publisher(Twist, self.name("cmd_vel"), 10)
         matched = self.wait(lambda: pub.get_subscription_count() > 0, 10.0)
-        time.sleep(0.5)  # the driver's reader learns of this writer too
+        time.sleep(0.5)  # sleep: the driver's reader learns of this writer too (no query)
         latencies, starts, start_x = [], [], None
         with self.lock:
             if self.odometry:
@@ -218,7 +218,7 @@ class Probe:
             pub.publish(Twist(linear=Twist().linear.__class__(x=0.4)))
             time.sleep(0.05)
         silent = time.monotonic()
-        time.sleep(1.5)
+        time.sleep(1.5)  # sleep: the silence whose last 0.5 s must show the robot stopped
         with self.lock:
             after = [(t, m) for t, m in self.odometry if t >= silent + 1.0]
             end_x = self.odometry[-1][1].pose.pose.position.x if self.odometry else None

@@ -188,7 +188,7 @@ def test_the_operator_sends_nothing_to_the_payloads_own_addresses(topology, flee
         "header.stamp.sec"]), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=operator, cwd=REPO, stdin=subprocess.DEVNULL)
     try:
-        time.sleep(15)  # discovery, then steady traffic
+        time.sleep(15)  # sleep: the window counted (discovery, then steady traffic)
         counters = subprocess.run(topology.command(op, ["iptables", "-L", "OUTPUT", "-v", "-n",
                                                         "-x"]), capture_output=True, text=True)
     finally:
@@ -216,7 +216,7 @@ def test_a_capped_link_drops_image_frames_not_state(topology, fleet):
         topology.cap(topology.fleet[0], None)
     rates = out["rates"]
     for topic in ("/spot1/joint_states", "/tf"):
-        assert rates[topic]["hz"] >= 40, (topic, rates[topic])
+        assert rates[topic]["hz"] >= 50 / 2, (topic, rates[topic])  # not halved
     assert out["trigger"]["answered"] == 8, out["trigger"]
     assert out["cmd_vel"]["stopped"], out["cmd_vel"]
     images = sum(rates[f"/spot1/camera/{c}/image/compressed"]["hz"] for c in CAMERAS)
@@ -288,7 +288,7 @@ def test_without_remote_commands_telemetry_crosses_and_commands_do_not(topology,
     spot2 = topology.fleet[1]
     out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot2", "--checks",
                 "rates,trigger,cmd_vel", "--calls", "1", "--seconds", "3")
-    assert out["rates"]["/spot2/joint_states"]["hz"] >= 40, out["rates"]
+    assert out["rates"]["/spot2/joint_states"]["hz"] >= 50 / 2, out["rates"]  # not halved
     assert out["trigger"] == {"found": False}, out["trigger"]  # a remote call finds no server
     assert abs(out["cmd_vel"]["moved_m"]) < 0.01, out["cmd_vel"]
     local = {**os.environ, **payload_environment(spot2.robot_ip, "payload", 21811, "spot2",

@@ -34,12 +34,12 @@ class _SlowToRecord:
 
     def send_goal_request(self, request):
         sequence = self._handle.send_goal_request(request)
-        time.sleep(RECORDING_DELAY_S)
+        time.sleep(RECORDING_DELAY_S)  # sleep: the slow recording is the race tested
         return sequence
 
     def send_result_request(self, request):
         sequence = self._handle.send_result_request(request)
-        time.sleep(RECORDING_DELAY_S)
+        time.sleep(RECORDING_DELAY_S)  # sleep: the slow recording is the race tested
         return sequence
 
 
@@ -84,7 +84,7 @@ def test_a_quick_answer_is_not_lost(nodes, accept):
                           else GoalResponse.REJECT)
     client = ActionClient(client_node, Trajectory, "/quick")
     assert client.wait_for_server(timeout_sec=5.0)
-    time.sleep(0.5)  # discovery of the reply readers (ros2/ros2#1253), not the race tested
+    time.sleep(0.5)  # sleep: discovery of the reply readers (ros2/ros2#1253; no query)
     client._client_handle = _SlowToRecord(client._client_handle)
     handle = _wait(client.send_goal_async(Trajectory.Goal()))
     assert handle.accepted == accept

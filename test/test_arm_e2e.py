@@ -340,16 +340,21 @@ def test_any_manipulation_request_a_ray_in_the_world(world):
 
 def test_arm_velocity_moves_the_hand_and_stops_when_messages_stop(world):
     """arm/cmd_vel: each message holds 0.25 s (the watchdog); NaN sends nothing."""
-    _sim, _, ros = world
+    sim, driver, ros = world
     result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.UNSTOW))
     assert result.success, result.message
-    publisher = ros.node.create_publisher(Twist, "/arm/cmd_vel", 10)
+    publisher = ros.publisher(Twist, "/arm/cmd_vel", 10)
     try:
         ros.next_messages("/tf", 3)
         before = odom_tform(ros, "hand")
+        commands = sim.commands.count("RobotCommand")
         bad = Twist()
         bad.linear.z = math.nan
         publisher.publish(bad)
+        # delivered and refused (the driver says so), and nothing reached the robot
+        assert ros.wait_for(lambda: "arm/cmd_vel ignored" in driver.output(), 5.0), \
+            driver.output()[-2000:]
+        assert sim.commands.count("RobotCommand") == commands
         up = Twist()
         up.linear.z = 0.1
         began = time.monotonic()

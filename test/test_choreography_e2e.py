@@ -13,7 +13,7 @@ from ros_harness import DriverProcess, RosClient, burst, odom_tform
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, holds, running_sim, wait_for
 from spot_msgs.action import ExecuteChoreography
 from spot_msgs.msg import ChoreographyStatus
 from spot_msgs.srv import (
@@ -153,10 +153,12 @@ def test_cancel_mid_dance_stops_it(world):
     stopped = ros.latest("/status/choreography").current_slice
     assert stopped < 20
     before = odom_tform(ros, "body")
-    time.sleep(0.5)
-    after = odom_tform(ros, "body")
-    assert math.hypot(after.x - before.x, after.y - before.y) < 0.01
-    assert ros.latest("/status/choreography").current_slice == stopped
+
+    def still() -> bool:
+        after = odom_tform(ros, "body")
+        return math.hypot(after.x - before.x, after.y - before.y) < 0.01 \
+            and ros.latest("/status/choreography").current_slice == stopped
+    assert holds(still, 0.5)
 
 
 def test_unknown_sequence_and_bad_start_refused(world):
@@ -182,7 +184,7 @@ def test_recorded_state_becomes_an_animation_the_robot_lists_as_a_move(world, tm
     """Recording the robot walking by cmd_vel (started, a wrong session refused, stopped),
     turned into a Choreographer animation by the SDK's converter: written, uploaded, listed
     as a move. Bad requests are refused with the reason and change nothing."""
-    _sim, _driver, ros = world
+    sim, _driver, ros = world
     to_animation = "/choreography/recorded_state_to_animation"
     nothing = ros.call(RecordedStateToAnimation, to_animation,
                        RecordedStateToAnimation.Request(name="nothing"))
@@ -195,7 +197,7 @@ def test_recorded_state_becomes_an_animation_the_robot_lists_as_a_move(world, tm
     wrong = ros.call(StartRecordingState, start, StartRecordingState.Request(
         duration=5.0, continue_session_id=started.recording_session_id + 7))
     assert not wrong.success and "STATUS_UNKNOWN_RECORDING_SESSION_ID" in wrong.message
-    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    publisher = ros.publisher(Twist, "/cmd_vel", 10)
     try:
         forward = Twist()
         forward.linear.x = 0.4
@@ -204,7 +206,7 @@ def test_recorded_state_becomes_an_animation_the_robot_lists_as_a_move(world, tm
             time.sleep(0.05)
     finally:
         ros.node.destroy_publisher(publisher)
-    time.sleep(0.5)
+    assert wait_for(lambda: sim.robot.base.still, 3.0)  # the walk recorded to its end
     stopped = ros.call(Trigger, "/choreography/stop_recording_state")
     assert stopped.success, stopped.message
     for request, reason in ((RecordedStateToAnimation.Request(name="../up"), "must be 1-64"),

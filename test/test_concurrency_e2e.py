@@ -99,7 +99,7 @@ def test_stops_succeed_while_stand_sit_cmd_vel_and_a_trajectory_run(world):
     assert goal_handle.accepted
 
     stop_driving = threading.Event()
-    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    publisher = ros.publisher(Twist, "/cmd_vel", 10)
 
     def drive() -> None:
         twist = Twist()
@@ -217,7 +217,7 @@ def assert_recovers(sim, driver, ros, sdk, event_time: float) -> float:
 def test_robot_process_frozen_6_s_then_resumed(world):
     sim, driver, ros, sdk = world
     sim.freeze()
-    time.sleep(6.0)
+    time.sleep(6.0)  # sleep: the robot frozen this long is what is tested
     sim.thaw()
     assert_recovers(sim, driver, ros, sdk, time.monotonic())
 

@@ -13,7 +13,7 @@ from ros_harness import DriverProcess, RosClient
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, holds, running_sim, wait_for
 from spot_msgs.action import Dock, Mission, Trajectory, Undock
 from spot_msgs.msg import BatteryStateArray, DockState, MissionStatus, WorldObjectArray
 from spot_msgs.srv import AnswerQuestion
@@ -278,11 +278,11 @@ def test_pause_resume_stop_services(world, tmp_path):
         Mission.Goal(mission_file=_write(tmp_path / "long.txt", root))))
     assert not second.accepted  # one mission at a time
     assert ros.call(Trigger, "/mission/pause").success
-    time.sleep(2 * PAUSE_WINDOW / 3 + 0.3)  # past a renewal: the driver must not resume it
-    assert runner.status == State.STATUS_PAUSED
+    # past a renewal, paused all along: the driver must not resume it
+    assert holds(lambda: runner.status == State.STATUS_PAUSED, 2 * PAUSE_WINDOW / 3 + 0.3)
     assert ros.call(Trigger, "/mission/resume").success
     assert runner.status == State.STATUS_RUNNING
-    time.sleep(0.3)
+    assert wait_for(lambda: runner.tick_counter > 5)  # ticked on, for restart to reset
     ticks = runner.tick_counter
     restarted = ros.call(Trigger, "/mission/restart")
     assert restarted.success, restarted.message
@@ -302,8 +302,7 @@ def test_killed_driver_leaves_the_mission_paused(world, tmp_path):
     assert handle.accepted
     runner = sim.mission.runner
     assert ros.wait_for(lambda: runner.status == State.STATUS_RUNNING, timeout=10)
-    time.sleep(PAUSE_WINDOW)  # a few renewals
-    assert runner.status == State.STATUS_RUNNING
+    assert holds(lambda: runner.status == State.STATUS_RUNNING, PAUSE_WINDOW)  # renewed
     driver.process.send_signal(signal.SIGKILL)
     killed = time.monotonic()
     assert ros.wait_for(lambda: runner.status == State.STATUS_PAUSED, timeout=PAUSE_WINDOW + 2)

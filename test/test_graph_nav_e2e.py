@@ -22,7 +22,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, holds, running_sim
 from spot_msgs.action import Mission, NavigateRoute, NavigateTo
 from spot_msgs.msg import LocalGrid
 from spot_msgs.srv import (
@@ -72,7 +72,7 @@ def world(tmp_path_factory):
 def drive(ros, robot, vx: float = 0.0, distance: float = 0.0) -> None:
     """cmd_vel at 20 Hz until the robot has gone ``distance`` m (as a user steers with a
     joystick, watching the robot), then wait until it stands still."""
-    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    publisher = ros.publisher(Twist, "/cmd_vel", 10)
     twist = Twist()
     twist.linear.x = vx
     start = robot.base.odom_body
@@ -91,7 +91,7 @@ def drive(ros, robot, vx: float = 0.0, distance: float = 0.0) -> None:
 def turn_to(ros, robot, heading: float, tolerance: float = 0.03) -> None:
     """Turn in place to ``heading`` (odom yaw) as a user with a joystick does: steer, let go,
     look, correct. However late the commands land, the robot ends up facing the heading."""
-    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    publisher = ros.publisher(Twist, "/cmd_vel", 10)
     deadline = time.monotonic() + 30.0
     while time.monotonic() < deadline:
         error = math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)
@@ -306,9 +306,8 @@ def test_cancel_mid_route_stops_the_robot(world, recorded):
     assert "canceled" in result.message
     assert ros.wait_for(lambda: sim.robot.base.velocity.x == 0.0, timeout=1.0)
     stopped_at = sim.robot.base.odom_body
-    time.sleep(0.5)
-    assert math.hypot(sim.robot.base.odom_body.x - stopped_at.x,
-                      sim.robot.base.odom_body.y - stopped_at.y) < 0.01
+    assert holds(lambda: math.hypot(sim.robot.base.odom_body.x - stopped_at.x,
+                                    sim.robot.base.odom_body.y - stopped_at.y) < 0.01, 0.5)
 
 
 def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localization(

@@ -78,7 +78,7 @@ def test_a_controller_loop_drives_spot_to_a_goal_on_the_local_grid_and_it_stops(
             break
     assert goal is not None, "no free direction on the robot's obstacle grid"
 
-    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    publisher = ros.publisher(Twist, "/cmd_vel", 10)
     deadline = time.monotonic() + 30.0
     try:
         while time.monotonic() < deadline:
@@ -106,8 +106,9 @@ def test_a_controller_loop_drives_spot_to_a_goal_on_the_local_grid_and_it_stops(
     finally:
         ros.node.destroy_publisher(publisher)
     # cmd_vel stopped: the driver's watchdog (cmd_duration) lets the robot stop by itself
-    time.sleep(1.5)
-    twist = ros.latest("/odometry").twist.twist
-    assert math.hypot(twist.linear.x, twist.linear.y) < 0.05 and abs(twist.angular.z) < 0.05
+    def stopped() -> bool:
+        twist = ros.latest("/odometry").twist.twist
+        return math.hypot(twist.linear.x, twist.linear.y) < 0.05 and abs(twist.angular.z) < 0.05
+    assert ros.wait_for(stopped, 1.5)
     settled = odom_tform(ros, "body")
     assert math.dist((settled.x, settled.y), goal) < TOLERANCE + 0.1

@@ -5,6 +5,7 @@ import itertools
 import json
 import os
 import random
+import re
 import signal
 import statistics
 import threading
@@ -19,7 +20,7 @@ from ros_harness import REPO, DriverProcess, RosClient
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, holds, running_sim
 from spot_driver import registry
 from spot_msgs.action import Trajectory
 from spot_msgs.msg import LeaseArray, PowerState
@@ -167,7 +168,7 @@ def test_link_loss_cycles_driver_survives_topics_resume_lease_reacquired(world):
 
 
 def test_lease_theft_is_reported_commands_stop_and_take_retakes(world):
-    sim, _driver, ros = world
+    sim, driver, ros = world
     sim.faults.steal_lease()
 
     def owners():
@@ -178,12 +179,15 @@ def test_lease_theft_is_reported_commands_stop_and_take_retakes(world):
     assert ros.wait_for(lambda: level(ros, "lease") == WARN, 3.0)
     assert "lease held by intruder-tablet" in diagnostic(ros, "lease").message
     before = sim.commands.count("RobotCommand")
-    publisher = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    publisher = ros.publisher(Twist, "/cmd_vel", 10)
     twist = Twist()
     twist.linear.x = 0.5
     for _ in range(20):
         publisher.publish(twist)
         time.sleep(0.05)
+    # delivered and not obeyed (the driver says why), and nothing reached the robot
+    assert ros.wait_for(lambda: re.search(r"cmd_vel (ignored: no lease|refused: .*lease)",
+                                          driver.output()), 3.0), driver.output()[-2000:]
     refused = trigger(ros, "stop")
     assert not refused.success and "lease held by intruder-tablet" in refused.message
     assert sim.commands.count("RobotCommand") == before
@@ -277,8 +281,8 @@ def test_latency_200ms_jitter_50ms_keeps_the_session_and_reports_it(world):
     reconnects = value(diagnostic(ros, "connection"), "reconnects")
     sim.faults.set_latency(0.2, 0.05)
     try:
-        time.sleep(6.0)
-        assert level(ros, "connection") == OK
+        # six seconds of the slow link, the session kept all along
+        assert holds(lambda: level(ros, "connection") == OK, 6.0, period=0.2)
         assert value(diagnostic(ros, "connection"), "reconnects") == reconnects
         rtt = float(value(diagnostic(ros, "connection"), "heartbeat_rtt_ms"))
         assert 140 <= rtt <= 500, rtt  # 200 +- 50 ms per RPC, on a loaded 2-core machine

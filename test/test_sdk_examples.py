@@ -4,7 +4,8 @@ no e-stop required, as a robot whose operator holds the e-stop elsewhere).
 ``RUNS`` are the programs that run here (each with the arguments it needs and a sentence its
 output must contain); ``DOES_NOT_RUN`` says why each other example is not run. The README's
 "SDK example programs" table is checked against both, and every example directory of a
-spot-sdk checkout (``SPOT_SDK_DIR``) must be in one of them.
+spot-sdk checkout (``SPOT_SDK_DIR``, by default the workplace copy ../shared/vendor/spot-sdk)
+must be in one of them.
 """
 
 import os
@@ -12,18 +13,70 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import MISSING, PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, SDK_EXAMPLES, USERNAME, connect, running_sim
 
 REPO = Path(__file__).resolve().parent.parent
-SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
-NEEDS_SDK = pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout "
-                               "(SPOT_SDK_DIR): its example programs are in no package CI "
-                               "can install")
+NEEDS_SDK = pytest.mark.usefixtures("sdk_examples")  # skips, or fails in CI, without one
+
+
+# What a program did on the simulated robot, for those whose output says nothing of it (or
+# that exit 1 after running well): (robot, an SDK connection to it, the program's folder,
+# its output) -> fails if the robot shows nothing of it.
+def _saved_image(name: str, size: tuple[int, int] | None = None):
+    def check(_spot, _sdk, folder: Path, _output: str) -> None:
+        from PIL import Image
+        with Image.open(folder / name) as image:  # a real image file, decodable
+            assert image.size == size if size else min(image.size) > 100, image.size
+    return check
+
+
+def _gripper_camera_params(_spot, sdk, _folder, _output) -> None:
+    from bosdyn.api import gripper_camera_param_pb2 as params_pb2
+    from bosdyn.client.gripper_camera_param import GripperCameraParamClient
+    params = sdk.ensure_client(GripperCameraParamClient.default_service_name) \
+        .get_camera_params(params_pb2.GripperCameraGetParamRequest()).params
+    assert params.camera_mode == params_pb2.GripperCameraParams.MODE_1280_720_60FPS_UYVY, params
+    assert abs(params.brightness.value - 0.6) < 1e-6, params
+    assert not params.exposure_auto.value and abs(params.exposure_absolute.value - 0.2) < 1e-6
+
+
+def _auto_return_configured(_spot, sdk, _folder, _output) -> None:
+    from bosdyn.client.auto_return import AutoReturnClient
+    configuration = sdk.ensure_client(AutoReturnClient.default_service_name).get_configuration()
+    assert configuration.enabled, configuration
+    assert configuration.request.params.max_displacement == 12.5  # the program's default
+
+
+def _ir_disabled(spot, _sdk, _folder, _output) -> None:
+    assert spot.ir.ir_enabled is False  # the request reached the robot (no getter in the API)
+
+
+def _faults_seen_then_cleared(_spot, sdk, _folder, output: str) -> None:
+    from bosdyn.client.robot_state import RobotStateClient
+    seen = output.split("Should see locally triggered fault", 1)[1] \
+        .split("Should not see locally triggered fault", 1)
+    assert "ManualExampleFault" in seen[0]  # the robot's state listed the triggered fault
+    assert "ManualExampleFault" not in seen[1]  # and no longer once cleared
+    faults = sdk.ensure_client(RobotStateClient.default_service_name).get_robot_state() \
+        .service_fault_state
+    assert "ManualExampleFault" not in {f.fault_id.fault_name for f in faults.faults}, faults
+    assert "ManualExampleFault" in {f.fault_id.fault_name for f in faults.historical_faults}
+
+
+def _fan_command_on_the_robot(_spot, sdk, _folder, _output) -> None:
+    from bosdyn.api import power_pb2
+    from bosdyn.client.power import PowerClient
+    feedback = sdk.ensure_client(PowerClient.default_service_name) \
+        .fan_power_command_feedback(1)  # the robot's first fan command: the program's
+    assert feedback.status in (power_pb2.FanPowerCommandFeedbackResponse.STATUS_COMPLETE,
+                               power_pb2.FanPowerCommandFeedbackResponse.STATUS_RUNNING), \
+        feedback
 
 
 @dataclass(frozen=True)
@@ -34,15 +87,17 @@ class Example:
     interrupt_after: float = 0.0  # s: a program that runs until Ctrl-C gets SIGINT then
     exit_code: int = 0  # some examples exit 1 after running well (their main returns None)
     sim: tuple[tuple[str, object], ...] = ()  # SimConfig fields the robot needs (hardware)
+    check: Callable | None = None  # what it did on the robot (see above)
 
 
 RUNS = (
     Example("get_robot_state/get_robot_state.py", ("state",), "kinematic_state"),
     Example("get_robot_state/get_robot_state.py", ("metrics",), "gait cycles"),
-    Example("get_image/get_image.py", ("--image-sources", "hand_color_image"), ""),
+    Example("get_image/get_image.py", ("--image-sources", "hand_color_image"), "",
+            check=_saved_image("hand_color_image.jpg")),
     Example("gripper_camera_params/set_gripper_camera_params.py",
             ("--resolution", "1280x720", "--brightness", "0.6", "--auto-exposure", "off",
-             "--exposure", "0.2"), ""),
+             "--exposure", "0.2"), "", check=_gripper_camera_params),
     Example("gripper_camera_params/get_gripper_camera_params.py", (),
             "Exposure ........................... auto"),
     Example("stance/stance_in_place.py", (), "press Ctrl-C to sit Spot", interrupt_after=8.0),
@@ -53,7 +108,7 @@ RUNS = (
     Example("arm_trajectory/arm_trajectory.py", (), "Robot safely powered off"),
     Example("arm_surface_contact/arm_surface_contact.py", (), "Robot safely powered off"),
     Example("arm_with_body_follow/arm_with_body_follow.py", (), "Robot safely powered off"),
-    Example("auto_return/force_start_auto_return.py", (), ""),
+    Example("auto_return/force_start_auto_return.py", (), "", check=_auto_return_configured),
     Example("payloads/payloads.py", ("--payload-credentials-file-1", "payload1.txt",
                                      "--payload-credentials-file-2", "payload2.txt"),
             "Client Registered Payload Ex #2"),
@@ -93,9 +148,11 @@ RUNS = (
     Example("get_mission_state/get_mission_state.py", (), "Got mission state"),
     Example("directory/directory_modification.py", (), "directory-registration"),
     Example("service_faults/service_faults.py", (), "Should not see locally triggered fault.",
-            exit_code=1),
-    Example("fan_command/basic_fan_command.py", (), "status: STATUS_COMPLETE", exit_code=1),
-    Example("disable_ir_emission/disable_ir_emission.py", ("--disable",), ""),
+            exit_code=1, check=_faults_seen_then_cleared),
+    Example("fan_command/basic_fan_command.py", (), "status: STATUS_COMPLETE", exit_code=1,
+            check=_fan_command_on_the_robot),
+    Example("disable_ir_emission/disable_ir_emission.py", ("--disable",), "",
+            check=_ir_disabled),
     Example("docking/dock_my_robot.py", ("--dock-id", "520"), "Docking Success"),
     Example("world_object_with_image_coordinates/world_object_with_image_coordinates.py", (),
             "object_lifetime"),
@@ -103,7 +160,13 @@ RUNS = (
     Example("data_service/get_comments.py", (), "events_comments"),
     Example("data_service/get_events.py", (), "events_comments"),
     Example("data_service/get_pages.py", (), "pages --------"),
-    Example("get_depth_plus_visual_image/get_depth_plus_visual_image.py", (), ""),
+    Example("get_depth_plus_visual_image/get_depth_plus_visual_image.py", (), "",
+            check=_saved_image("frontleft.jpg")),
+    # a robot with an arm registers its hand camera both ways
+    Example("get_depth_plus_visual_image/get_depth_plus_visual_image.py",
+            ("--camera", "hand"), "", check=_saved_image("hand.jpg")),
+    Example("get_depth_plus_visual_image/get_depth_plus_visual_image.py",
+            ("--camera", "hand", "--to-depth"), "", check=_saved_image("hand.jpg")),
     Example("tester_programs/image_service_tester.py", ("--service-name", "image"),
             "no active service faults after all tests are complete"),
     Example("fiducial_follow/fiducial_follow.py", (), "Powered On True", interrupt_after=20.0),
@@ -178,13 +241,13 @@ DOES_NOT_RUN = {
 
 
 def _example_dirs() -> set[str]:
-    return {p.name for p in (Path(SDK_DIR) / "python/examples").iterdir()
+    return {p.name for p in SDK_EXAMPLES.iterdir()
             if p.is_dir() and p.name != "docs"}
 
 
 def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
     """(exit code, or None when interrupted as the program asks; stdout + stderr)."""
-    program = Path(SDK_DIR) / "python/examples" / example.program
+    program = SDK_EXAMPLES / example.program
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD,
            "MPLBACKEND": "Agg"}
     process = subprocess.Popen(
@@ -215,8 +278,14 @@ def test_the_sdk_example_runs_unmodified(example, tmp_path):
     with running_sim(tmp_path / "certs", has_arm=True, estop_required=False,
                      **dict(example.sim)) as spot:
         code, output = run(spot, example, tmp_path)
-    assert code in (example.exit_code, None), output[-3000:]
-    assert example.prints in output, output[-3000:]
+        assert code in (example.exit_code, None), output[-3000:]
+        assert example.prints in output, output[-3000:]
+        if example.check is not None:
+            sdk = connect(spot)
+            try:
+                example.check(spot, sdk, tmp_path, output)
+            finally:
+                sdk.time_sync.stop()
 
 
 @NEEDS_SDK

@@ -30,7 +30,7 @@ from bosdyn.client.robot_command import (
 from bosdyn.util import seconds_to_duration
 from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
-from conftest import connect, running_sim
+from conftest import connect, holds, running_sim
 
 ArmFb = arm_command_pb2
 State = manipulation_api_pb2.ManipulationFeedbackState
@@ -65,7 +65,7 @@ def test_joint_move_interpolates_to_the_target(arm_robot):
     target = [0.3, -1.2, 1.9, 0.2, -0.5, 0.4]
     command = RobotCommandBuilder.arm_joint_move_helper([target], [1.5])
     command_id = commander(arm_robot).robot_command(command)
-    time.sleep(0.7)
+    time.sleep(0.7)  # sleep: a sample midway through the 1.5 s move (its timing is tested)
     midway = joints(arm_robot)
     assert 0.0 < midway["arm0.sh0"] < 0.3, "the move is interpolated over time"
     assert arm_feedback(arm_robot, command_id).arm_joint_move_feedback.status == \
@@ -142,13 +142,13 @@ def test_arm_stop_freezes_a_move(arm_robot):
     client = commander(arm_robot)
     client.robot_command(RobotCommandBuilder.arm_joint_move_helper(
         [[1.0, -1.2, 1.9, 0.0, 0.0, 0.0]], [2.0]))
-    time.sleep(0.5)
+    assert wait_for(lambda: joints(arm_robot)["arm0.sh0"] > 0.1)  # under way
     stop = robot_command_pb2.RobotCommand()
     stop.synchronized_command.arm_command.arm_stop_command.SetInParent()
     client.robot_command(stop)
     stopped = joints(arm_robot)
-    time.sleep(0.4)
-    assert joints(arm_robot)["arm0.sh0"] == pytest.approx(stopped["arm0.sh0"], abs=1e-3)
+    assert holds(lambda: joints(arm_robot)["arm0.sh0"] == pytest.approx(stopped["arm0.sh0"],
+                                                                        abs=1e-3), 0.4)
     assert 0.05 < stopped["arm0.sh0"] < 0.9
 
 
@@ -208,8 +208,9 @@ def test_arm_commands_need_motor_power(arm_sim):
 
 def test_gaze_and_cartesian_velocity(arm_robot):
     client = commander(arm_robot)
-    client.robot_command(RobotCommandBuilder.arm_ready_command())
-    time.sleep(2.2)
+    ready = client.robot_command(RobotCommandBuilder.arm_ready_command())
+    assert wait_for(lambda: arm_feedback(arm_robot, ready).named_arm_position_feedback.status
+                    == ArmFb.NamedArmPositionsCommand.Feedback.STATUS_COMPLETE, 5.0)
     command_id = client.robot_command(RobotCommandBuilder.arm_gaze_command(2.0, 0.5, 0.0, "body"))
     Gaze = ArmFb.GazeCommand.Feedback
     assert wait_for(lambda: arm_feedback(arm_robot, command_id).arm_gaze_feedback.status
@@ -228,7 +229,7 @@ def test_gaze_and_cartesian_velocity(arm_robot):
     cartesian.frame_name = "body"
     cartesian.velocity_in_frame_name.z = 0.1
     client.robot_command(velocity, end_time_secs=time.time() + 1.0)
-    time.sleep(1.5)
+    time.sleep(1.5)  # sleep: past the command's end time, when it stops by itself (tested)
     end = frame_helpers.get_a_tform_b(state_of(arm_robot).kinematic_state.transforms_snapshot,
                                       "body", "hand")
     assert end.z - start.z == pytest.approx(0.1, abs=0.02), "1 s at 0.1 m/s, then it stops"
@@ -327,9 +328,9 @@ def test_surface_contact_presses_on_the_floor_along_the_trajectory(arm_robot):
     response = client.arm_surface_contact_command(
         _surface_contact(-0.2, -0.1, odom_t_flat=odom_t_flat))
     assert response.header.error.code == response.header.error.CODE_OK
-    time.sleep(0.8)
+    time.sleep(0.8)  # sleep: a sample during the sweep (surface contact has no feedback)
     mid, _ = _hand_and_force(arm_robot)
-    time.sleep(2.5)
+    time.sleep(2.5)  # sleep: past the sweep's duration (surface contact has no feedback)
     hand, force = _hand_and_force(arm_robot)
     wanted = odom_t_flat * SE3Pose(0.75, -0.2, 0.0, Quat())
     assert (hand.x, hand.y) == pytest.approx((wanted.x, wanted.y), abs=0.03)
@@ -344,6 +345,6 @@ def test_surface_contact_presses_on_the_floor_along_the_trajectory(arm_robot):
     # The SDK example's sweep to 0.5 m right: the body does not follow the hand here, so the
     # floor there is out of the arm's reach and nothing is pressed.
     client.arm_surface_contact_command(_surface_contact(-0.5, -0.1, odom_t_flat=odom_t_flat))
-    time.sleep(3.0)
+    time.sleep(3.0)  # sleep: past the sweep's duration (surface contact has no feedback)
     hand, force = _hand_and_force(arm_robot)
     assert hand.z > 0.05 and force == pytest.approx((0.0, 0.0, 0.0), abs=1e-6)

@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import test_sim_arm
@@ -32,7 +31,7 @@ from bosdyn.client.robot_command import (
 from bosdyn.util import seconds_to_duration
 from test_sim_motion import commander, state_of, wait_for
 
-from conftest import MISSING, PASSWORD, USERNAME, connect, running_sim
+from conftest import PASSWORD, USERNAME, connect, holds, running_sim
 
 arm_sim, arm_robot = test_sim_arm.arm_sim, test_sim_arm.arm_robot  # the arm's fixtures
 Cartesian = arm_command_pb2.ArmCartesianCommand
@@ -93,7 +92,7 @@ def test_follow_arm_walks_the_body_to_a_hand_goal_beyond_reach(arm_robot):
         RobotCommandBuilder.follow_arm_command(), RobotCommandBuilder.arm_pose_command(
             goal.x, goal.y, goal.z, 1, 0, 0, 0, "odom", 2.0))
     command_id = command.robot_command(follow)
-    time.sleep(0.6)
+    time.sleep(0.6)  # sleep: a sample during the 2 s move (its timing is tested)
     assert _arm_feedback(arm_robot, command_id).arm_cartesian_feedback.status == \
         Cartesian.Feedback.STATUS_IN_PROGRESS
     seen = set()  # not STALLED on the way: the arm moves on once the body stops
@@ -150,8 +149,7 @@ def test_a_force_axis_presses_the_hand_on_the_floor(arm_robot):
     bad, _ = _force_down_command(arm_robot, None)
     with pytest.raises(InvalidRequestError):
         command.robot_command(bad)
-    time.sleep(0.3)
-    assert _odom_t(arm_robot, "hand").z == pytest.approx(before.z, abs=1e-3)
+    assert holds(lambda: _odom_t(arm_robot, "hand").z == pytest.approx(before.z, abs=1e-3), 0.3)
     good, above = _force_down_command(arm_robot, -20.0)
     command_id = command.robot_command(good)
     assert wait_for(lambda: _arm_feedback(arm_robot, command_id).arm_cartesian_feedback.status
@@ -265,7 +263,7 @@ def test_constrained_manipulation_moves_what_the_hand_holds(arm_robot):
     _hold_something(arm_robot)
     command_id = command.robot_command(_constrained(arm_robot, Task.TASK_TYPE_R3_LINEAR_FORCE,
                                                     2.0, **pull))
-    time.sleep(1.0)
+    time.sleep(1.0)  # sleep: a sample during the 2 s pull (its timing is tested)
     feedback = _constrained_feedback(arm_robot, command_id)
     assert feedback.status == ConstrainedFb.STATUS_RUNNING
     assert feedback.desired_wrench_odom_frame.force.x < -30  # 40 N toward the body
@@ -282,24 +280,19 @@ def test_constrained_manipulation_moves_what_the_hand_holds(arm_robot):
         tangential_speed=0.2, target_linear_position=0.1,
         control_mode=basic_command_pb2.ConstrainedManipulationCommand.Request
         .CONTROL_MODE_POSITION))
-    time.sleep(2.0)
+    time.sleep(2.0)  # sleep: past the task's end; where the hand stopped is tested
     after = _odom_t(arm_robot, "hand")
     assert after.y - before.y == pytest.approx(0.1, abs=0.01)
     assert after.x == pytest.approx(before.x, abs=0.01)
 
     command.robot_command(_constrained(arm_robot, Task.TASK_TYPE_SE3_ROTATIONAL_TORQUE, 1.0,
                                        torque=(1.0, 0.0, 0.0), rotational_speed=0.5))
-    time.sleep(1.6)
+    time.sleep(1.6)  # sleep: past the command's 1 s end; how far it turned is tested
     turned = (after.rot.inverse() * _odom_t(arm_robot, "hand").rot).to_axis_angle()
     assert turned[0] == pytest.approx(0.5, abs=0.1)
 
 
-SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
-
-
-@pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout (SPOT_SDK_DIR): its "
-                    "example programs are in no package CI can install")
-def test_the_sdk_constrained_manipulation_example_runs_unmodified(tmp_path):
+def test_the_sdk_constrained_manipulation_example_runs_unmodified(tmp_path, sdk_examples):
     """Boston Dynamics' run_constrained_manipulation.py expects a powered robot already
     holding a drawer handle (set up here as its README asks: power, stand, ready, grasp
     override); it pulls for 10 s and exits after 20 s."""
@@ -315,7 +308,7 @@ def test_the_sdk_constrained_manipulation_example_runs_unmodified(tmp_path):
             start = _odom_t(robot, "hand")
         env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME,
                "BOSDYN_CLIENT_PASSWORD": PASSWORD}
-        program = Path(SDK_DIR) / "python/examples/arm_constrained_manipulation" \
+        program = sdk_examples / "arm_constrained_manipulation" \
             / "run_constrained_manipulation.py"
         result = subprocess.run(
             [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(sim.port), "--ca",

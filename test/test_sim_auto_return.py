@@ -13,7 +13,7 @@ from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from test_sim_motion import commander, odom_tform_body, operated, wait_for
 
-from conftest import connect, running_sim
+from conftest import connect, holds, running_sim
 
 
 def _walk(robot, metres: float) -> None:
@@ -21,7 +21,7 @@ def _walk(robot, metres: float) -> None:
     command = commander(robot)
     command.robot_command(RobotCommandBuilder.synchro_velocity_command(v_x=0.5, v_y=0, v_rot=0),
                           end_time_secs=time.time() + metres / 0.5)
-    time.sleep(metres / 0.5 + 1.0)
+    time.sleep(metres / 0.5 + 1.0)  # sleep: the walk's length (velocity has no feedback)
 
 
 def _params(max_displacement: float) -> auto_return_pb2.Params:
@@ -58,7 +58,7 @@ def test_started_it_walks_back_along_its_path_within_the_displacement(robot):
         client.start(leases=[leases.lease_wallet.get_lease().create_newer()])
         assert wait_for(lambda: math.hypot(odom_tform_body(robot).x - far.x,
                                            odom_tform_body(robot).y - far.y) > 0.9, timeout=8)
-        time.sleep(1.0)
+        time.sleep(1.0)  # sleep: its last steps (auto-return reports no arrival)
         back = odom_tform_body(robot)
         assert math.hypot(back.x - far.x, back.y - far.y) == pytest.approx(1.0, abs=0.15)
         assert back.x > start.x + 0.7  # not all the way: max_displacement holds it
@@ -78,8 +78,9 @@ def test_comms_loss_triggers_the_return(robot):
     far = odom_tform_body(robot)
     client.configure(_params(5.0), [leases.lease_wallet.get_lease().create_newer()])
     assert client.get_configuration().enabled
-    time.sleep(3.0)  # talking: the lease is fresh, the robot stays
-    assert math.hypot(odom_tform_body(robot).x - far.x, odom_tform_body(robot).y - far.y) < 0.05
+    # talking: the lease is fresh, the robot stays
+    assert holds(lambda: math.hypot(odom_tform_body(robot).x - far.x,
+                                    odom_tform_body(robot).y - far.y) < 0.05, 3.0, period=0.1)
     keepalive.shutdown()  # comms lost
     assert wait_for(lambda: math.hypot(odom_tform_body(robot).x - far.x,
                                        odom_tform_body(robot).y - far.y) > 1.0, timeout=10)

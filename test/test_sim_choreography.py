@@ -24,7 +24,7 @@ from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from google.protobuf import text_format
 from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
-from conftest import connect, running_sim
+from conftest import connect, holds, running_sim
 
 DATA = Path(__file__).parent / "data" / "choreography"
 Status = seq_pb2.ChoreographyStatusResponse
@@ -181,8 +181,8 @@ def test_execute_with_status_then_interrupt(sim, robot):
         assert wait_for(lambda: chor.get_choreography_status()[0].status
                         == Status.STATUS_INTERRUPTED, 1.0)
         slice_at_stop = chor.get_choreography_status()[0].current_slice
-        time.sleep(0.3)
-        assert chor.get_choreography_status()[0].current_slice == slice_at_stop
+        assert holds(lambda: chor.get_choreography_status()[0].current_slice == slice_at_stop,
+                     0.3)
 
 
 def test_withheld_license_refuses_choreography(certs_dir):
@@ -215,11 +215,11 @@ def test_recorded_state_becomes_an_animation_and_a_dance_is_logged(sim, robot, t
         started = time.time()
         commander(robot).robot_command(RobotCommandBuilder.synchro_velocity_command(
             v_x=0.5, v_y=0.0, v_rot=0.0), end_time_secs=time.time() + 1.5)
-        time.sleep(2.0)
+        time.sleep(2.0)  # sleep: past the walk's 1.5 s end (velocity has no feedback)
         chor.stop_recording_state()
         recorded_for = time.time() - started
         walked = odom_tform_body(robot)
-        time.sleep(0.3)
+        time.sleep(0.3)  # sleep: a span after the stop that the log must not hold
         status, log = chor.download_robot_state_log(Log.LOG_TYPE_MANUAL)
         assert status == seq_pb2.DownloadRobotStateLogResponse.STATUS_OK
         frames = log.key_frames
@@ -241,7 +241,7 @@ def test_recorded_state_becomes_an_animation_and_a_dance_is_logged(sim, robot, t
         chor.execute_choreography("short_sway", time.time(), 0)
         assert wait_for(lambda: chor.get_choreography_status()[0].status
                         == Status.STATUS_COMPLETED_SEQUENCE, 5.0)
-        time.sleep(0.2)
+        time.sleep(0.2)  # sleep: a span after the dance that the log must not hold
         status, log = chor.download_robot_state_log(Log.LOG_TYPE_LAST_CHOREOGRAPHY)
         sways = [f.animation_tform_body.position.y for f in log.key_frames]
         assert max(sways) - min(sways) > 0.05  # the body swayed sideways (0.1 m)

@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from bosdyn.api.spot import choreography_params_pb2 as params_pb2
@@ -18,7 +17,7 @@ from bosdyn.client.robot_command import blocking_stand
 from google.protobuf import text_format
 from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
-from conftest import MISSING, PASSWORD, USERNAME, connect, running_sim
+from conftest import PASSWORD, SDK_DIR, USERNAME, connect, running_sim
 
 Status = seq_pb2.ChoreographyStatusResponse
 SDK_DANCE = "python/examples/upload_choreographed_sequence/default_dance.csq"
@@ -29,12 +28,11 @@ def client(robot) -> ChoreographyClient:
 
 
 def sdk_example_dance() -> seq_pb2.ChoreographySequence:
-    """The SDK's upload example dance: from a spot-sdk checkout when ``SPOT_SDK_DIR`` names one,
+    """The SDK's upload example dance: from the spot-sdk checkout (conftest.SDK_DIR) if any,
     otherwise the same moves written here (13-slice steps and holds, hind-pair steps, butt
     circles of radius 0.2 about each pivot, an absolute ``turn_2step``)."""
-    checkout = os.environ.get("SPOT_SDK_DIR")
-    if checkout:
-        return text_format.Parse((Path(checkout) / SDK_DANCE).read_text(),
+    if SDK_DIR:
+        return text_format.Parse((SDK_DIR / SDK_DANCE).read_text(),
                                  seq_pb2.ChoreographySequence())
     seq = seq_pb2.ChoreographySequence(name="Upload Choreography Example",
                                        slices_per_minute=520.0)
@@ -237,10 +235,8 @@ def test_a_dance_started_sitting_stands_up_first(sim, robot):
         assert odom_tform_body(robot).z > sitting + 0.2  # standing
 
 
-@pytest.mark.skipif(not os.environ.get("SPOT_SDK_DIR"), reason=MISSING + "a spot-sdk checkout "
-                    "(SPOT_SDK_DIR): its example programs are in no package CI can install")
-def test_the_sdk_upload_example_runs_unmodified(tmp_path):
-    example = Path(os.environ["SPOT_SDK_DIR"]) / SDK_DANCE
+def test_the_sdk_upload_example_runs_unmodified(tmp_path, sdk_examples):
+    example = SDK_DIR / SDK_DANCE
     with running_sim(tmp_path / "certs", estop_required=False) as spot:
         env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME,
                "BOSDYN_CLIENT_PASSWORD": PASSWORD}

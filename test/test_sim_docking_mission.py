@@ -15,7 +15,7 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from bosdyn.client.world_object import WorldObjectClient
-from bosdyn.mission.client import MissionClient, ValidationError
+from bosdyn.mission.client import InvalidAnswerCode, MissionClient, ValidationError
 from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, running_sim
@@ -119,8 +119,7 @@ def test_undock_then_dock_charges_the_battery(docked_sim):
         assert (state.status, state.dock_id) == (docking_pb2.DockState.DOCK_STATUS_DOCKED, 520)
         assert odom_tform_body(robot).x == pytest.approx(-2.0, abs=0.05)
         assert not docked_sim.robot.legs.posture.standing  # sits on the dock
-        time.sleep(1.0)
-        assert docked_sim.robot.battery.percent > battery
+        assert wait_for(lambda: docked_sim.robot.battery.percent > battery, 3.0)  # charging
 
 
 def test_docking_refusals(sim, robot):
@@ -204,7 +203,7 @@ def test_mission_stand_sleep_prompt_sit(sim, robot):
         assert sim.robot.standing
         (question,) = client.get_state().questions
         assert question.text == "Continue?"
-        with pytest.raises(ResponseError):
+        with pytest.raises(InvalidAnswerCode):
             client.answer_question(question.id, 7)  # not an option
         client.answer_question(question.id, 1)
         state = _wait_status(client, {State.STATUS_SUCCESS, State.STATUS_FAILURE,

@@ -53,7 +53,7 @@ def test_the_default_profile_is_deterministic(certs_dir):
             state_of(robot)
         # a safety bound (a call that stalls); the delays the field profile adds are checked
         # in the next test
-        assert (time.monotonic() - started) / 20 < 0.1
+        assert (time.monotonic() - started) / 20 < 1.0
 
 
 def test_the_field_profile_is_noisy_slow_and_stale(field_sim):
@@ -116,7 +116,7 @@ def test_the_robot_clock_drifts(certs_dir):
         robot = connect(spot)
         before, host_before = state_of(robot).kinematic_state.acquisition_timestamp, \
             time.monotonic()
-        time.sleep(1.0)
+        time.sleep(1.0)  # sleep: the span both clocks are compared over
         after, host_after = state_of(robot).kinematic_state.acquisition_timestamp, \
             time.monotonic()
         robot_s = (timestamp_to_nsec(after) - timestamp_to_nsec(before)) / 1e9

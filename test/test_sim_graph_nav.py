@@ -47,14 +47,18 @@ PATH = ((0.0, 0.0), (1.5, 0.0), (1.5, 1.8), (0.0, 1.8))
 def walk_to(robot, x: float, y: float, yaw: float = 0.0, timeout: float = 20.0) -> None:
     command = RobotCommandBuilder.synchro_se2_trajectory_point_command(x, y, yaw,
                                                                        ODOM_FRAME_NAME)
-    commander(robot).robot_command(command, end_time_secs=time.time() + timeout)
+    client = commander(robot)
+    command_id = client.robot_command(command, end_time_secs=time.time() + timeout)
 
-    def arrived():
-        pose = odom_tform_body(robot)
-        return math.hypot(pose.x - x, pose.y - y) < 0.05
+    def settled():  # at the goal, the body settled
+        feedback = client.robot_command_feedback(command_id).feedback.synchronized_feedback \
+            .mobility_command_feedback.se2_trajectory_feedback
+        return feedback.status == feedback.STATUS_AT_GOAL \
+            and feedback.body_movement_status == feedback.BODY_STATUS_SETTLED
 
-    assert wait_for(arrived, timeout), odom_tform_body(robot)
-    time.sleep(0.3)  # settle
+    assert wait_for(settled, timeout), odom_tform_body(robot)
+    pose = odom_tform_body(robot)
+    assert math.hypot(pose.x - x, pose.y - y) < 0.05, pose
 
 
 def clients(robot):

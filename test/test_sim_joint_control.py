@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +26,7 @@ from bosdyn.client.robot_command import (
 from bosdyn.client.robot_state import RobotStateClient, RobotStateStreamingClient
 from bosdyn.util import seconds_to_duration
 
-from conftest import MISSING, PASSWORD, USERNAME, connect, running_sim
+from conftest import PASSWORD, USERNAME, connect, holds, running_sim
 
 Status = robot_command_pb2.JointControlStreamResponse
 # The SDK examples' gains (constants.py), per leg: hx, hy, kn.
@@ -114,7 +113,7 @@ def standing(certs_dir):
         robot.power_on(timeout_sec=20)
         command = robot.ensure_client(RobotCommandClient.default_service_name)
         blocking_stand(command, timeout_sec=10)
-        time.sleep(0.3)  # settled, as the examples wait after standing
+        time.sleep(0.3)  # sleep: settled, as the SDK's examples wait after standing
         try:
             yield robot, command
         finally:
@@ -161,7 +160,7 @@ def test_a_squat_through_joint_control_then_the_stand_controller_takes_back(stan
     response = stream(robot, [start, SQUAT, start], load, 1.5, sent=sent,
                       activate=lambda: command.robot_command(RobotCommandBuilder.joint_command()))
     assert response.status == Status.STATUS_OK, response
-    time.sleep(1.5)  # end_time passes: the robot returns to its stand controller
+    time.sleep(1.5)  # sleep: end_time passes; the robot returns to its stand controller
     reader.close()
     positions = np.array([s.joint_states.position for _, s in reader.messages])
     heights = np.array([s.kinematic_state.odom_tform_body.position.z
@@ -218,10 +217,9 @@ def test_refused_commands_end_the_stream_and_change_nothing(standing, case, stat
     response = client.send_joint_control_commands(iter([request]))
     assert response.status == status, response
     assert response.message
-    time.sleep(0.1)
-    after = np.array(reader.latest.joint_states.position)
+    assert holds(lambda: np.abs(np.array(reader.latest.joint_states.position) - start).max()
+                 < 1e-6, 0.1)  # nothing moved
     reader.close()
-    assert np.abs(after - start).max() < 1e-6  # nothing moved
 
 
 def test_the_velocity_safety_limit_trips_a_behavior_fault(standing):
@@ -262,20 +260,14 @@ def test_joint_mode_needs_power_and_the_license(certs_dir):
         robot.time_sync.stop()
 
 
-SDK_EXAMPLES = os.environ.get("SPOT_SDK_JOINT_CONTROL_EXAMPLES", "")
-
-
-@pytest.mark.skipif(not SDK_EXAMPLES, reason=MISSING + "a spot-sdk checkout "
-                    "(SPOT_SDK_JOINT_CONTROL_EXAMPLES = its python/examples/joint_control): its "
-                    "example programs are in no package CI can install")
 @pytest.mark.parametrize("program, arm", [("noarm_squat.py", False), ("wiggle_arm.py", True)])
-def test_the_sdk_joint_control_examples_run_unmodified(tmp_path, program, arm):
+def test_the_sdk_joint_control_examples_run_unmodified(tmp_path, program, arm, sdk_examples):
     with running_sim(tmp_path / "certs", estop_required=False, has_arm=arm) as sim:
         env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME,
                "BOSDYN_CLIENT_PASSWORD": PASSWORD}
         result = subprocess.run(
             [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(sim.port), "--ca",
-             str(sim.ca_cert), str(Path(SDK_EXAMPLES) / program), "127.0.0.1"],
+             str(sim.ca_cert), str(sdk_examples / "joint_control" / program), "127.0.0.1"],
             capture_output=True, text=True, timeout=90, env=env)
         assert result.returncode == 0, result.stderr[-3000:]
         assert "Robot safely powered off." in result.stderr, result.stderr[-3000:]

@@ -19,7 +19,7 @@ from bosdyn.client.robot_command import RobotCommandBuilder
 from bosdyn.mission.client import CustomParamsError, MissionClient, ValidationError
 from test_sim_motion import operated, wait_for
 
-from conftest import connect, running_sim
+from conftest import connect, holds, running_sim
 from spot_sim.mission.compiler import REFUSED
 
 State = mission_pb2.State
@@ -341,8 +341,7 @@ def test_state_machine_as_sdk_programs_see_it(sim, robot):
         assert client.get_state().status == State.STATUS_RUNNING
         assert wait_for(lambda: client.get_state().status == State.STATUS_PAUSED, 5)
         paused_at = client.get_state().tick_counter
-        time.sleep(0.3)
-        assert client.get_state().tick_counter == paused_at  # no ticks while paused
+        assert holds(lambda: client.get_state().tick_counter == paused_at, 0.3)  # no ticks
         run_state = None
         while run_state is None or run_state.status == State.STATUS_RUNNING:
             client.play_mission(time.time() + 1.5, leases=leases(robot))

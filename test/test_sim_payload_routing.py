@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 from concurrent import futures
-from pathlib import Path
 
 import bosdyn.client
 import grpc
@@ -21,7 +20,7 @@ from bosdyn.mission.remote_client import RemoteClient
 from test_sim_mission_nodes import run
 from test_sim_motion import operated, wait_for
 
-from conftest import MISSING, PASSWORD, USERNAME, missing, running_sim
+from conftest import PASSWORD, SDK_EXAMPLES, USERNAME, missing, running_sim
 from spot_sim import SimConfig, SimulatedSpot
 
 SERVICE_TYPE = "bosdyn.api.mission.RemoteMissionService"
@@ -132,11 +131,7 @@ def test_a_missions_remote_grpc_node_runs_on_the_payload_service(tmp_path, greet
         robot.time_sync.stop()
 
 
-SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
-
-
-@pytest.mark.skipif(not SDK_DIR, reason=MISSING + "a spot-sdk checkout (SPOT_SDK_DIR): its "
-                    "example programs are in no package CI can install")
+@pytest.mark.usefixtures("sdk_examples")
 @pytest.mark.parametrize("folder, service, name, client, says", [
     ("remote_mission_service", ("hello_world_mission_service.py", "robot"),
      "hello-world-callback",
@@ -155,7 +150,7 @@ def test_the_sdk_payload_service_examples_talk_through_the_robot(tmp_path, folde
                                                                   name, client, says):
     """A Boston Dynamics example service registers itself with the robot; its example
     client then reaches it through the robot's directory."""
-    examples = Path(SDK_DIR) / "python/examples" / folder
+    examples = SDK_EXAMPLES / folder
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
     (tmp_path / "notes.txt").write_text("a file on the payload\n")  # the save-file plugin's
     config = SimConfig(username=USERNAME, password=PASSWORD, estop_required=False)

@@ -33,7 +33,8 @@ def test_sources_of_a_robot_without_and_with_an_arm(certs_dir):
             robot.time_sync.stop()
         body = {f"{c}_{k}" for c in BODY
                 for k in ("fisheye_image", "depth", "depth_in_visual_frame")}
-        hand = {"hand_color_image", "hand_image", "hand_depth", "hand_depth_in_hand_color_frame"}
+        hand = {"hand_color_image", "hand_image", "hand_depth", "hand_depth_in_hand_color_frame",
+                "hand_color_in_hand_depth_frame"}  # registered both ways, as a robot offers
         assert names == (body | hand if arm else body)
 
 

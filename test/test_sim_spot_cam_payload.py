@@ -8,7 +8,6 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,7 +33,7 @@ from bosdyn.client.spot_cam.streamquality import StreamQualityClient
 from bosdyn.client.spot_cam.version import VersionClient
 from test_sim_spot_cam import wait_for
 
-from conftest import MISSING, PASSWORD, USERNAME, connect, running_sim, wav_bytes
+from conftest import PASSWORD, USERNAME, connect, missing, running_sim, wav_bytes
 
 Refused = sdk_errors.InvalidRequestError
 MECH = ptz_pb2.PtzDescription(name="mech")
@@ -269,7 +268,6 @@ def test_ir_reads_the_hot_object_hotter(robot):
 
 
 # ---------------------------------------------------------------------------- the SDK's program
-SDK_DIR = os.environ.get("SPOT_SDK_DIR", "")
 PROGRAM_NEEDS = [m for m in ("aiortc", "cv2", "PIL") if importlib.util.find_spec(m) is None]
 COMMANDS = [  # every sub-command but webrtc's, each with what its output must show
     (["audio", "set_volume", "40"], ""), (["audio", "get_volume"], "40"),
@@ -314,10 +312,10 @@ COMMANDS = [  # every sub-command but webrtc's, each with what its output must s
 ]
 
 
-@pytest.mark.skipif(not SDK_DIR or PROGRAM_NEEDS, reason=MISSING + "a spot-sdk checkout "
-                    "(SPOT_SDK_DIR) and the program's own requirements (aiortc, opencv, Pillow)")
-def test_the_sdk_spot_cam_program_runs_unmodified(spot, robot, tmp_path):
-    program = Path(SDK_DIR) / "python/examples/spot_cam/command_line.py"
+def test_the_sdk_spot_cam_program_runs_unmodified(spot, robot, tmp_path, sdk_examples):
+    if PROGRAM_NEEDS:  # requirements.lock has them: only a hand-made environment lacks them
+        missing(f"the Spot CAM program's own requirements: {', '.join(PROGRAM_NEEDS)}")
+    program = sdk_examples / "spot_cam/command_line.py"
     (tmp_path / "chime.wav").write_bytes(wav_bytes(0.2))
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
     logpoint = store(client(robot, MediaLogClient), "c1").name

@@ -14,6 +14,7 @@ from bosdyn.api import lease_pb2, service_customization_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.service_customization_helpers import create_value_validator
 
+from spot_sim import crash_log
 from spot_sim.mission.blackboard import Blackboard
 from spot_sim.mission.compiler import Compiled, compile_tree
 from spot_sim.mission.nodes import ERROR, FAILURE, RUNNING, SUCCESS, Node
@@ -75,6 +76,7 @@ class MissionRunner:
                     self._step(now, now - self._last_ns)
                 except Exception as exc:  # a bug in a node must not stop the service
                     _LOG.exception("mission tick failed")
+                    crash_log.record("mission tick", exc)
                     self._halt()
                     self.status, self.error = State.STATUS_ERROR, f"internal error: {exc}"
         self._last_ns = now
