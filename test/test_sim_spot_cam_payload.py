@@ -312,6 +312,50 @@ COMMANDS = [  # every sub-command but webrtc's, each with what its output must s
 ]
 
 
+# What a sub-command whose output shows nothing did on the robot (each runs right after it;
+# the others print what the robot answered, or a later getter checks them).
+def _played(spot, _robot, _logpoint) -> None:
+    last = spot.servicer("spot-cam-audio").speaker.played()[-1]
+    assert (last.name, last.gain) == ("chime", 0.5), last
+
+
+def _sound_gone(_spot, robot, _logpoint) -> None:
+    sounds = client(robot, AudioClient).list_sounds()
+    assert "chime" not in {sound.name for sound in sounds}, sounds
+
+
+def _bit_events_cleared(_spot, robot, _logpoint) -> None:
+    events, _degradations = client(robot, HealthClient).get_bit_status()
+    assert not events, events
+
+
+def _logpoint_gone(_spot, robot, logpoint) -> None:
+    names = {point.name for point in client(robot, MediaLogClient).list_logpoints()}
+    assert logpoint not in names, names
+
+
+def _no_logpoints(_spot, robot, _logpoint) -> None:
+    assert not client(robot, MediaLogClient).list_logpoints()
+
+
+def _lens_initialized(spot, _robot, _logpoint) -> None:
+    assert spot.servicer("spot-cam-ptz").heads.lens_initializations >= 1
+
+
+def _congestion_control_on(spot, _robot, _logpoint) -> None:
+    assert spot.servicer("spot-cam-stream-quality").settings.congestion_control is True
+
+
+COMMAND_NAMES = {"delete-all": "delete_all"}  # argument spellings, as keys below
+EFFECTS = {("audio", "play"): _played, ("audio", "delete"): _sound_gone,
+           ("health", "clear"): _bit_events_cleared, ("media_log", "delete"): _logpoint_gone,
+           ("media_log", "delete_all"): _no_logpoints,
+           ("ptz", "initialize_lens"): _lens_initialized,
+           ("stream_quality", "congestion_control"): _congestion_control_on}
+# `media_log enable_debug` is only accepted: the simulated payload keeps no debug records
+# (doc/simulator.md); `health bit` and the getters print the robot's answer.
+
+
 def test_the_sdk_spot_cam_program_runs_unmodified(spot, robot, tmp_path, sdk_examples):
     if PROGRAM_NEEDS:  # requirements.lock has them: only a hand-made environment lacks them
         missing(f"the Spot CAM program's own requirements: {', '.join(PROGRAM_NEEDS)}")
@@ -330,6 +374,9 @@ def test_the_sdk_spot_cam_program_runs_unmodified(spot, robot, tmp_path, sdk_exa
             capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
         assert result.returncode == 0, (args, result.stderr[-2000:])
         assert expected in result.stdout, (args, result.stdout[-2000:])
+        effect = EFFECTS.get(tuple(COMMAND_NAMES.get(a, a) for a in args[:2]))
+        if effect is not None:  # what it did on the robot, where its output shows nothing
+            effect(spot, robot, logpoint)
     assert (tmp_path / "ptz.jpg").stat().st_size > 10_000
     assert (tmp_path / "ir-raw.pgm").stat().st_size > 640 * 512 * 2
     assert (tmp_path / "calibration.txt").read_text().count("fx=") == 5
