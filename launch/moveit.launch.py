@@ -20,6 +20,7 @@ from launch import LaunchDescription
 from spot_driver.description import moveit_config, rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
+from spot_driver.launch_arguments import strict
 
 SHARE = get_package_share_directory("spot_driver")
 MOVEIT = os.path.join(SHARE, "config", "moveit")
@@ -60,7 +61,7 @@ def _nodes(context):
 
 
 def generate_launch_description() -> LaunchDescription:
-    return LaunchDescription([
+    return strict(LaunchDescription([
         DeclareLaunchArgument("robot_name", default_value="",
                               description="the driver's robot_name (namespace and prefix)"),
         DeclareLaunchArgument("tf_root", default_value="odom",
@@ -68,4 +69,4 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("launch_rviz", default_value="false",
                               description="start RViz with the MotionPlanning panel"),
         OpaqueFunction(function=_nodes),
-    ])
+    ]), __file__)

@@ -17,6 +17,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
 from launch import LaunchDescription
+from spot_driver.launch_arguments import strict
 
 LAUNCH = os.path.join(get_package_share_directory("spot_driver"), "launch")
 ROBOTS = ("spot1", "spot2")
@@ -40,7 +41,7 @@ def _robots(context):
 
 
 def generate_launch_description() -> LaunchDescription:
-    return LaunchDescription([
+    return strict(LaunchDescription([
         DeclareLaunchArgument("simulated", default_value="true",
                               description="start two simulated robots (else connect to real "
                                           "ones at spot1_hostname / spot2_hostname)"),
@@ -48,4 +49,4 @@ def generate_launch_description() -> LaunchDescription:
                                 description=f"address of {name} (with simulated:=false)")
           for name in ROBOTS],
         OpaqueFunction(function=_robots),
-    ])
+    ]), __file__)

@@ -26,6 +26,7 @@ from launch_ros.actions import Node
 from launch import LaunchDescription
 from spot_driver.description import nav2_config
 from spot_driver.description.config_files import rendered_file
+from spot_driver.launch_arguments import strict
 
 SHARE = get_package_share_directory("spot_driver")
 # (package, executable, node name, remappings), in nav2_bringup's order.
@@ -100,7 +101,7 @@ def _nodes(context):
 
 
 def generate_launch_description() -> LaunchDescription:
-    return LaunchDescription([
+    return strict(LaunchDescription([
         DeclareLaunchArgument("robot_name", default_value="",
                               description="the driver's robot_name (namespace, frame prefix)"),
         DeclareLaunchArgument("namespace", default_value="",
@@ -115,4 +116,4 @@ def generate_launch_description() -> LaunchDescription:
                               description="s to wait for the driver (point_topics:=auto)"),
         DeclareLaunchArgument("log_level", default_value="info", description="log level"),
         OpaqueFunction(function=_nodes),
-    ])
+    ]), __file__)

@@ -21,6 +21,7 @@ from launch_ros.actions import Node
 from launch import LaunchDescription
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file
+from spot_driver.launch_arguments import strict
 from spot_driver.network.operator import environment
 from spot_driver.network.ports import DISCOVERY_PORT, MODES
 
@@ -43,7 +44,7 @@ def _rviz(context):
 
 
 def generate_launch_description() -> LaunchDescription:
-    return LaunchDescription([
+    return strict(LaunchDescription([
         DeclareLaunchArgument("robot_ip", description="the robot's address (required)"),
         DeclareLaunchArgument("robot_name", default_value="",
                               description="the robot's robot_name (namespace, frame prefix)"),
@@ -52,4 +53,4 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("discovery_port", default_value=str(DISCOVERY_PORT),
                               description="the driver's discovery_port"),
         OpaqueFunction(function=_rviz),
-    ])
+    ]), __file__)

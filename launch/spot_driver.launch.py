@@ -17,6 +17,7 @@ from launch import LaunchDescription
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
+from spot_driver.launch_arguments import strict
 from spot_driver.network.deployment import deployment
 from spot_driver.network.ports import DISCOVERY_PORT, MODES
 from spot_driver.registry import CAPABILITIES
@@ -126,8 +127,8 @@ def _nodes(context):
 
 
 def generate_launch_description() -> LaunchDescription:
-    return LaunchDescription([
+    return strict(LaunchDescription([
         *[DeclareLaunchArgument(name, default_value=default, description=description)
           for name, default, description in ARGUMENTS],
         OpaqueFunction(function=_nodes),
-    ])
+    ]), __file__)

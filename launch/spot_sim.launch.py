@@ -29,6 +29,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
 from launch import LaunchDescription
+from spot_driver.launch_arguments import strict
 from spot_driver.registry import CAPABILITIES
 from spot_sim.hardware import OPTIONS as HARDWARE
 
@@ -93,7 +94,7 @@ def generate_launch_description() -> LaunchDescription:
                        "remote_commands": "true", "image_bandwidth": "8",
                        **{c.launch_argument: str(c.default_enabled).lower()
                           for c in CAPABILITIES if c.optional}}
-    return LaunchDescription([
+    return strict(LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",
                               description="port of the simulated robot on 127.0.0.1 (0: free)"),
         DeclareLaunchArgument("certs_dir", default_value=os.path.join("~", ".spot_sim_certs"),
@@ -107,4 +108,4 @@ def generate_launch_description() -> LaunchDescription:
                                 description="passed to spot_driver.launch.py")
           for name, value in driver_defaults.items()],
         OpaqueFunction(function=_robot_and_driver),
-    ])
+    ]), __file__)
