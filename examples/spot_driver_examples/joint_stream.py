@@ -1,5 +1,5 @@
 """Joint-level control for the examples: the driver's ``low_level`` capability (launch it
-with ``enable_low_level:=true``). ``low_level/activate`` puts the robot in joint mode; each
+with ``low_level:=true``). ``low_level/activate`` puts the robot in joint mode; each
 ``low_level/joint_command`` message is a set of targets the robot tracks; when messages stop,
 the robot stands again by itself. Gains are the SDK examples' (N m/rad, N m s/rad)."""
 

@@ -1,7 +1,7 @@
 """Squat with joint-level control (spot_ros2_control's noarm_squat): every leg joint
 streamed at 200 Hz from the standing pose down to a crouch in 1.5 s and back up (an arm, if
 any, holds still), then the stream stops and the stand controller takes over. Needs
-``enable_low_level:=true``."""
+``low_level:=true`` (the launch argument)."""
 
 from spot_driver_examples.joint_stream import LEGS, JointStream
 from spot_driver_examples.spot import Spot, arguments

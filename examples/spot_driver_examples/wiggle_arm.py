@@ -1,7 +1,7 @@
 """Wiggle the wrist with joint-level control (spot_ros2_control's wiggle_arm): from the
 stowed arm, wr0 turns 1 rad up and back, then 1 rad down and back, while the gripper opens
 0.5 rad; each motion in 1 s, streamed at 200 Hz; the legs hold where they stand. Then the
-stand controller takes over. Needs an arm and ``enable_low_level:=true``."""
+stand controller takes over. Needs an arm and ``low_level:=true``."""
 
 from spot_driver_examples.joint_stream import ARM, JointStream
 from spot_driver_examples.spot import Spot, arguments
