@@ -40,3 +40,11 @@ def test_a_link_to_a_missing_page_fails_the_build(tmp_path):
     result = build(source, tmp_path / "out")
     assert result.returncode != 0
     assert "nowhere" in result.stderr, result.stderr[-3000:]
+
+
+def test_the_tests_page_names_every_test_file():
+    """doc/tests.md promises what each file proves: every test file is named there."""
+    page = (REPO / "doc" / "tests.md").read_text()
+    unnamed = sorted(p.name for p in (REPO / "test").glob("test_*.py") if f"`{p.name}`"
+                     not in page and p.name not in page)
+    assert not unnamed, f"doc/tests.md does not name {unnamed}"
