@@ -269,6 +269,21 @@ class RosClient:
                 return probe if probe in served else None
         return None
 
+    def run_action(self, action_type, name: str, goal, timeout: float = 60.0, feedback=None,
+                   cancel_when=None):
+        """Send ``goal`` to the action ``name`` and return its result (the goal must be
+        accepted); each feedback message's ``feedback`` is appended to ``feedback`` if given;
+        with ``cancel_when``, the goal is canceled once the newest feedback satisfies it."""
+        client = self.action_client(action_type, name)
+        handle = self.wait_future(client.send_goal_async(
+            goal, feedback_callback=(lambda msg: feedback.append(msg.feedback))
+            if feedback is not None else None))
+        assert handle.accepted
+        if cancel_when is not None:
+            assert self.wait_for(lambda: feedback and cancel_when(feedback[-1]), timeout=30)
+            self.wait_future(handle.cancel_goal_async())
+        return self.wait_future(handle.get_result_async(), timeout=timeout).result
+
     def wait_future(self, future, timeout: float = 30.0):
         assert self.wait_for(future.done, timeout), "future timed out"
         return future.result()

@@ -58,14 +58,6 @@ def arm_joints(ros) -> np.ndarray:
     return np.array([positions[name] for name in ARM])
 
 
-def run(ros, action_type, name: str, goal, timeout: float = 30.0, feedback=None):
-    client = ros.action_client(action_type, name)
-    handle = ros.wait_future(client.send_goal_async(
-        goal, feedback_callback=(feedback.append if feedback is not None else None)))
-    assert handle.accepted
-    return ros.wait_future(handle.get_result_async(), timeout=timeout).result
-
-
 def fjt_goal(names, times, positions) -> FollowJointTrajectory.Goal:
     goal = FollowJointTrajectory.Goal()
     goal.trajectory.joint_names = list(names)
@@ -95,10 +87,10 @@ def test_joint_move_reaches_the_target(world):
                              positions=list(reversed(target)))
     goal.duration.sec = 1
     feedback = []
-    result = run(ros, ArmJointMove, "/arm/joint_move", goal, feedback=feedback)
+    result = ros.run_action(ArmJointMove, "/arm/joint_move", goal, feedback=feedback)
     assert result.success, result.message
     assert result.status == "STATUS_COMPLETE"
-    assert feedback and feedback[0].feedback.status
+    assert feedback and feedback[0].status
     assert ros.wait_for(lambda: np.allclose(arm_joints(ros), target, atol=0.01), timeout=1.0)
 
 
@@ -135,7 +127,7 @@ def test_cartesian_goal_puts_the_hand_there_in_odom(world):
     p.x, p.y, p.z = goal_pose.x, goal_pose.y, goal_pose.z
     q.w, q.x, q.y, q.z = goal_pose.rot.w, goal_pose.rot.x, goal_pose.rot.y, goal_pose.rot.z
     goal.duration.sec = 1
-    result = run(ros, ArmPose, "/arm/pose", goal)
+    result = ros.run_action(ArmPose, "/arm/pose", goal)
     assert result.success, result.message
     ros.next_messages("/tf", 3)  # the tree as it is now
     hand = odom_tform(ros, "hand")
@@ -150,11 +142,11 @@ def test_unreachable_and_unknown_frame_poses_fail_clearly(world):
     goal.pose.header.frame_id = "body"
     goal.pose.pose.position.x = 3.0
     goal.pose.pose.orientation.w = 1.0
-    result = run(ros, ArmPose, "/arm/pose", goal)
+    result = ros.run_action(ArmPose, "/arm/pose", goal)
     assert not result.success and "reach" in result.message
     before = len(sim.robot.book.commands)
     goal.pose.header.frame_id = "no_such_frame"
-    result = run(ros, ArmPose, "/arm/pose", goal)
+    result = ros.run_action(ArmPose, "/arm/pose", goal)
     assert not result.success and "unknown frame 'no_such_frame'" in result.message
     assert len(sim.robot.book.commands) == before
 
@@ -191,7 +183,7 @@ def test_inverse_kinematics_answers_and_its_solution_puts_the_hand_there(world):
     # The solution, driven as a joint move, puts the hand on the target (the robot's own FK).
     goal = ArmJointMove.Goal(joint_names=ARM, positions=list(answer.joint_positions[:6]))
     goal.duration.sec = 1
-    assert run(ros, ArmJointMove, "/arm/joint_move", goal).success
+    assert ros.run_action(ArmJointMove, "/arm/joint_move", goal).success
     ros.next_messages("/tf", 3)
     hand = odom_tform(ros, "hand")
     assert math.dist((hand.x, hand.y, hand.z), (target.x, target.y, target.z)) < 0.01
@@ -199,7 +191,7 @@ def test_inverse_kinematics_answers_and_its_solution_puts_the_hand_there(world):
 
 def test_gripper_open_and_close_change_the_open_percentage(world):
     _sim, _, ros = world
-    result = run(ros, Gripper, "/gripper", Gripper.Goal(command=Gripper.Goal.OPEN))
+    result = ros.run_action(Gripper, "/gripper", Gripper.Goal(command=Gripper.Goal.OPEN))
     assert result.success, result.message
     assert ros.wait_for(lambda: ros.latest("/status/manipulation").gripper_open_percentage > 99)
     assert result.open_percentage > 99
@@ -207,7 +199,8 @@ def test_gripper_open_and_close_change_the_open_percentage(world):
     assert response.success, response.message
     assert ros.wait_for(lambda: ros.latest("/status/manipulation").gripper_open_percentage < 1,
                         timeout=3)
-    result = run(ros, Gripper, "/gripper", Gripper.Goal(command=Gripper.Goal.ANGLE, angle=0.5))
+    result = ros.run_action(Gripper, "/gripper",
+                            Gripper.Goal(command=Gripper.Goal.ANGLE, angle=0.5))
     assert not result.success and "gripper angle" in result.message
 
 
@@ -218,11 +211,11 @@ def test_follow_joint_trajectory_with_five_points_succeeds(world):
     times = [0.0, 0.5, 1.0, 1.5, 2.0]
     positions = [start + (end - start) * t / 2.0 for t in times]
     feedback = []
-    result = run(ros, FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions),
+    result = ros.run_action(FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions),
                  feedback=feedback)
     assert result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.error_string
     assert np.allclose(arm_joints(ros), end, atol=0.02)
-    assert feedback and list(feedback[-1].feedback.joint_names) == ARM
+    assert feedback and list(feedback[-1].joint_names) == ARM
 
 
 def test_long_trajectory_is_sent_in_pieces(world):
@@ -232,7 +225,7 @@ def test_long_trajectory_is_sent_in_pieces(world):
     positions = [start + np.array([0.6 * math.sin(math.pi * t / 3.0), 0, 0, 0, 0, 0])
                  for t in times]
     before = len(sim.robot.book.commands)
-    result = run(ros, FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions))
+    result = ros.run_action(FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions))
     assert result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.error_string
     assert len(sim.robot.book.commands) - before == 3  # 601 points in pieces of at most 250
 
@@ -259,7 +252,7 @@ def test_bad_trajectories_are_refused_and_nothing_is_sent(world):
     tolerance_goal.goal_tolerance.append(JointTolerance(name="nope", position=0.1))
     cases.append((tolerance_goal, FollowJointTrajectory.Result.INVALID_JOINTS, "nope"))
     for goal, code, text in cases:
-        result = run(ros, FollowJointTrajectory, FJT, goal)
+        result = ros.run_action(FollowJointTrajectory, FJT, goal)
         assert result.error_code == code, (text, result.error_string)
         assert text in result.error_string
     assert len(sim.robot.book.commands) == before
@@ -284,21 +277,22 @@ def test_cancel_mid_move_stops_the_arm(world):
 
 def test_posture_and_pick_object_in_image(world):
     _sim, _, ros = world
-    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.STOW))
+    result = ros.run_action(ArmPosture, "/arm/posture",
+                            ArmPosture.Goal(posture=ArmPosture.Goal.STOW))
     assert result.success, result.message
     assert ros.wait_for(lambda: ros.latest("/status/manipulation").stow_state == 1)
     feedback = []
     goal = PickObjectInImage.Goal(camera="frontleft")
     goal.pixel.x, goal.pixel.y = 320.0, 420.0
-    result = run(ros, PickObjectInImage, "/manipulation/pick_object_in_image", goal,
+    result = ros.run_action(PickObjectInImage, "/manipulation/pick_object_in_image", goal,
                  timeout=60, feedback=feedback)
     assert result.success, result.message
     assert result.final_state == "MANIP_STATE_GRASP_SUCCEEDED"
-    states = [f.feedback.state for f in feedback]
+    states = [f.state for f in feedback]
     assert "MANIP_STATE_MOVING_TO_GRASP" in states
     assert ros.wait_for(lambda: ros.latest("/status/manipulation").is_gripper_holding_item)
     bad = PickObjectInImage.Goal(camera="nose")
-    result = run(ros, PickObjectInImage, "/manipulation/pick_object_in_image", bad)
+    result = ros.run_action(PickObjectInImage, "/manipulation/pick_object_in_image", bad)
     assert not result.success and "unknown camera 'nose'" in result.message
 
 
@@ -311,7 +305,7 @@ def test_posture_and_pick_object_in_image(world):
 ], ids=["nan", "frame", "empty", "text"])
 def test_bad_manipulation_requests_are_refused(world, text, reason):
     _sim, _, ros = world
-    result = run(ros, Manipulation, "/manipulation", Manipulation.Goal(request_text=text))
+    result = ros.run_action(Manipulation, "/manipulation", Manipulation.Goal(request_text=text))
     assert not result.success and reason in result.message, result.message
 
 
@@ -324,24 +318,25 @@ def test_any_manipulation_request_a_ray_in_the_world(world):
     assert released.success, released.message
     sky = ("pick_object_ray_in_world { frame_name: 'body' ray_start_rt_frame { z: 0.3 } "
            "ray_end_rt_frame { x: 0.5 z: 3.0 } }")
-    result = run(ros, Manipulation, "/manipulation", Manipulation.Goal(request_text=sky))
+    result = ros.run_action(Manipulation, "/manipulation", Manipulation.Goal(request_text=sky))
     assert not result.success
     assert result.final_state == "MANIP_STATE_GRASP_FAILED_TO_RAYCAST_INTO_MAP", result.message
     floor = ("pick_object_ray_in_world { frame_name: 'body' ray_start_rt_frame { z: 0.3 } "
              "ray_end_rt_frame { x: 1.5 z: -1.0 } }")
     feedback = []
-    result = run(ros, Manipulation, "/manipulation", Manipulation.Goal(request_text=floor),
+    result = ros.run_action(Manipulation, "/manipulation", Manipulation.Goal(request_text=floor),
                  timeout=60, feedback=feedback)
     assert result.success, result.message
     assert result.final_state == "MANIP_STATE_GRASP_SUCCEEDED"
-    assert "MANIP_STATE_MOVING_TO_GRASP" in {f.feedback.state for f in feedback}
+    assert "MANIP_STATE_MOVING_TO_GRASP" in {f.state for f in feedback}
     assert ros.wait_for(lambda: ros.latest("/status/manipulation").is_gripper_holding_item)
 
 
 def test_arm_velocity_moves_the_hand_and_stops_when_messages_stop(world):
     """arm/cmd_vel: each message holds 0.25 s (the watchdog); NaN sends nothing."""
     sim, driver, ros = world
-    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.UNSTOW))
+    result = ros.run_action(ArmPosture, "/arm/posture",
+                            ArmPosture.Goal(posture=ArmPosture.Goal.UNSTOW))
     assert result.success, result.message
     publisher = ros.publisher(Twist, "/arm/cmd_vel", 10)
     try:
@@ -405,20 +400,21 @@ def test_arm_surface_contact_sweeps_the_hand_pressed_on_the_floor(world):
     released = ros.call(OverrideGrasp, "/manipulation/override_grasp",
                         OverrideGrasp.Request(holding=False))  # no item's weight on the hand
     assert released.success, released.message
-    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.UNSTOW))
+    result = ros.run_action(ArmPosture, "/arm/posture",
+                            ArmPosture.Goal(posture=ArmPosture.Goal.UNSTOW))
     assert result.success, result.message
     ros.next_messages("/tf", 3)
     before = odom_tform(ros, "hand")
-    bad = run(ros, ArmSurfaceContact, "/arm_surface_contact",
+    bad = ros.run_action(ArmSurfaceContact, "/arm_surface_contact",
               ArmSurfaceContact.Goal(request_text=PRESS.replace("z: -0.1", "z: -1.5")))
     assert not bad.success and "within [-1, 1]" in bad.message, bad.message
     ros.next_messages("/tf", 3)
     assert odom_tform(ros, "hand").z == pytest.approx(before.z, abs=0.005)  # nothing sent
     feedback = []
-    result = run(ros, ArmSurfaceContact, "/arm_surface_contact",
+    result = ros.run_action(ArmSurfaceContact, "/arm_surface_contact",
                  ArmSurfaceContact.Goal(request_text=PRESS), feedback=feedback)
     assert result.success, result.message
-    remaining = [f.feedback.time_remaining for f in feedback]
+    remaining = [f.time_remaining for f in feedback]
     assert remaining[0] > 1.5 and remaining == sorted(remaining, reverse=True)
     assert result.hand.header.frame_id == "flat_body"
     hand = result.hand.pose.position
@@ -428,5 +424,6 @@ def test_arm_surface_contact_sweeps_the_hand_pressed_on_the_floor(world):
     press = 0.1 * 5.0 * 9.81  # 10 % of Spot Arm's published 5 kg continuous payload
     force = result.force_in_hand
     assert (force.x, force.y, force.z) == pytest.approx((-press, 0.0, 0.0), abs=0.5)
-    result = run(ros, ArmPosture, "/arm/posture", ArmPosture.Goal(posture=ArmPosture.Goal.STOW))
+    result = ros.run_action(ArmPosture, "/arm/posture",
+                            ArmPosture.Goal(posture=ArmPosture.Goal.STOW))
     assert result.success, result.message

@@ -49,15 +49,6 @@ def world(tmp_path_factory):
         driver.stop()
 
 
-def run(ros, action_type, name: str, goal, timeout: float = 60.0, feedback=None):
-    client = ros.action_client(action_type, name)
-    handle = ros.wait_future(client.send_goal_async(
-        goal, feedback_callback=(lambda msg: feedback.append(msg.feedback))
-        if feedback is not None else None))
-    assert handle.accepted
-    return ros.wait_future(handle.get_result_async(), timeout=timeout).result
-
-
 def docking_status(ros) -> int:
     return ros.latest("/status/docking").status
 
@@ -88,13 +79,13 @@ def test_starts_docked_and_sees_its_dock(world):
 def test_dock_refused_without_power_and_for_unknown_ids(world):
     sim, _driver, ros = world
     commands_before = len(sim.robot.docking.tasks)
-    result = run(ros, Dock, "/dock", Dock.Goal(dock_id=520))  # motors are still off
+    result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=520))  # motors are still off
     assert not result.success and "not powered on" in result.message
     assert ros.call(Trigger, "/power_on").success
-    result = run(ros, Dock, "/dock", Dock.Goal(dock_id=999))
+    result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=999))
     assert not result.success
     assert "unknown dock id 999" in result.message
-    result = run(ros, Dock, "/dock", Dock.Goal(dock_id=521))  # a real dock, out of view
+    result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=521))  # a real dock, out of view
     assert not result.success and "not in view" in result.message
     assert len(sim.robot.docking.tasks) == commands_before  # none reached the robot's plan
 
@@ -126,10 +117,10 @@ def test_undock_walk_away_and_dock_again(world):
     goal.target_pose.header.frame_id = "odom"
     goal.target_pose.pose.position.x, goal.target_pose.pose.position.y = 0.5, 0.5
     goal.target_pose.pose.orientation.w = 1.0
-    walked = run(ros, Trajectory, "/trajectory", goal)
+    walked = ros.run_action(Trajectory, "/trajectory", goal)
     assert walked.success, walked.message
     feedback = []
-    result = run(ros, Dock, "/dock", Dock.Goal(dock_id=520), feedback=feedback)
+    result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=520), feedback=feedback)
     assert result.success, result.message
     assert result.status == "STATUS_DOCKED"
     statuses = [f.status for f in feedback]
@@ -228,14 +219,14 @@ def test_mission_with_a_prompt_answered_over_ros(world, tmp_path, encoding):
 def test_bad_mission_files_fail_before_anything_is_loaded(world, tmp_path):
     sim, _driver, ros = world
     loads = dict(sim.mission.calls)
-    missing = run(ros, Mission, "/mission", Mission.Goal(mission_file=str(tmp_path / "none")))
+    missing = ros.run_action(Mission, "/mission", Mission.Goal(mission_file=str(tmp_path / "none")))
     assert not missing.success and "not found" in missing.message
     corrupt = tmp_path / "corrupt.bin"
     corrupt.write_bytes(b"\xff\x00\x13garbage\x99" * 10)
-    result = run(ros, Mission, "/mission", Mission.Goal(mission_file=str(corrupt)))
+    result = ros.run_action(Mission, "/mission", Mission.Goal(mission_file=str(corrupt)))
     assert not result.success and "neither a binary nor a text-format" in result.message
     bad_speed = Mission.Goal(mission_file=str(corrupt), max_linear_velocity=float("nan"))
-    assert "finite" in run(ros, Mission, "/mission", bad_speed).message
+    assert "finite" in ros.run_action(Mission, "/mission", bad_speed).message
     assert sim.mission.calls == loads
 
 
@@ -244,7 +235,7 @@ def test_unsupported_node_fails_at_load_with_its_name(world, tmp_path):
     camera = _node("photo of the gauge")
     camera.spot_cam_named_position.named_position = "gauge"  # refused: see the README
     root = _sequence("inspection", _node("wait", sleep=nodes_pb2.Sleep(seconds=0.1)), camera)
-    result = run(ros, Mission, "/mission",
+    result = ros.run_action(Mission, "/mission",
                  Mission.Goal(mission_file=_write(tmp_path / "m.bin", root, text=False)))
     assert not result.success
     assert len(result.failed_nodes) == 1 and "photo of the gauge" in result.failed_nodes[0]
@@ -258,7 +249,7 @@ def test_large_mission_loads_through_the_chunked_rpc(world, tmp_path):
     root = _sequence("big", _node("wait", sleep=nodes_pb2.Sleep(seconds=0.1)))
     root.user_data.bytestring = bytes(range(256)) * (17 * 1024)  # 4.25 MiB
     assert root.ByteSize() > 4 * 1024 * 1024
-    result = run(ros, Mission, "/mission",
+    result = ros.run_action(Mission, "/mission",
                  Mission.Goal(mission_file=_write(tmp_path / "big.bin", root, text=False)))
     assert result.success, result.message
     assert sim.mission.calls["LoadMissionAsChunks2"] == before + 1
