@@ -43,13 +43,15 @@ def world(tmp_path_factory):
         ros.subscribe("/status/end_effector_force", Vector3Stamped, reliable=False)
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
                                USERNAME, PASSWORD)
-        assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, timeout=20)
-        for name in ("claim", "power_on", "stand"):
-            response = ros.call(Trigger, f"/{name}")
-            assert response.success, response.message
-        yield sim, driver, ros
-        ros.close()
-        driver.stop()
+        try:
+            assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, timeout=20)
+            for name in ("claim", "power_on", "stand"):
+                response = ros.call(Trigger, f"/{name}")
+                assert response.success, response.message
+            yield sim, driver, ros
+        finally:
+            ros.close()
+            driver.stop()
 
 
 def arm_joints(ros) -> np.ndarray:
