@@ -133,7 +133,9 @@ def test_the_ros2_cli_works_from_the_operator(topology, fleet):
     listed = operator_cli(topology, operator, "topic", "list", "--no-daemon", "--spin-time", "3")
     assert "/spot1/joint_states" in listed and "/spot2/joint_states" in listed, listed
     called = ""
-    for _ in range(3):  # Fast DDS may drop the one response to a brand-new client
+    # The one retry kept in the suite: the network between namespaces is what is under test
+    # here, and Fast DDS may drop the one response to a brand-new client across it.
+    for _ in range(3):
         try:
             called = operator_cli(topology, operator, "service", "call", "/spot1/claim",
                                   "std_srvs/srv/Trigger", timeout=15)

@@ -25,6 +25,7 @@ from conftest import MISSING, PASSWORD, USERNAME, connect
 KIT = REPO.parent / "shared" / "vendor" / "ros2-tools"
 BAD_LINES = re.compile(r"Traceback|never retrieved|context is invalid|KeyboardInterrupt|"
                        r"process has died")
+SIGTEST = f"sigtest{os.getpid()}"  # this run's own: another run's drivers are not counted
 RSP_KILLED_AGAIN = re.compile(r"\[ERROR\] \[robot_state_publisher-\d+\]: process has died "
                               r"\[pid \d+, exit code -2, [^\n]*")
 
@@ -124,11 +125,8 @@ def test_service_calls_and_a_trajectory_goal_with_feedback(launched):
 
 
 def test_param_set_get_describe_and_refusals(launched):
-    def param(*args: str) -> str:
-        for _ in range(3):  # without the daemon, discovery may miss the node the first time
-            result = ros2("param", *args, "--no-daemon", "--spin-time", "2")
-            if "Node not found" not in result.stdout + result.stderr:
-                break
+    def param(*args: str) -> str:  # once: without the daemon it discovers for --spin-time s
+        result = ros2("param", *args, "--no-daemon", "--spin-time", "5")
         return result.stdout + result.stderr
 
     assert "Set parameter successful" in param("set", "/spot_state", "robot_state_rate", "25.0")
@@ -212,8 +210,8 @@ def lease_owner(sdk) -> str:
 
 
 def driver_running() -> bool:
-    """A driver of the signal tests (namespace sigtest) is still running."""
-    return bool(subprocess.run(["pgrep", "-f", "__ns:=/sigtest"], capture_output=True,
+    """A driver of this run's signal tests (namespace SIGTEST) is still running."""
+    return bool(subprocess.run(["pgrep", "-f", f"__ns:=/{SIGTEST}( |$)"], capture_output=True,
                                text=True).stdout.split())
 
 
@@ -226,13 +224,13 @@ def test_signals_to_a_terminal_less_launch_stop_cleanly(robot, tmp_path, how):
     launch = LaunchProcess(
         ["spot_driver", "spot_driver.launch.py", "hostname:=127.0.0.1", f"port:={robot.port}",
          f"certificate:={robot.ca_cert}", "estop_endpoint:=true", "perception:=false",
-         "robot_name:=sigtest"],
+         f"robot_name:={SIGTEST}"],
         tmp_path / "launch.log",
         env={"BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD})
     try:
         assert wait_for(lambda: "connected to robot" in launch.output(), 20), launch.output()
         assert driver_running()
-        claimed = ros2_call("/sigtest/claim", "std_srvs/srv/Trigger")
+        claimed = ros2_call(f"/{SIGTEST}/claim", "std_srvs/srv/Trigger")
         assert "success=True" in claimed.stdout, claimed.stdout + launch.output()
         assert lease_owner(sdk).startswith("spot_ros2_driver")
         count = {"sigint-x2": 2, "sigint-x3": 3}.get(how, 1)

@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from ros_harness import REPO, LaunchProcess
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from conftest import missing
+from conftest import missing, wait_for
 
 BUILD_TIME = "about 10 min on 2 cores"
 CAMERAS = ("frontleft_fisheye", "frontright_fisheye", "left_fisheye", "right_fisheye",
@@ -188,17 +189,22 @@ def test_one_robot_with_an_arm_the_real_rsp_and_tf2(kit, tmp_path, root):
     assert "Traceback" not in robot.output(), robot.output()[-3000:]
 
 
-def tf2_echo(target: str, source: str, seconds: float = 4.0) -> str:
-    """What ``ros2 run tf2_ros tf2_echo TARGET SOURCE`` prints in ``seconds``."""
+def tf2_echo(target: str, source: str, seconds: float = 20.0) -> str:
+    """What ``ros2 run tf2_ros tf2_echo TARGET SOURCE`` prints until its first transform (at
+    most ``seconds``: it retries until both frames are in its buffer)."""
     process = subprocess.Popen(["ros2", "run", "tf2_ros", "tf2_echo", target, source],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                cwd=REPO, start_new_session=True)
-    try:
-        out, _ = process.communicate(timeout=seconds)
-    except subprocess.TimeoutExpired:
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+    wait_for(lambda: "Translation: [" in "".join(lines) or process.poll() is not None,
+             seconds, 0.1)
+    if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)  # ros2 run and tf2_echo under it
-        out, _ = process.communicate(timeout=10)
-    return out
+        process.wait(timeout=10)
+    reader.join(5)
+    return "".join(lines)
 
 
 def test_two_named_robots_side_by_side_one_in_vision(kit, tmp_path):

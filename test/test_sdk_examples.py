@@ -13,13 +13,14 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import PASSWORD, SDK_EXAMPLES, USERNAME, connect, running_sim
+from conftest import PASSWORD, SDK_EXAMPLES, USERNAME, connect, running_sim, wait_for
 
 REPO = Path(__file__).resolve().parent.parent
 NEEDS_SDK = pytest.mark.usefixtures("sdk_examples")  # skips, or fails in CI, without one
@@ -254,20 +255,27 @@ def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
         [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(spot.port), "--ca",
          str(spot.ca_cert), str(program), "127.0.0.1", *example.args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
     interrupted = False
-    if example.interrupt_after:
+    if example.interrupt_after:  # a program that runs until Ctrl-C: once it says it runs
+        assert wait_for(lambda: example.prints in "".join(lines) or process.poll() is not None,
+                        120.0, 0.1), f"{example.program} never said {example.prints!r}"
         try:
             process.wait(timeout=example.interrupt_after)
         except subprocess.TimeoutExpired:
             process.send_signal(signal.SIGINT)
             interrupted = True
     try:
-        output, _ = process.communicate(timeout=180)
+        process.wait(timeout=180)
     except subprocess.TimeoutExpired:
         process.kill()
-        output, _ = process.communicate()
+        reader.join(10)
         raise AssertionError(f"{example.program} still running after 180 s: "
-                             f"{output[-2000:]}") from None
+                             f"{''.join(lines)[-2000:]}") from None
+    reader.join(10)
+    output = "".join(lines)
     return (None if interrupted else process.returncode), output
 
 

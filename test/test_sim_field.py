@@ -114,12 +114,16 @@ def test_rpc_failures_stalls_and_asymmetric_latency_through_the_sdk(certs_dir):
 def test_the_robot_clock_drifts(certs_dir):
     with running_sim(certs_dir, field=replace(QUIET, clock_drift_ppm=20000)) as spot:
         robot = connect(spot)
-        before, host_before = state_of(robot).kinematic_state.acquisition_timestamp, \
-            time.monotonic()
-        time.sleep(1.0)  # sleep: the span both clocks are compared over
-        after, host_after = state_of(robot).kinematic_state.acquisition_timestamp, \
-            time.monotonic()
-        robot_s = (timestamp_to_nsec(after) - timestamp_to_nsec(before)) / 1e9
+
+        def sample() -> tuple[int, float]:  # robot time, host time at the call's middle
+            sent = time.monotonic()
+            stamp = state_of(robot).kinematic_state.acquisition_timestamp
+            return timestamp_to_nsec(stamp), (sent + time.monotonic()) / 2
+
+        before, host_before = sample()
+        time.sleep(3.0)  # sleep: the span both clocks are compared over
+        after, host_after = sample()
+        robot_s = (after - before) / 1e9
         assert robot_s / (host_after - host_before) == pytest.approx(1.02, abs=0.006)
 
 
