@@ -131,6 +131,8 @@ def check_robot(view: Tf2View, prefix: str, root: str, has_arm: bool) -> None:
     assert (f"{prefix}arm0.link_wr1" in links) == has_arm, sorted(links)
     # every sensor mount the driver latched (each camera's, depth's and the lidar's frame)
     cameras = {f"{prefix}{c}" for c in CAMERAS}
+    if has_arm:
+        cameras.add(f"{prefix}hand_color_image_sensor")
     assert view.spin_until(lambda: cameras <= set(view.static), 30), sorted(view.static)
     mounts = sorted(c for c in view.static if c.startswith(prefix) and c not in joints)
     if has_arm:
