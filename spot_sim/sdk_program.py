@@ -9,6 +9,7 @@ listens on its own port with its own CA. This runs ``PROGRAM`` as ``__main__`` w
 
 import argparse
 import runpy
+import signal
 import sys
 from pathlib import Path
 
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> None:
     program = Path(options.program).resolve()
     sys.argv = [str(program), *options.args]
     sys.path.insert(0, str(program.parent))  # the program's own modules, as python would
+    # Ctrl-C stops the program as from a terminal, even when started from a background job
+    # (which ignores SIGINT, and Python then installs no handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     runpy.run_path(str(program), run_name="__main__")
 
 

@@ -254,10 +254,7 @@ def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(spot.port), "--ca",
          str(spot.ca_cert), str(program), "127.0.0.1", *example.args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
-        # a pytest started in the background (scripts/test_groups.sh) ignores SIGINT, and so
-        # would the program: Ctrl-C is how these programs are stopped
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
     reader.start()
