@@ -18,6 +18,7 @@ from rclpy.exceptions import InvalidHandle
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from conftest import wait_for
 from spot_driver.action_client import ActionClient
 
 REPO = Path(__file__).resolve().parent.parent
@@ -183,12 +184,8 @@ class RosClient:
         return fresh()[:count]
 
     def wait_for(self, predicate, timeout: float = 5.0, period: float = 0.02) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            time.sleep(period)
-        return bool(predicate())
+        """``conftest.wait_for``, for tests that hold a client."""
+        return wait_for(predicate, timeout, period)
 
     def call(self, srv_type, name: str, request=None, timeout: float = 30.0):
         future = self.service_client(srv_type, name).call_async(request or srv_type.Request())
