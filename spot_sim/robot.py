@@ -8,6 +8,7 @@ down. The loop, at a fixed rate, completes power transitions, runs the commands 
 robot's controllers, moves the base and legs, and drains the battery.
 """
 
+import math
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -39,6 +40,8 @@ from spot_sim.service_faults import ServiceFaults
 from spot_sim.ticker import Ticker
 
 T = TypeVar("T")
+MAX_TICK_S = 0.05  # the longest physics tick; a late one is made up in ticks this long
+MAX_CATCH_UP_S = 2.0  # a longer gap between ticks is a clock jump
 class SimRobot:
     """State of one simulated Spot. Thread-safe; ``start()`` runs the physics loop."""
 
@@ -55,6 +58,7 @@ class SimRobot:
         # Capabilities stepped with the physics loop, in order: fn(robot, now_ns). They run
         # outside the robot's lock, as any client does: they act through its methods.
         self.step_hooks: list = []
+        self._stepping = threading.Lock()
         self._loop = Ticker("spot-sim-physics", self.step, config.physics_rate_hz)
         self.base = Base(config)
         self._reset_state()
@@ -311,11 +315,27 @@ class SimRobot:
 
     # ----------------------------------------------------------------- physics
     def step(self) -> None:
-        """One physics tick: power and commands, the robot's own controllers (docking,
-        manipulation), then the hooks (outside the lock), then motion, legs, arm, battery."""
+        """Catch the physics up to the clock. A late tick (the host was busy) is made up in
+        ticks of at most ``MAX_TICK_S``, so the robot moves in the time that passed as a real
+        one would; a gap longer than ``MAX_CATCH_UP_S`` is a clock jump, not walking time."""
+        with self._stepping:  # the physics loop and an e-stop's immediate step, one at a time
+            self._catch_up(self.clock.now_nsec())
+
+    def _catch_up(self, now: int) -> None:
+        gap = now - self.last_step_ns
+        if gap <= 0 or gap > MAX_CATCH_UP_S * 1e9:
+            self._tick(now, min(max(gap / 1e9, 0.0), MAX_TICK_S))
+            return
+        ticks = math.ceil(gap / (MAX_TICK_S * 1e9))
+        start = self.last_step_ns
+        for index in range(1, ticks + 1):
+            self._tick(start + gap * index // ticks, gap / ticks / 1e9)
+
+    def _tick(self, now: int, dt: float) -> None:
+        """One physics tick at robot time ``now``: power and commands, the robot's own
+        controllers (docking, manipulation), then the hooks (outside the lock), then motion,
+        legs, arm, battery."""
         with self._lock:
-            now = self.clock.now_nsec()
-            dt = min(max((now - self.last_step_ns) / 1e9, 0.0), 0.1)
             self.last_step_ns = now
             self._step_power(now)
             command_rules.step(self, now)

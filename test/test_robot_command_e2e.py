@@ -5,6 +5,7 @@ regions in the robot's world model. ROS client ->
 driver process -> gRPC -> simulated Spot with an arm -> back to ROS."""
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -35,6 +36,7 @@ from spot_msgs.srv import (
     OverrideGrasp,
 )
 from spot_sim import kinematics
+from spot_sim.clock import timestamp_to_nsec
 
 FEET = ("fl", "fr", "hl", "hr")
 
@@ -166,17 +168,29 @@ def kinematics_ready() -> np.ndarray:
     return named_target("ready")
 
 
+def robot_time_at(sim, monotonic_s: float) -> float:
+    """The simulated robot's clock (s) at an earlier ``time.monotonic()`` reading."""
+    return sim.robot.clock.now_nsec() / 1e9 - (time.monotonic() - monotonic_s)
+
+
 def test_a_velocity_command_runs_for_its_duration_then_the_robot_stops(world):
     sim, _, ros = world
     start = sim.robot.base.odom_body
     command = RobotCommandBuilder.synchro_velocity_command(v_x=0.4, v_y=0.0, v_rot=0.0)
-    twists = []
-    result = send(ros, RobotCommand.Goal(command=command.SerializeToString(), duration=1.5),
-                  twists)
+    sent = time.monotonic()
+    result = send(ros, RobotCommand.Goal(command=command.SerializeToString(), duration=1.5))
     assert result.success and result.status == "mobility: STATUS_COMMAND_TIMED_OUT", \
         result.message
     end = sim.robot.base.odom_body
-    assert math.hypot(end.x - start.x, end.y - start.y) == pytest.approx(0.6, abs=0.15)
+    # The driver ends the command 1.5 s after it built it, in robot time; the robot walks
+    # from the moment it arrives (on a loaded host, later than it was sent) to that end.
+    received = sim.commands.commands("RobotCommand")[-1]
+    request = received.request.command.synchronized_command.mobility_command
+    end_time = timestamp_to_nsec(request.se2_velocity_request.end_time) / 1e9
+    assert end_time - robot_time_at(sim, sent) >= 1.5 - 0.05
+    walking = end_time - robot_time_at(sim, received.received)
+    assert walking <= 1.5 + 0.05
+    assert math.hypot(end.x - start.x, end.y - start.y) == pytest.approx(0.4 * walking, abs=0.1)
     assert ros.wait_for(lambda: abs(sim.robot.base.velocity.x) < 1e-6, timeout=1.0)
 
 
