@@ -1,5 +1,5 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
-.PHONY: run test test-fast test-field setup lint config docs bench clean ros-tools
+.PHONY: run test test-fast test-field setup lint config docs bench clean ros-tools nav2-tools
 
 run: setup
 	@scripts/run.sh $(ARGS)
@@ -23,6 +23,11 @@ setup:
 # scripts/env.sh sources when built (doc/setup.md). ARGS: pack [DIR], unpack FILE.
 ros-tools: setup
 	@scripts/ros_tools.sh $(ARGS)
+
+# Nav2 (Jazzy) on top of ros-tools: the servers launch/nav2.launch.py starts and the plugins
+# config/nav2_params.yaml names (about 1 h on 2 cores the first time). ARGS as for ros-tools.
+nav2-tools: ros-tools
+	@LAYER=nav2 scripts/ros_tools.sh $(ARGS)
 
 lint: setup
 	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch examples doc

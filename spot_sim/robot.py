@@ -8,7 +8,6 @@ down. The loop, at a fixed rate, completes power transitions, runs the commands 
 robot's controllers, moves the base and legs, and drains the battery.
 """
 
-import math
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -19,7 +18,7 @@ from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
 from spot_sim import arm_kinematics, kinematics, manipulation, state_report, world
 from spot_sim.arm import Arm
-from spot_sim.body import command_rules, joint_rules
+from spot_sim.body import command_rules, joint_rules, power_rules
 from spot_sim.body.base import Base
 from spot_sim.body.battery import Battery
 from spot_sim.body.commands import Command, CommandBook, finish
@@ -30,14 +29,14 @@ from spot_sim.body.power import Power
 from spot_sim.clock import RobotClock
 from spot_sim.config import SimConfig
 from spot_sim.docking import Docking
-from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE, EstopManager
+from spot_sim.estop_manager import LEVEL_NONE, EstopManager
 from spot_sim.field import Draw
 from spot_sim.frame_tree import body_pose, build_snapshot
 from spot_sim.lease_manager import LeaseManager
 from spot_sim.license import License
 from spot_sim.mobility import Se2
 from spot_sim.service_faults import ServiceFaults
-from spot_sim.ticker import Ticker
+from spot_sim.ticker import Ticker, catch_up
 
 T = TypeVar("T")
 MAX_TICK_S = 0.05  # the longest physics tick; a late one is made up in ticks this long
@@ -315,34 +314,22 @@ class SimRobot:
 
     # ----------------------------------------------------------------- physics
     def step(self) -> None:
-        """Catch the physics up to the clock. A late tick (the host was busy) is made up in
-        ticks of at most ``MAX_TICK_S``, so the robot moves in the time that passed as a real
-        one would; a gap longer than ``MAX_CATCH_UP_S`` is a clock jump, not walking time."""
+        """Catch the physics up to the clock: the hooks (outside the lock) once, then power,
+        commands, the robot's own controllers (docking, manipulation), motion, legs, arm and
+        battery in ticks of at most 50 ms, so a late step (a busy host) loses no time."""
         with self._stepping:  # the physics loop and an e-stop's immediate step, one at a time
-            self._catch_up(self.clock.now_nsec())
-
-    def _catch_up(self, now: int) -> None:
-        gap = now - self.last_step_ns
-        if gap <= 0 or gap > MAX_CATCH_UP_S * 1e9:
-            self._tick(now, min(max(gap / 1e9, 0.0), MAX_TICK_S))
-            return
-        ticks = math.ceil(gap / (MAX_TICK_S * 1e9))
-        start = self.last_step_ns
-        for index in range(1, ticks + 1):
-            self._tick(start + gap * index // ticks, gap / ticks / 1e9)
+            now = self.clock.now_nsec()
+            for hook in list(self.step_hooks):
+                hook(self, now)
+            for tick, dt in catch_up(self.last_step_ns, now, MAX_TICK_S, MAX_CATCH_UP_S):
+                self._tick(tick, dt)
 
     def _tick(self, now: int, dt: float) -> None:
-        """One physics tick at robot time ``now``: power and commands, the robot's own
-        controllers (docking, manipulation), then the hooks (outside the lock), then motion,
-        legs, arm, battery."""
         with self._lock:
             self.last_step_ns = now
-            self._step_power(now)
+            power_rules.step(self, now)
             command_rules.step(self, now)
             self.docking.step(self, now)
-        for hook in self.step_hooks:
-            hook(self, now)
-        with self._lock:
             legs = self.legs
             self.base.step(dt, held=not legs.standing(now), powered=self.power.on, now_ns=now)
             joint_rules.step(self, now)
@@ -355,18 +342,6 @@ class SimRobot:
                     self.arm.step(now, dt, self.base.odom_body, self.base.still)
             self.battery.step(dt, self.power.on, self.docking.charging)
             self.power.update_commands()
-
-    def _step_power(self, now: int) -> None:
-        level = self.estop.system_level()
-        if level != LEVEL_NONE and self.power.on_or_coming:
-            if level == LEVEL_CUT or not self.legs.posture.standing:
-                self.cut_motors(now)
-            else:  # settle then cut: sit first
-                self.base.halt()
-                self.legs.start_posture(False, now)
-        self.power.step(now)
-        if self.battery.empty and self.power.on:
-            self.cut_motors(now)
 
     # ----------------------------------------------------------------- joint mode
     def joint_positions(self) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,8 @@
 """A thread that calls a function at a fixed rate (late ticks are dropped, not bunched):
-the physics loop, the mission runner."""
+the physics loop, the mission runner; and the ticks that make up a late one's time."""
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -9,6 +10,19 @@ from collections.abc import Callable
 from spot_sim import crash_log
 
 _LOG = logging.getLogger(__name__)
+
+
+def catch_up(last_ns: int, now_ns: int, max_tick_s: float,
+             max_gap_s: float) -> list[tuple[int, float]]:
+    """The ticks (time in ns, length in s) that take a simulation from ``last_ns`` to
+    ``now_ns``: equal ticks of at most ``max_tick_s``, so a late tick (the host was busy)
+    loses no simulated time. A gap over ``max_gap_s`` is a clock jump, not elapsed time, and
+    a backward one is no time at either: one tick of at most ``max_tick_s``."""
+    gap = now_ns - last_ns
+    if gap <= 0 or gap > max_gap_s * 1e9:
+        return [(now_ns, min(max(gap / 1e9, 0.0), max_tick_s))]
+    count = math.ceil(gap / (max_tick_s * 1e9))
+    return [(last_ns + gap * index // count, gap / count / 1e9) for index in range(1, count + 1)]
 
 
 class Ticker:

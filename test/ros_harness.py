@@ -1,6 +1,7 @@
 """Test harness: the driver as a separate process against an in-process simulated Spot,
 and an rclpy client node spinning in the background of the test process."""
 
+import math
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import rclpy
 from bosdyn.client.math_helpers import Quat, SE3Pose
+from geometry_msgs.msg import Twist
 from rcl_interfaces.srv import GetParameterTypes
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import SingleThreadedExecutor
@@ -20,6 +22,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from conftest import wait_for
 from spot_driver.action_client import ActionClient
+from spot_sim.mobility import Se2
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "spot_driver.yaml"
@@ -377,6 +380,14 @@ class SimProcess:
                 self.kill()
 
 
+# A command prefix that gives Ctrl-C its default disposition, then runs the command: a test
+# process started in the background ignores SIGINT, and its children inherit that. (Not
+# preexec_fn: a fork in a process that runs gRPC aborts the child.)
+DEFAULT_SIGINT = (sys.executable, "-c", "import os, signal, sys; "
+                  "signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                  "os.execvp(sys.argv[1], sys.argv[1:])")
+
+
 class LaunchProcess:
     """``ros2 launch ...`` as a service or script starts it: no terminal, its own process group,
     SIGINT at its default disposition. Output captured in a file."""
@@ -389,9 +400,9 @@ class LaunchProcess:
         merged = dict(os.environ, PYTHONUNBUFFERED="1")
         merged.update(env or {})
         self.process = subprocess.Popen(
-            [*wrapper, "ros2", "launch", *args], stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT, env=merged, cwd=REPO, start_new_session=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            [*wrapper, *DEFAULT_SIGINT, "ros2", "launch", *args], stdin=subprocess.DEVNULL,
+            stdout=self._log, stderr=subprocess.STDOUT, env=merged, cwd=REPO,
+            start_new_session=True)
 
     def output(self) -> str:
         if not self._log.closed:
@@ -451,3 +462,46 @@ def burst(ros: RosClient, srv_type, service: str, count: int, timeout: float,
     finally:
         for client in clients:
             ros.node.destroy_client(client)
+
+
+def drive(ros, robot, vx: float = 0.0, distance: float = 0.0,
+          topic: str = "/cmd_vel") -> None:
+    """cmd_vel at 20 Hz until the robot has gone ``distance`` m (as a user steers with a
+    joystick, watching the robot), then wait until it stands still."""
+    publisher = ros.publisher(Twist, topic, 10)
+    twist = Twist()
+    twist.linear.x = vx
+    start = robot.base.odom_body
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        now = robot.base.odom_body
+        if math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
+            break
+        publisher.publish(twist)
+        time.sleep(0.05)
+    publisher.publish(Twist())
+    ros.node.destroy_publisher(publisher)
+    assert ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0), "still moving"
+
+
+def turn_to(ros, robot, heading: float, tolerance: float = 0.03,
+            topic: str = "/cmd_vel") -> None:
+    """Turn in place to ``heading`` (odom yaw) as a user with a joystick does: steer, let go,
+    look, correct. However late the commands land, the robot ends up facing the heading."""
+    publisher = ros.publisher(Twist, topic, 10)
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        error = math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)
+        if abs(error) < tolerance:
+            publisher.publish(Twist())
+            if ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0) and abs(
+                    math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance:
+                break
+            continue
+        twist = Twist()
+        twist.angular.z = max(-0.8, min(0.8, 2.0 * error))
+        publisher.publish(twist)
+        time.sleep(0.05)
+    ros.node.destroy_publisher(publisher)
+    assert abs(math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance, \
+        "did not reach the heading"

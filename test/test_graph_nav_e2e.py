@@ -6,7 +6,6 @@ see bad requests refused with nothing sent to the robot."""
 
 import math
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,9 @@ from bosdyn.api.autowalk import walks_pb2
 from bosdyn.api.graph_nav import map_pb2
 from bosdyn.client.math_helpers import SE3Pose
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseWithCovarianceStamped, Twist
+from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import OccupancyGrid
-from ros_harness import DriverProcess, RosClient, burst, odom_tform, tf_pose
+from ros_harness import DriverProcess, RosClient, burst, drive, odom_tform, tf_pose, turn_to
 from sensor_msgs.msg import PointCloud2
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -67,47 +66,6 @@ def world(tmp_path_factory):
         finally:
             ros.close()
             driver.stop()
-
-
-def drive(ros, robot, vx: float = 0.0, distance: float = 0.0) -> None:
-    """cmd_vel at 20 Hz until the robot has gone ``distance`` m (as a user steers with a
-    joystick, watching the robot), then wait until it stands still."""
-    publisher = ros.publisher(Twist, "/cmd_vel", 10)
-    twist = Twist()
-    twist.linear.x = vx
-    start = robot.base.odom_body
-    deadline = time.monotonic() + 30.0
-    while time.monotonic() < deadline:
-        now = robot.base.odom_body
-        if math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
-            break
-        publisher.publish(twist)
-        time.sleep(0.05)
-    publisher.publish(Twist())
-    ros.node.destroy_publisher(publisher)
-    assert ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0), "still moving"
-
-
-def turn_to(ros, robot, heading: float, tolerance: float = 0.03) -> None:
-    """Turn in place to ``heading`` (odom yaw) as a user with a joystick does: steer, let go,
-    look, correct. However late the commands land, the robot ends up facing the heading."""
-    publisher = ros.publisher(Twist, "/cmd_vel", 10)
-    deadline = time.monotonic() + 30.0
-    while time.monotonic() < deadline:
-        error = math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)
-        if abs(error) < tolerance:
-            publisher.publish(Twist())
-            if ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0) and abs(
-                    math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance:
-                break
-            continue
-        twist = Twist()
-        twist.angular.z = max(-0.8, min(0.8, 2.0 * error))
-        publisher.publish(twist)
-        time.sleep(0.05)
-    ros.node.destroy_publisher(publisher)
-    assert abs(math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance, \
-        "did not reach the heading"
 
 
 def map_dir_graph(directory) -> map_pb2.Graph:

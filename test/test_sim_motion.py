@@ -100,6 +100,35 @@ def test_power_stand_walk_sit_and_safe_power_off(sim, robot):
         assert not robot.is_powered_on()
 
 
+def test_a_busy_host_loses_no_walking_time(sim, robot):
+    """Physics ticks 200 ms apart (a host busy elsewhere) still walk the commanded distance:
+    the late time is made up in short ticks, as a real robot keeps walking."""
+    def busy(_robot, _now) -> None:
+        time.sleep(0.2)  # sleep: the host busy elsewhere during this tick
+
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        start = odom_tform_body(robot)
+        speed, duration = 0.5, 2.0
+        sim.robot.step_hooks.append(busy)
+        try:
+            commander(robot).robot_command(
+                RobotCommandBuilder.synchro_velocity_command(v_x=speed, v_y=0.0, v_rot=0.0),
+                end_time_secs=time.time() + duration)
+            assert wait_for(lambda: odom_tform_body(robot).x > start.x + 0.3, timeout=3.0)
+            assert wait_for(lambda: abs(state_of(robot).kinematic_state
+                                        .velocity_of_body_in_odom.linear.x) < 0.01,
+                            timeout=duration + 3.0)
+        finally:
+            sim.robot.step_hooks.remove(busy)
+        config = sim.config
+        expected = speed * duration - speed**2 / (2 * config.max_linear_accel) \
+            + speed**2 / (2 * config.linear_decel)
+        # a command arrives up to one slow tick late, and a tick checks its end that late
+        assert odom_tform_body(robot).x - start.x == pytest.approx(expected, abs=0.1)
+
+
 def test_trajectory_reaches_goal_in_odom_vision_and_body(robot):
     with operated(robot):
         robot.power_on(timeout_sec=10)

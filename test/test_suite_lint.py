@@ -8,7 +8,10 @@
   simulated robot is a ``ResponseError`` too);
 - tests make ROS publishers only through ``RosClient.publisher``, which waits for the
   subscriber to match: a message published before may reach nobody, and "nothing happened"
-  would then pass for the wrong reason.
+  would then pass for the wrong reason;
+- no ``preexec_fn``: a fork in a test process that runs gRPC (the simulated robot) aborted
+  the child (``epoll ... Bad file descriptor``); ``ros_harness.DEFAULT_SIGINT`` resets
+  Ctrl-C's disposition in the child instead.
 """
 
 import ast
@@ -74,7 +77,14 @@ def raw_publishers(source: str) -> list[int]:
             and node.func.attr == "create_publisher"]
 
 
-@pytest.mark.parametrize("rule", [unexplained_sleeps, broad_raises, raw_publishers],
+def preexec_fns(source: str) -> list[int]:
+    """Lines that pass ``preexec_fn`` to a subprocess."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.keyword) and node.arg == "preexec_fn"]
+
+
+@pytest.mark.parametrize("rule", [unexplained_sleeps, broad_raises, raw_publishers,
+                                  preexec_fns],
                          ids=lambda rule: rule.__name__)
 def test_the_suite_keeps_its_rules(rule):
     found = {}
@@ -106,7 +116,10 @@ def test_each_rule_finds_what_it_is_for():
         "        call()\n"
         "    pub = ros.node.create_publisher(Twist, '/cmd_vel', 10)\n"  # 15: found
         "    pub = ros.publisher(Twist, '/cmd_vel')\n"          # allowed
+        "    subprocess.Popen(args, preexec_fn=reset)\n"        # 17: found
+        "    subprocess.Popen([*DEFAULT_SIGINT, *args])\n"      # allowed
     )
     assert unexplained_sleeps(planted) == [3]
     assert broad_raises(planted) == [7, 9]
     assert raw_publishers(planted) == [15]
+    assert preexec_fns(planted) == [17]
