@@ -49,7 +49,7 @@ def _graph_topics(namespace: str, timeout: float) -> set[str]:
     """The topics on the ROS graph once the driver's perception node is up in ``namespace``
     (empty after ``timeout`` s without it)."""
     context = rclpy.Context()
-    rclpy.init(context=context)
+    rclpy.init(args=[], context=context)  # not sys.argv: the launch's own arguments
     try:
         node = rclpy.create_node("nav2_launch_probe", context=context,
                                  start_parameter_services=False)

@@ -385,6 +385,25 @@ def rosbag_record() -> str:
         "the recording less its first and last 2 s.\n" + measured(d))
 
 
+def nav2_goal() -> str:
+    """Nav2's goals behind a box and back: time and path as ratios to the straight line at
+    Nav2's top speed, and what the Nav2 processes cost beside the driver."""
+    d = load("nav2_goal")
+    rows = [[str(i + 1), "yes" if g["succeeded"] else "no", num(g["straight_m"], 2),
+             num(g["walked_m"], 2), num(g["seconds"]), num(g["time_vs_floor"], 2),
+             num(g["path_vs_line"], 2)] for i, g in enumerate(d["goals"])]
+    cpu = d["cpu_percent_of_one_core"]
+    return table(["goal", "succeeded", "straight line (m)", "walked (m)", "time (s)",
+                  "time / floor", "path / line"], rows) + (
+        f"\nFloor: the straight line at Nav2's top speed ({num(d['top_speed_mps'])} m/s). "
+        f"Median time / floor {num(d['time_vs_floor_median'], 2)}, path / line "
+        f"{num(d['path_vs_line_median'], 2)}. Bring-up to active: {num(d['bring_up_s'])} s. "
+        f"CPU while the goals ran ({num(d['window_s'], 0)} s, % of one core): Nav2's "
+        f"{d['nav2_processes']} processes {num(cpu['nav2'])} %, the driver "
+        f"{num(cpu['driver'])} %, the simulated robot {num(cpu['simulated_robot'])} %; Nav2 "
+        f"costs {num(d['nav2_vs_driver_cpu'], 2)}x the driver.\n" + measured(d))
+
+
 def payload_ports() -> str:
     """The ports a payload listens on (from the port plan the launch checks, not a benchmark)."""
     sys.path.insert(0, str(ROOT))
@@ -489,7 +508,7 @@ RENDER: dict[str, Callable[[], str]] = {
     "state_cycle": state_cycle, "goals": goals,
     "payload_ports": payload_ports, "operator_link": operator_link,
     "operator_link_stages": operator_link_stages, "rosbag_record": rosbag_record,
-    "wifi_rates": wifi_rates,
+    "wifi_rates": wifi_rates, "nav2_goal": nav2_goal,
 }
 
 

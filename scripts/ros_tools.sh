@@ -219,6 +219,7 @@ build() {
       --cmake-args -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
         -DPython3_EXECUTABLE="$VENV/bin/python" -DPYTHON_EXECUTABLE="$VENV/bin/python" \
         -DFETCHCONTENT_SOURCE_DIR_MCAP="$work/mcap" \
+        -DBTCPP_UNIT_TESTS=OFF -DBTCPP_EXAMPLES=OFF \
         "-DCMAKE_SHARED_LINKER_FLAGS=$link_flags" "-DCMAKE_MODULE_LINKER_FLAGS=$link_flags" \
         "-DCMAKE_EXE_LINKER_FLAGS=$link_flags -Wl,--no-as-needed -lpython3.11 -Wl,--as-needed"
   ) 2>&1 | tee "$work/colcon.log" | grep --line-buffered -E "^(Starting|Finished|Failed)" >&2

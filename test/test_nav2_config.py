@@ -229,3 +229,15 @@ def test_the_voxel_grid_reaches_every_height_it_is_asked_to_mark():
             local[f"{layer}.{s}.max_obstacle_height"]
             for s in local[f"{layer}.observation_sources"].split()]
         assert max(heights) <= top + 1e-9, (layer, heights, top)
+
+
+def test_the_controller_stops_rotating_in_place_only_inside_the_goal_checkers_tolerance():
+    """dwb_critics/rotate_to_goal.cpp: inside ``<controller>.xy_goal_tolerance`` (default
+    0.25 m) DWB only turns in place; the goal checker (``goal_checker.xy_goal_tolerance``)
+    ends the goal. A DWB tolerance wider than the checker's leaves the robot turning short of
+    the goal until the progress checker aborts it (seen with the real Nav2: 0.22 m short)."""
+    controller = bringup().params("controller_server")
+    checker = controller["goal_checker.xy_goal_tolerance"]
+    for name in controller["controller_plugins"]:
+        if controller[f"{name}.plugin"] == "dwb_core::DWBLocalPlanner":
+            assert controller.get(f"{name}.xy_goal_tolerance", 0.25) <= checker, name
