@@ -25,7 +25,7 @@ ros-tools: setup
 	@scripts/ros_tools.sh $(ARGS)
 
 # Nav2 (Jazzy) on top of ros-tools: the servers launch/nav2.launch.py starts and the plugins
-# config/nav2_params.yaml names (about 1 h on 2 cores the first time). ARGS as for ros-tools.
+# config/nav2_params.yaml names (about 35 min on 2 cores the first time). ARGS as for ros-tools.
 nav2-tools: ros-tools
 	@LAYER=nav2 scripts/ros_tools.sh $(ARGS)
 

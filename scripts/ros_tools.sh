@@ -6,7 +6,7 @@
 #   tools  rclcpp, tf2 and tf2_ros with tf2_echo and Python's tf2_ros, robot_state_publisher,
 #          rosbag2 with `ros2 bag` and the mcap storage (about 10 min on 2 cores);
 #   nav2   on top of tools: the Nav2 servers launch/nav2.launch.py starts and the plugins
-#          config/nav2_params.yaml names (about 1 h on 2 cores).
+#          config/nav2_params.yaml names (about 35 min on 2 cores).
 #
 #   ${SPOT_ROS_TOOLS_HOME:-~/.cache/spot_ros2_driver}/ros2-<layer>-jazzy-<key>-<arch>
 #
@@ -53,7 +53,7 @@ case "$LAYER" in
   nav2)
     RECIPE=1
     # launch/nav2.launch.py's servers, config/nav2_params.yaml's plugins (test_nav2_e2e.py
-    # checks that each one named there is in the layer)
+    # brings them up: a server or plugin missing here fails its bring-up)
     PACKAGES=(nav2_controller nav2_smoother nav2_planner nav2_behaviors nav2_bt_navigator
               nav2_waypoint_follower nav2_velocity_smoother nav2_collision_monitor
               nav2_lifecycle_manager nav2_navfn_planner nav2_costmap_2d dwb_core dwb_plugins

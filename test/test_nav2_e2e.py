@@ -31,7 +31,7 @@ from spot_sim import mobility
 from spot_sim.mobility import Se2
 from spot_sim.scene import Scene
 
-BUILD_TIME = "about 1 h on 2 cores"
+BUILD_TIME = "about 35 min on 2 cores"
 PARAMS = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
 FOOTPRINT = Polygon(ast.literal_eval(
     PARAMS["local_costmap"]["local_costmap"]["ros__parameters"]["footprint"]))
