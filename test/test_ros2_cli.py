@@ -125,8 +125,10 @@ def test_service_calls_and_a_trajectory_goal_with_feedback(launched):
 
 
 def test_param_set_get_describe_and_refusals(launched):
-    def param(*args: str) -> str:  # once: without the daemon it discovers for --spin-time s
-        result = ros2("param", *args, "--no-daemon", "--spin-time", "5")
+    def param(*args: str) -> str:
+        # Without the daemon each call discovers for --spin-time s twice (once to find the
+        # node, once to call it): short, then wait up to --timeout s for the node to appear.
+        result = ros2("param", *args, "--no-daemon", "--spin-time", "1", "--timeout", "15")
         return result.stdout + result.stderr
 
     assert "Set parameter successful" in param("set", "/spot_state", "robot_state_rate", "25.0")
