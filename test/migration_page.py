@@ -15,7 +15,8 @@ class Interface:
     their_type: str
     ours: str  # NONE when there is no equivalent
     our_type: str
-    how: str
+    how: str  # the category word: same, renamed, fields, retyped, alias, none
+    note: str
 
 
 def table(marker: str) -> list[list[str]]:
@@ -41,8 +42,8 @@ def names(cell: str) -> list[str]:
 
 def interfaces() -> list[Interface]:
     out = []
-    for theirs, their_type, ours, our_type, how in table("interface-table"):
+    for theirs, their_type, ours, our_type, how, note in table("interface-table"):
         ours_names = names(ours)
         out.append(Interface(names(theirs)[0], their_type, ours_names[0] if ours_names else NONE,
-                             our_type, how.split()[0]))
+                             our_type, how.split()[0].rstrip(":"), note))
     return out

@@ -34,13 +34,20 @@ def world(tmp_path_factory):
                                params={"enable_low_level": "true",
                                        "enable_spot_ros2_aliases": "true",
                                        "publish_depth_registered": "true",
+                                       "publish_depth_points": "true",
+                                       "publish_depth_registered_points": "true",
+                                       "publish_stitched_front": "true",
                                        "cameras": "[frontleft]"})
+        # the joint-level streams' process, as `low_level:=true` starts it beside the driver
+        streams = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "low_level.log",
+                                USERNAME, PASSWORD, module="spot_driver.low_level")
         try:
             assert ros.wait_for(lambda: ros.latest("/status/battery_states") is not None, 30), \
                 driver.output()
             yield sim, ros
         finally:
             ros.close()
+            streams.stop()
             driver.stop()
 
 
