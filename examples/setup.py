@@ -5,7 +5,8 @@ from setuptools import setup
 PACKAGE = "spot_driver_examples"
 PROGRAMS = ("walk_forward", "spot_in_circle", "hello_spot", "arm_simple", "batch_trajectory",
             "send_inverse_kinematics_requests", "arm_with_body_follow", "nogo_example",
-            "simple_sub", "wasd", "noarm_squat", "wiggle_arm")
+            "simple_sub", "wasd", "noarm_squat", "wiggle_arm", "set_gripper_gains",
+            "mixed_level_example", "joint_command_passthrough")
 
 setup(
     name=PACKAGE,

@@ -1,5 +1,6 @@
 """The documentation site (doc/, Sphinx) builds with no warning, its generated pages say what
-the registry declares, and a link to a page that does not exist fails the build."""
+the registry and every launch file declare, and a link to a page that does not exist fails the
+build."""
 
 import shutil
 import subprocess
@@ -10,6 +11,8 @@ from ros_harness import REPO
 from spot_driver import registry
 
 DOC = REPO / "doc"
+sys.path.insert(0, str(DOC / "_ext"))
+import generated_pages  # noqa: E402
 
 
 def build(source, out) -> subprocess.CompletedProcess:
@@ -30,6 +33,11 @@ def test_the_docs_build_with_no_warning_and_list_every_capability(tmp_path):
     assert "walk_forward" in examples and "wiggle_arm" in examples
     migration = (tmp_path / "migration.html").read_text()
     assert migration.count("<tr") > 100  # its tables are tables
+    arguments = (tmp_path / "generated" / "launch_arguments.html").read_text()
+    for launch_file in sorted((REPO / "launch").glob("*.launch.py")):
+        assert f"{launch_file.name}<a class=\"headerlink\"" in arguments, launch_file.name
+        for argument in generated_pages.declared_arguments(launch_file):
+            assert f">{argument.name}<" in arguments, (launch_file.name, argument.name)
 
 
 def test_a_link_to_a_missing_page_fails_the_build(tmp_path):

@@ -6,6 +6,7 @@ import ast
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from geometry_msgs.msg import Pose
-from ros_harness import DriverProcess, RosClient
+from ros_harness import DEFAULT_SIGINT, DriverProcess, RosClient
 from sensor_msgs.msg import JointState
 
 from conftest import MISSING, PASSWORD, USERNAME, running_sim, wait_for
@@ -49,8 +50,8 @@ class Run:
     """One example program running, the simulated robot sampled meanwhile."""
 
     def __init__(self, sim, name: str, *args: str, sample=None, env: dict | None = None):
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", f"spot_driver_examples.{name}", *args],
+        self.process = subprocess.Popen(  # Ctrl-C reaches it even from a background pytest
+            [*DEFAULT_SIGINT, sys.executable, "-m", f"spot_driver_examples.{name}", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env=dict(os.environ, **(env or {})))
         self.samples: list = []
@@ -63,6 +64,15 @@ class Run:
             if self._sample is not None:
                 self.samples.append(self._sample(self._sim.robot))
             time.sleep(SAMPLE_S)
+
+    def stop(self) -> str:
+        """Ctrl-C, then the program's output however it exited."""
+        self.process.send_signal(signal.SIGINT)
+        try:
+            return self.process.communicate(timeout=30.0)[0]
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.communicate()[0]
 
     def finish(self, timeout: float = RUN_TIMEOUT_S) -> str:
         """The program's output, once it exited 0 (the test fails otherwise)."""
@@ -326,3 +336,84 @@ def test_wiggle_arm_turns_the_wrist_both_ways(world, streams):
     assert min(g for _, g, _ in driven) < -0.4  # the gripper opened
     legs = np.array([j for _, _, j in driven])
     assert np.ptp(legs, axis=0).max() < 0.1  # the legs held where they stood
+
+
+def engaged_samples(samples: list) -> list:
+    return [s[1:] for s in samples if s[0]]
+
+
+def test_set_gripper_gains_opens_at_the_nominal_gains_and_not_without_stiffness(world,
+                                                                                streams):
+    """At the nominal gains the gripper opens to about -1.57 rad and closes; at k_q_p = 0
+    nothing pulls it to its targets and it stays closed (checked on the simulated gripper)."""
+    sim = world[0]
+
+    def gripper(robot):
+        return robot.legs.joint_mode.engaged, robot.arm.gripper
+
+    output, samples = run(sim, "set_gripper_gains", "--gains", "0,0", "--gains", "99,-1",
+                          sample=gripper)
+    assert "k_q_p=16.0 k_qd_p=0.32" in output and "k_q_p=50.0 k_qd_p=0.0" in output, output
+    angles = np.array(engaged_samples(samples))[:, 0]
+    opened = int(np.argmax(angles < -1.3))  # at the nominal gains, first
+    assert angles[opened] < -1.3 and angles[:opened + 20].min() == pytest.approx(-1.57,
+                                                                                abs=0.15)
+    closed = opened + int(np.argmax(angles[opened:] > -0.1))  # closed again after it
+    again = closed + int(np.argmax(angles[closed:] < -1.3))  # the clamped 50 opened it again
+    assert again > closed, output
+    # between: the k_q_p = 0 open-close (2.2 s), then the clamped 50's opening: the gripper
+    # stayed closed through the first
+    still = closed + int(np.nonzero(angles[closed:again] > -0.1)[0][-1])
+    assert (still - closed) * SAMPLE_S > 1.5, (angles[closed:again], output)
+    assert wait_for(lambda: not sim.robot.legs.joint_mode.engaged, 5.0)
+
+
+def test_mixed_level_example_stands_drives_the_gripper_joint_level_then_sits(world, streams):
+    sim = world[0]
+
+    def state(robot):
+        return (robot.legs.joint_mode.engaged, robot.arm.gripper,
+                robot.legs.posture.standing)
+
+    output, samples = run(sim, "mixed_level_example", "--no-pause", sample=state)
+    driven = engaged_samples(samples)
+    assert len(driven) > 20, output
+    assert min(g for g, _ in driven) < -1.3  # the gripper opened under joint-level control
+    first = next(i for i, s in enumerate(samples) if s[0])
+    assert samples[first - 1][2], "it stood (high level) before joint mode"
+    assert not samples[-1][0] and not sim.robot.legs.posture.standing  # then high level: sat
+
+
+def test_joint_command_passthrough_forwards_another_nodes_targets(world, streams):
+    """Another node's JointState targets for one joint move that joint on the simulated robot
+    (joint mode switched on by the first of them), the others hold; malformed ones are refused
+    whole; when the targets stop the robot stands again, and Ctrl-C ends the program."""
+    sim, _, ros, _ = world
+    example = Run(sim, "joint_command_passthrough", "--idle", "0.4")  # streams' watchdog: 0.5
+    engaged = []
+    try:
+        targets = ros.publisher(JointState, "/joint_commands", timeout=60.0)
+        start = sim.robot.arm.q.copy()
+        bad = JointState(name=["arm_wr1", "nosuch"], position=[0.0, 0.0])
+        nan = JointState(name=["arm_wr1"], position=[float("nan")])
+        goal = start[5] + 0.6
+        began = time.monotonic()
+        while (t := time.monotonic() - began) < 2.5:  # a planner's stream at 50 Hz
+            targets.publish(bad)
+            targets.publish(nan)
+            wr1 = start[5] + (goal - start[5]) * min(1.0, t / 1.0)
+            targets.publish(JointState(name=["arm_wr1"], position=[wr1]))
+            engaged.append(sim.robot.legs.joint_mode.engaged)
+            time.sleep(0.02)
+        arm = sim.robot.arm.q.copy()
+        assert sum(engaged) > len(engaged) / 2, example.stop()
+        assert arm[5] == pytest.approx(goal, abs=0.05)
+        assert np.abs(arm[:5] - start[:5]).max() < 0.05  # the joints not named held
+        assert wait_for(lambda: not sim.robot.legs.joint_mode.engaged, 5.0)  # targets stopped
+    finally:
+        example.process.send_signal(signal.SIGINT)
+    output = example.finish(timeout=30.0)
+    assert "refused: unknown joints ['nosuch']" in output, output
+    assert "refused: a position that is not finite" in output, output
+    assert "back to the stand controller" in output, output
+    assert wait_for(lambda: sim.robot.legs.posture.standing, 5.0)

@@ -245,3 +245,24 @@ def test_recorded_state_becomes_an_animation_and_a_dance_is_logged(sim, robot, t
         status, log = chor.download_robot_state_log(Log.LOG_TYPE_LAST_CHOREOGRAPHY)
         sways = [f.animation_tform_body.position.y for f in log.key_frames]
         assert max(sways) - min(sways) > 0.05  # the body swayed sideways (0.1 m)
+
+
+def test_a_late_physics_step_leaves_no_gap_in_a_state_log():
+    """A robot logs at its controller's rate: where a physics step comes 80 ms late, the
+    keyframes due meanwhile are there, on the way from the last state to the new one."""
+    import numpy as np
+    from bosdyn.client.math_helpers import Quat, SE3Pose
+
+    from spot_sim.choreography.state_log import KEYFRAME_PERIOD_NS, Log
+    log = Log(SE3Pose(0, 0, 0, Quat()))
+    ms = 1_000_000
+    for now, x in ((0, 0.0), (20 * ms, 0.02), (100 * ms, 0.10), (105 * ms, 0.105)):
+        log.add(now, SE3Pose(x, 0, 0, Quat.from_yaw(x)), np.full(12, x), False, 0)
+    stamps = [f.timestamp.ToNanoseconds() for f in log.frames]
+    assert stamps == [i * KEYFRAME_PERIOD_NS for i in range(6)]  # 0 .. 100 ms, none at 105
+    xs = [f.animation_tform_body.position.x for f in log.frames]
+    assert xs == pytest.approx([0.0, 0.02, 0.04, 0.06, 0.08, 0.10])
+    knees = [f.joint_angles.fl.knee for f in log.frames]
+    assert knees == pytest.approx(xs)
+    log.add(2_000 * ms, SE3Pose(0, 0, 0, Quat()), np.zeros(12), False, 0)  # a clock jump
+    assert len(log.frames) == 7 and log.frames[-1].timestamp.ToNanoseconds() == 2_000 * ms

@@ -1,7 +1,10 @@
 """Pages written from the code when the docs build starts (``generated/``, not in git): the
 capabilities with their launch switches, nodes and parameters (from the driver's registry),
-and the examples package's README. So these tables cannot drift from what the driver does."""
+every launch file's arguments (from the files themselves), and the examples package's README.
+So these tables cannot drift from what the driver does."""
 
+import importlib.util
+import re
 import shutil
 from pathlib import Path
 
@@ -47,10 +50,43 @@ def _cell(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def declared_arguments(launch_file: Path) -> list:
+    """The DeclareLaunchArgument actions of a launch file, as ``ros2 launch`` would load it."""
+    spec = importlib.util.spec_from_file_location(launch_file.stem.replace(".", "_"),
+                                                  launch_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.generate_launch_description().get_launch_arguments()
+
+
+def _default(argument) -> str:
+    from launch.substitutions import TextSubstitution
+    if argument.default_value is None:
+        return "(required)"
+    text = "".join(s.text if isinstance(s, TextSubstitution) else s.describe()
+                   for s in argument.default_value)
+    text = re.sub(r"\S*/share/spot_driver/", "", text)  # the install space's path
+    return f"`{text}`" if text else '`""`'
+
+
+def launch_arguments_page() -> str:
+    lines = ["# Launch arguments", "",
+             "Every argument of every launch file of `spot_driver`, with its default and what it "
+             "does, read from the launch files when the docs are built. Each launch file refuses "
+             "an argument it does not declare, naming the closest one.", ""]
+    for launch_file in sorted((REPO / "launch").glob("*.launch.py")):
+        rows = [f"| `{a.name}` | {_cell(_default(a))} | {_cell(a.description)} |"
+                for a in declared_arguments(launch_file)]
+        lines += [f"## {launch_file.name}", "", "| argument | default | what |",
+                  "| --- | --- | --- |", *rows, ""]
+    return "\n".join(lines) + "\n"
+
+
 def write(app) -> None:
     out = Path(app.srcdir) / "generated"
     out.mkdir(exist_ok=True)
     (out / "capabilities.md").write_text(capabilities_page())
+    (out / "launch_arguments.md").write_text(launch_arguments_page())
     shutil.copyfile(REPO / "examples" / "README.md", out / "examples.md")
 
 

@@ -85,12 +85,15 @@ class JointStream:
             raise SpotError(f"low_level/activate: {answer.message}")
         return answer.message
 
-    def follow(self, names: list[str], profile, seconds: float) -> None:
-        """Stream targets ``profile(t)`` (one per name, t in s from now) for ``seconds``, each
-        within STEP_LIMIT of where its joint is; every other joint held. Each joint's load when
-        joint mode went on is its feed-forward (gravity, mostly), so the gains only correct."""
+    def follow(self, names: list[str], profile, seconds: float, rate_hz: float = RATE_HZ,
+               gains_of: dict[str, tuple[float, float]] | None = None) -> None:
+        """Stream targets ``profile(t)`` (one per name, t in s from now) for ``seconds`` at
+        ``rate_hz``, each within STEP_LIMIT of where its joint is; every other joint held. Each
+        joint's load when joint mode went on is its feed-forward (gravity, mostly), so the
+        gains only correct. ``gains_of``: (k_q_p, k_qd_p) of joints not to use the SDK's."""
         every = list(self._hold)
-        kp, kd = zip(*(gains(n) for n in every), strict=True)
+        chosen = gains_of or {}
+        kp, kd = zip(*(chosen.get(n) or gains(n) for n in every), strict=True)
         began = time.monotonic()
         while (t := time.monotonic() - began) < seconds:
             here = self.positions()
@@ -100,15 +103,30 @@ class JointStream:
             self._publisher.publish(JointCommand(
                 name=every, position=targets, load=[self._load[n] for n in every],
                 k_q_p=list(kp), k_qd_p=list(kd)))
-            time.sleep(1.0 / RATE_HZ)
+            time.sleep(1.0 / rate_hz)
+
+    def command(self, names: list[str], positions: list[float]) -> None:
+        """One command: ``positions`` for ``names`` (every other joint keeps its target), the
+        SDK's gains, each joint's load when joint mode went on as its feed-forward."""
+        kp, kd = zip(*(gains(n) for n in names), strict=True)
+        self._publisher.publish(JointCommand(
+            name=names, position=positions, load=[self._load[n] for n in names],
+            k_q_p=list(kp), k_qd_p=list(kd)))
+
+    def hold(self) -> None:
+        """One command naming every joint, each where it was when joint mode went on: the
+        robot takes a stream's gains for every joint from its first command."""
+        every = list(self._hold)
+        self.command(every, [self._hold[n] for n in every])
 
     def move(self, names: list[str], start: list[float], end: list[float], seconds: float,
-             settle: float = 0.5) -> None:
-        """From ``start`` to ``end`` in a straight line in ``seconds``, then held ``settle``."""
+             settle: float = 0.5, **stream) -> None:
+        """From ``start`` to ``end`` in a straight line in ``seconds``, then held ``settle``
+        (``stream``: follow's ``rate_hz`` and ``gains_of``)."""
         def line(t: float) -> list[float]:
             f = min(1.0, t / seconds)
             return [a + (b - a) * f for a, b in zip(start, end, strict=True)]
-        self.follow(names, line, seconds + settle)
+        self.follow(names, line, seconds + settle, **stream)
 
     def wait_for_subscriber(self, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout

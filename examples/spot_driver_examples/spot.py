@@ -11,6 +11,7 @@ import rclpy
 from rcl_interfaces.srv import GetParameterTypes
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import QoSProfile
+from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import Trigger
 
 from spot_driver.action_client import ActionClient
@@ -31,8 +32,8 @@ class Spot:
     """A client of one driver. Make every client first, then call ``connect()``."""
 
     def __init__(self, node_name: str, robot: str = "") -> None:
-        if not rclpy.ok():
-            rclpy.init()
+        if not rclpy.ok():  # Ctrl-C is the program's (KeyboardInterrupt), so its cleanup can
+            rclpy.init(signal_handler_options=SignalHandlerOptions.NO)  # still call the driver
         self.node = rclpy.create_node(node_name)
         self.namespace = "/" + robot.strip("/") if robot.strip("/") else ""
         self._clients: dict[str, object] = {}

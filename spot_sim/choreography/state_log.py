@@ -20,6 +20,7 @@ Download = seq_pb2.DownloadRobotStateLogResponse
 LogType = seq_pb2.DownloadRobotStateLogRequest
 KEYFRAME_PERIOD_NS = 20_000_000  # 50 keyframes a second [ours: the robot says "a high rate"]
 MAX_RECORDING_NS = 300 * 1_000_000_000  # the robot's five-minute buffer
+MAX_FILL_NS = 1_000_000_000  # a gap longer than this is a clock jump, not filled in
 ARM_FIELDS = ("shoulder_0", "shoulder_1", "elbow_0", "elbow_1", "wrist_0", "wrist_1")
 
 
@@ -31,27 +32,50 @@ def footprint(odom_t_body: SE3Pose) -> SE3Pose:
 
 @dataclass
 class Log:
-    """Keyframes since ``start_ns``, in the animation frame ``odom_t_animation``."""
+    """Keyframes since ``start_ns``, in the animation frame ``odom_t_animation``, one every
+    KEYFRAME_PERIOD_NS of robot time: a robot logs at its controller's rate, so where this
+    simulator's physics step came late, the keyframes due meanwhile are filled in on the way
+    from the last state seen to this one."""
 
     odom_t_animation: SE3Pose
     frames: list = field(default_factory=list)
-    next_ns: int = 0  # the next keyframe is due (steps of KEYFRAME_PERIOD_NS, no bursts)
+    next_ns: int = 0  # the next keyframe is due
     full: bool = False
+    seen: tuple | None = None  # (ns, animation_t_body, joints) of the last state given
 
     def add(self, now_ns: int, odom_t_body: SE3Pose, joints: np.ndarray, has_arm: bool,
             start_ns: int) -> None:
         if now_ns < self.next_ns:
             return
-        if now_ns - start_ns > MAX_RECORDING_NS:
-            self.full = True
-            return
-        late = now_ns - self.next_ns >= KEYFRAME_PERIOD_NS
-        self.next_ns = (now_ns if late else self.next_ns) + KEYFRAME_PERIOD_NS
-        self.frames.append(keyframe(now_ns, self.odom_t_animation.inverse() * odom_t_body,
-                                    joints, has_arm))
+        state = (now_ns, self.odom_t_animation.inverse() * odom_t_body, np.array(joints))
+        if self.seen is None or now_ns - self.next_ns > MAX_FILL_NS:  # first, or a clock jump
+            self.next_ns = now_ns
+        while self.next_ns <= now_ns:
+            if self.next_ns - start_ns > MAX_RECORDING_NS:
+                self.full = True
+                return
+            pose, angles = between(self.seen, state, self.next_ns) if \
+                self.next_ns < now_ns else state[1:]
+            self.frames.append(keyframe(self.next_ns, pose, angles, has_arm))
+            self.next_ns += KEYFRAME_PERIOD_NS
+        self.seen = state
 
     def proto(self) -> seq_pb2.ChoreographyStateLog:
         return seq_pb2.ChoreographyStateLog(key_frames=self.frames)
+
+
+def between(a: tuple, b: tuple, t_ns: int) -> tuple[SE3Pose, np.ndarray]:
+    """The state at ``t_ns`` on the straight way from state ``a`` to ``b`` (each ``(ns, pose,
+    joints)``): positions and joints linear, the rotation normalised-linear."""
+    f = (t_ns - a[0]) / (b[0] - a[0])
+    pa, pb = a[1], b[1]
+    qa = np.array([pa.rot.w, pa.rot.x, pa.rot.y, pa.rot.z])
+    qb = np.array([pb.rot.w, pb.rot.x, pb.rot.y, pb.rot.z])
+    q = qa + f * ((qb if qa @ qb >= 0 else -qb) - qa)
+    q /= np.linalg.norm(q)
+    pose = SE3Pose(pa.x + f * (pb.x - pa.x), pa.y + f * (pb.y - pa.y), pa.z + f * (pb.z - pa.z),
+                   Quat(*q))
+    return pose, a[2] + f * (b[2] - a[2])
 
 
 def keyframe(now_ns: int, animation_t_body: SE3Pose, joints: np.ndarray,
