@@ -1,6 +1,7 @@
 """Test harness: the driver as a separate process against an in-process simulated Spot,
 and an rclpy client node spinning in the background of the test process."""
 
+import contextlib
 import math
 import os
 import signal
@@ -19,8 +20,9 @@ from rcl_interfaces.srv import GetParameterTypes
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_srvs.srv import Trigger
 
-from conftest import wait_for
+from conftest import PASSWORD, USERNAME, running_sim, wait_for
 from spot_driver.action_client import ActionClient
 from spot_sim.mobility import Se2
 
@@ -52,6 +54,41 @@ def stop_leftovers() -> int:
             started.stop() if isinstance(started, DriverProcess) else started.kill()
             stopped += 1
     return stopped
+
+
+@contextlib.contextmanager
+def driver_world(tmp_path_factory, client: str, sim: dict | None = None,
+                 params: dict | None = None, subscriptions: tuple = (),
+                 first: str | None = None, until=None, ready: tuple[str, ...] = (),
+                 timeout: float = 30.0):
+    """A module's world: one simulated robot (``sim``: SimConfig fields), one driver process
+    (``params``) and one RosClient named ``client``, subscribed before the driver starts to
+    each ``(topic, type[, subscribe's options])`` of ``subscriptions``. It waits for a first
+    message on ``first`` and for ``until(sim, driver, ros)`` to hold, then calls the Trigger
+    services ``ready`` (e.g. claim, power_on, stand) and yields ``(sim, driver, ros)``; the
+    client and the driver stop afterwards, however the module or its setup ended."""
+    with running_sim(tmp_path_factory.mktemp("certs"), **(sim or {})) as robot:
+        ros = RosClient(client)
+        driver = None
+        try:
+            for topic, msg_type, *options in subscriptions:
+                ros.subscribe(topic, msg_type, **(options[0] if options else {}))
+            driver = DriverProcess(robot, tmp_path_factory.mktemp("logs") / "driver.log",
+                                   USERNAME, PASSWORD, params=params)
+            if first is not None:
+                assert ros.wait_for(lambda: ros.received(first), timeout), \
+                    driver.output()[-3000:]
+            if until is not None:
+                assert ros.wait_for(lambda: until(robot, driver, ros), timeout), \
+                    driver.output()[-3000:]
+            for name in ready:
+                response = ros.call(Trigger, f"/{name}")
+                assert response.success, (name, response.message)
+            yield robot, driver, ros
+        finally:
+            ros.close()
+            if driver is not None:
+                driver.stop()
 
 
 class DriverProcess:

@@ -9,13 +9,12 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTolerance
 from geometry_msgs.msg import Twist, Vector3Stamped
-from ros_harness import DriverProcess, RosClient, odom_tform
+from ros_harness import driver_world, odom_tform
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.action import (
     ArmJointMove,
     ArmPose,
@@ -34,24 +33,15 @@ FJT = "/arm_controller/follow_joint_trajectory"
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
-        ros = RosClient("arm_test_client")
-        ros.subscribe("/joint_states", JointState)
-        ros.subscribe("/tf", TFMessage)
-        ros.subscribe("/tf_static", TFMessage, latched=True)
-        ros.subscribe("/status/manipulation", ManipulatorState, reliable=False)
-        ros.subscribe("/status/end_effector_force", Vector3Stamped, reliable=False)
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD)
-        try:
-            assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, timeout=20)
-            for name in ("claim", "power_on", "stand"):
-                response = ros.call(Trigger, f"/{name}")
-                assert response.success, response.message
-            yield sim, driver, ros
-        finally:
-            ros.close()
-            driver.stop()
+    with driver_world(tmp_path_factory, "arm_test_client", sim={"has_arm": True},
+                      subscriptions=(("/joint_states", JointState), ("/tf", TFMessage),
+                                     ("/tf_static", TFMessage, {"latched": True}),
+                                     ("/status/manipulation", ManipulatorState,
+                                      {"reliable": False}),
+                                     ("/status/end_effector_force", Vector3Stamped,
+                                      {"reliable": False})),
+                      first="/joint_states", ready=("claim", "power_on", "stand")) as world:
+        yield world
 
 
 def arm_joints(ros) -> np.ndarray:

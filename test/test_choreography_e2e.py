@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from geometry_msgs.msg import Twist
-from ros_harness import DriverProcess, RosClient, burst, odom_tform
+from ros_harness import burst, driver_world, odom_tform
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, holds, running_sim, wait_for
+from conftest import holds, wait_for
 from spot_msgs.action import ExecuteChoreography
 from spot_msgs.msg import ChoreographyStatus
 from spot_msgs.srv import (
@@ -30,27 +30,18 @@ DATA = Path(__file__).parent / "data" / "choreography"
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs")) as sim:
-        ros = RosClient("choreography_test_client")
-        ros.subscribe("/status/choreography", ChoreographyStatus)
-        ros.subscribe("/tf", TFMessage)
-        ros.subscribe("/tf_static", TFMessage, latched=True)
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD,
-                               params={"choreography_status_rate": 10.0,
-                                       "enable_perception": False,
-                                       # a 15 s dance must not end on a loaded CI machine's
-                                       # 2 s stall of the in-process robot (outage detection
-                                       # is test_resilience_e2e's)
-                                       "link_timeout": 5.0})
-        assert ros.wait_for(lambda: ros.received("/status/choreography"), timeout=30), \
-            driver.output()
-        for name in ("claim", "power_on", "stand"):
-            response = ros.call(Trigger, f"/{name}")
-            assert response.success, (name, response.message)
-        yield sim, driver, ros
-        ros.close()
-        driver.stop()
+    with driver_world(tmp_path_factory, "choreography_test_client",
+                      params={"choreography_status_rate": 10.0, "enable_perception": False,
+                              # a 15 s dance must not end on a loaded CI machine's 2 s stall
+                              # of the in-process robot (outage detection is
+                              # test_resilience_e2e's)
+                              "link_timeout": 5.0},
+                      subscriptions=(("/status/choreography", ChoreographyStatus),
+                                     ("/tf", TFMessage),
+                                     ("/tf_static", TFMessage, {"latched": True})),
+                      first="/status/choreography",
+                      ready=("claim", "power_on", "stand")) as world:
+        yield world
 
 
 def upload(ros, file: str, **fields):

@@ -9,10 +9,9 @@ import pytest
 import simplejpeg
 from action_msgs.msg import GoalStatus
 from bosdyn.api import data_acquisition_store_pb2
-from ros_harness import DriverProcess, RosClient
+from ros_harness import driver_world
 from sensor_msgs.msg import CompressedImage
 
-from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.action import AcquireData
 from spot_msgs.srv import DownloadCaptures, ListCaptures, ListCaptureSources
 
@@ -21,16 +20,11 @@ EVERYTHING = data_acquisition_store_pb2.QueryParameters(include_images=True, inc
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), has_spot_cam=True) as sim:
-        ros = RosClient("data_acquisition_test_client")
-        ros.subscribe("/data_acquisition/image/compressed", CompressedImage)
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD)
-        try:
-            yield sim, ros
-        finally:
-            ros.close()
-            driver.stop()
+    with driver_world(tmp_path_factory, "data_acquisition_test_client",
+                      sim={"has_spot_cam": True},
+                      subscriptions=(("/data_acquisition/image/compressed",
+                                      CompressedImage),)) as (sim, _driver, ros):
+        yield sim, ros
 
 
 def store_of(sim):

@@ -9,11 +9,11 @@ from bosdyn.api.mission import mission_pb2, nodes_pb2
 from bosdyn.client.robot_command import RobotCommandBuilder
 from geometry_msgs.msg import PoseStamped
 from google.protobuf import text_format
-from ros_harness import DriverProcess, RosClient
+from ros_harness import driver_world
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, holds, running_sim, wait_for
+from conftest import holds, wait_for
 from spot_msgs.action import Dock, Mission, Trajectory, Undock
 from spot_msgs.msg import BatteryStateArray, DockState, MissionStatus, WorldObjectArray
 from spot_msgs.srv import AnswerQuestion
@@ -25,28 +25,21 @@ PAUSE_WINDOW = 1.5
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), start_docked_id=520) as sim:
-        ros = RosClient("docking_mission_test_client")
-        ros.subscribe("/status/docking", DockState, latched=True)
-        ros.subscribe("/world_objects", WorldObjectArray, reliable=False)
-        ros.subscribe("/tf", TFMessage)
-        ros.subscribe("/status/battery", BatteryStateArray, reliable=False)
-        ros.subscribe("/status/mission", MissionStatus, reliable=False)
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD,
-                               params={"mission_pause_window": PAUSE_WINDOW,
-                                       "docking_state_rate": 5.0,
-                                       # An in-process robot stalled 3.3 s under a full
-                                       # run's load (stop 52's CI): link loss is not what
-                                       # these tests check (test_resilience_e2e does).
-                                       "link_timeout": 5.0})
-        assert ros.wait_for(lambda: ros.latest("/status/docking") is not None, timeout=20), \
-            driver.output()
-        response = ros.call(Trigger, "/claim")
-        assert response.success, response.message
-        yield sim, driver, ros
-        ros.close()
-        driver.stop()
+    best_effort = {"reliable": False}
+    with driver_world(tmp_path_factory, "docking_mission_test_client",
+                      sim={"start_docked_id": 520},
+                      params={"mission_pause_window": PAUSE_WINDOW, "docking_state_rate": 5.0,
+                              # An in-process robot stalled 3.3 s under a full run's load
+                              # (stop 52's CI): link loss is not what these tests check
+                              # (test_resilience_e2e does).
+                              "link_timeout": 5.0},
+                      subscriptions=(("/status/docking", DockState, {"latched": True}),
+                                     ("/world_objects", WorldObjectArray, best_effort),
+                                     ("/tf", TFMessage),
+                                     ("/status/battery", BatteryStateArray, best_effort),
+                                     ("/status/mission", MissionStatus, best_effort)),
+                      first="/status/docking", ready=("claim",)) as world:
+        yield world
 
 
 def docking_status(ros) -> int:

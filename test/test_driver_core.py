@@ -10,7 +10,7 @@ from bosdyn.client.lease import LeaseClient
 from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import Pose, Twist, TwistStamped
 from nav_msgs.msg import Odometry
-from ros_harness import DriverProcess, RosClient
+from ros_harness import DriverProcess, RosClient, driver_world
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -52,26 +52,21 @@ STARTUP_LIMIT = 30.0  # s: a driver that has not published by then is broken
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """One simulated robot, one driver process and one ROS client for the whole module."""
-    certs = tmp_path_factory.mktemp("certs")
-    with running_sim(certs) as sim:
-        ros = RosClient("core_test_client")
-        for topic, msg_type in (("/joint_states", JointState), ("/odometry", Odometry),
-                                ("/tf", TFMessage)):
-            ros.subscribe(topic, msg_type)
-        ros.subscribe("/tf_static", TFMessage, latched=True)
-        ros.subscribe("/status/mobility_params", MobilityParams, latched=True)
-        for topic, msg_type in STATUS_TOPICS.items():
-            ros.subscribe(topic, msg_type, reliable=False)
-        # The core topics and services only: GraphNav and choreography (their own e2e tests)
-        # add some 60 service/action endpoints that a new subscriber's discovery must also
-        # wade through before the first messages arrive.
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD, {"cmd_duration": CMD_DURATION,
-                                                    "enable_autonomy": False,
-                                                    "enable_choreography": False})
-        yield sim, driver, ros
-        ros.close()
-        driver.stop()
+    statuses = tuple((topic, msg_type, {"reliable": False})
+                     for topic, msg_type in STATUS_TOPICS.items())
+    # The core topics and services only: GraphNav and choreography (their own e2e tests) add
+    # some 60 service/action endpoints that a new subscriber's discovery must also wade
+    # through before the first messages arrive.
+    with driver_world(tmp_path_factory, "core_test_client",
+                      params={"cmd_duration": CMD_DURATION, "enable_autonomy": False,
+                              "enable_choreography": False},
+                      subscriptions=(("/joint_states", JointState), ("/odometry", Odometry),
+                                     ("/tf", TFMessage),
+                                     ("/tf_static", TFMessage, {"latched": True}),
+                                     ("/status/mobility_params", MobilityParams,
+                                      {"latched": True}),
+                                     *statuses)) as world:
+        yield world
 
 
 def odom(ros) -> Odometry:

@@ -7,7 +7,7 @@ import pytest
 import simplejpeg
 from bosdyn.api import point_cloud_pb2
 from diagnostic_msgs.msg import DiagnosticArray
-from ros_harness import DriverProcess, RosClient, odom_tform
+from ros_harness import DriverProcess, RosClient, driver_world, odom_tform
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image, PointCloud2
 from tf2_msgs.msg import TFMessage
 
@@ -31,24 +31,24 @@ def _topics(camera: str) -> dict:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs")) as sim:
-        ros = RosClient("perception_test_client")
-        for camera in CAMERAS:
-            for topic, msg_type in _topics(camera).items():
-                ros.subscribe(topic, msg_type, reliable=False)
-        ros.subscribe("/depth/frontleft/points", PointCloud2, reliable=False)
-        ros.subscribe("/lidar/points", PointCloud2, reliable=False)
-        ros.subscribe("/tf", TFMessage)
-        ros.subscribe("/tf_static", TFMessage, latched=True)
-        params = {"cameras": "[frontleft,back,left,nosuch,hand]", "rates.back": "7.5",
-                  "publish_depth_registered": "true", "publish_depth_points": "true"}
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD, params)
-        assert ros.wait_for(lambda: all(ros.latest(t) for c in CAMERAS for t in _topics(c))
-                            and ros.latest("/lidar/points"), timeout=20), driver.output()
-        yield sim, driver, ros
-        ros.close()
-        driver.stop()
+    best_effort = {"reliable": False}
+    streams = [(topic, msg_type, best_effort) for camera in CAMERAS
+               for topic, msg_type in _topics(camera).items()]
+    params = {"cameras": "[frontleft,back,left,nosuch,hand]", "rates.back": "7.5",
+              "publish_depth_registered": "true", "publish_depth_points": "true"}
+
+    def streaming(_sim, _driver, ros) -> bool:
+        return all(ros.latest(t) for c in CAMERAS for t in _topics(c)) and \
+            ros.latest("/lidar/points") is not None
+
+    with driver_world(tmp_path_factory, "perception_test_client", params=params,
+                      subscriptions=(*streams,
+                                     ("/depth/frontleft/points", PointCloud2, best_effort),
+                                     ("/lidar/points", PointCloud2, best_effort),
+                                     ("/tf", TFMessage),
+                                     ("/tf_static", TFMessage, {"latched": True})),
+                      until=streaming, timeout=20) as world:
+        yield world
 
 
 def _rate(ros, topic: str, seconds: float = 2.0) -> float:

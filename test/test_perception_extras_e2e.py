@@ -4,34 +4,29 @@ clouds from registered depth, and the front cameras stitched into a virtual came
 
 import numpy as np
 import pytest
-from ros_harness import DriverProcess, RosClient
+from ros_harness import driver_world
 from sensor_msgs.msg import CameraInfo, Image, PointCloud2
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, running_sim
 from spot_sim.sensors import VISUAL_MODEL
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs")) as sim:
-        ros = RosClient("perception_extras_test_client")
-        for topic, msg_type in (("/camera/frontleft/image", Image),
-                                ("/depth_registered/frontleft/points", PointCloud2),
-                                ("/camera/frontmiddle_virtual/image", Image),
-                                ("/camera/frontmiddle_virtual/camera_info", CameraInfo)):
-            ros.subscribe(topic, msg_type, reliable=False)
-        ros.subscribe("/tf_static", TFMessage, latched=True)
-        params = {"cameras": "[frontleft]", "camera_rate": "5.0", "publish_depth": "false",
-                  "publish_depth_registered_points": "true",
-                  "publish_stitched_front": "true", "stitched_front_rate": "2.0"}
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD, params)
-        assert ros.wait_for(lambda: ros.latest("/camera/frontleft/image") is not None,
-                            timeout=20), driver.output()
-        yield sim, driver, ros
-        ros.close()
-        driver.stop()
+    best_effort = {"reliable": False}
+    params = {"cameras": "[frontleft]", "camera_rate": "5.0", "publish_depth": "false",
+              "publish_depth_registered_points": "true",
+              "publish_stitched_front": "true", "stitched_front_rate": "2.0"}
+    with driver_world(tmp_path_factory, "perception_extras_test_client", params=params,
+                      subscriptions=(("/camera/frontleft/image", Image, best_effort),
+                                     ("/depth_registered/frontleft/points", PointCloud2,
+                                      best_effort),
+                                     ("/camera/frontmiddle_virtual/image", Image, best_effort),
+                                     ("/camera/frontmiddle_virtual/camera_info", CameraInfo,
+                                      best_effort),
+                                     ("/tf_static", TFMessage, {"latched": True})),
+                      first="/camera/frontleft/image") as world:
+        yield world
 
 
 def test_xyzrgb_points_take_the_colour_of_the_image_pixel_they_project_to(world):

@@ -18,13 +18,12 @@ from google.protobuf import text_format
 from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import GetParameters
 from rclpy.duration import Duration
-from ros_harness import DriverProcess, RosClient
+from ros_harness import driver_world
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, running_sim
 from spot_driver import qos
 from spot_msgs.action import RobotCommand, SpotCheck, Trajectory
 from spot_msgs.msg import BehaviorFaultState, Metrics, WorldObjectArray
@@ -43,27 +42,18 @@ FEET = ("fl", "fr", "hl", "hr")
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
-        ros = RosClient("robot_command_test_client")
-        ros.subscribe("/joint_states", JointState)
-        ros.subscribe("/odometry", Odometry)
-        ros.subscribe("/odometry/twist", TwistWithCovarianceStamped)
-        ros.subscribe("/has_arm", Bool, latched=True)
-        ros.subscribe("/status/metrics", Metrics, reliable=False)
-        ros.subscribe("/status/behavior_faults", BehaviorFaultState, reliable=False)
-        ros.subscribe("/world_objects", WorldObjectArray, reliable=False)
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD,
-                               params={"world_object_frames": "payload_marker,goal_pin,old_pin"})
-        try:
-            assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, timeout=20)
-            for name in ("claim", "power_on", "stand"):
-                response = ros.call(Trigger, f"/{name}")
-                assert response.success, response.message
-            yield sim, driver, ros
-        finally:
-            ros.close()
-            driver.stop()
+    best_effort = {"reliable": False}
+    with driver_world(tmp_path_factory, "robot_command_test_client", sim={"has_arm": True},
+                      params={"world_object_frames": "payload_marker,goal_pin,old_pin"},
+                      subscriptions=(("/joint_states", JointState), ("/odometry", Odometry),
+                                     ("/odometry/twist", TwistWithCovarianceStamped),
+                                     ("/has_arm", Bool, {"latched": True}),
+                                     ("/status/metrics", Metrics, best_effort),
+                                     ("/status/behavior_faults", BehaviorFaultState,
+                                      best_effort),
+                                     ("/world_objects", WorldObjectArray, best_effort)),
+                      first="/joint_states", ready=("claim", "power_on", "stand")) as world:
+        yield world
 
 
 def send(ros, goal: RobotCommand.Goal, feedback: list | None = None, timeout: float = 30.0):

@@ -22,7 +22,7 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from nav_msgs.msg import Odometry
 from rclpy.executors import SingleThreadedExecutor
-from ros_harness import DriverProcess, RosClient, odom_tform
+from ros_harness import DriverProcess, RosClient, driver_world, odom_tform
 from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -42,27 +42,20 @@ LIDAR_HZ = 5.0
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
-        ros = RosClient("robot_model_test_client")
-        for topic, msg_type in (("/joint_states", JointState), ("/tf", TFMessage),
-                                ("/odometry", Odometry)):
-            ros.subscribe(topic, msg_type)
-        ros.subscribe("/tf_static", TFMessage, latched=True)
-        ros.subscribe("/status/feet", FootStateArray, reliable=False)
-        ros.subscribe("/battery_state", BatteryState, reliable=False)
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log", USERNAME,
-                               PASSWORD, params={
-                                   "auto_claim": "true", "auto_power_on": "true",
-                                   "auto_stand": "true", "cameras": "[frontleft,frontright]",
-                                   "camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ,
-                                   "publish_depth_points": "true"})
-        try:
-            assert ros.wait_for(lambda: "stand: standing" in driver.output(), 30), \
-                driver.output()
-            yield sim, driver, ros
-        finally:
-            ros.close()
-            driver.stop()
+    best_effort = {"reliable": False}
+    with driver_world(tmp_path_factory, "robot_model_test_client", sim={"has_arm": True},
+                      params={"auto_claim": "true", "auto_power_on": "true",
+                              "auto_stand": "true", "cameras": "[frontleft,frontright]",
+                              "camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ,
+                              "publish_depth_points": "true"},
+                      subscriptions=(("/joint_states", JointState), ("/tf", TFMessage),
+                                     ("/odometry", Odometry),
+                                     ("/tf_static", TFMessage, {"latched": True}),
+                                     ("/status/feet", FootStateArray, best_effort),
+                                     ("/battery_state", BatteryState, best_effort)),
+                      until=lambda _sim, driver, _ros: "stand: standing" in driver.output()
+                      ) as world:
+        yield world
 
 
 def test_late_subscriber_gets_the_robot_description_of_the_connected_robot(world):

@@ -12,7 +12,7 @@ import simplejpeg
 from bosdyn.client.spot_cam.power import PowerClient
 from diagnostic_msgs.msg import DiagnosticArray
 from PIL import Image as PilImage
-from ros_harness import DriverProcess, RosClient
+from ros_harness import DriverProcess, RosClient, driver_world
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -46,28 +46,18 @@ MOUNT = [0.1, 0.0, 0.25]
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with running_sim(tmp_path_factory.mktemp("certs"), has_spot_cam=True) as sim:
-        ros = RosClient("spot_cam_test_client")
-        ros.subscribe("/spot_cam/ptz/state", PtzState)
-        ros.subscribe("/tf", TFMessage)
-        ros.subscribe("/diagnostics", DiagnosticArray)
-        ros.subscribe("/spot_cam/media_log/image", Image)
-        ros.subscribe("/spot_cam/ptz/image/compressed", CompressedImage)
-        ros.subscribe("/spot_cam/ptz/camera_info", CameraInfo)
-        ros.subscribe("/spot_cam/ir/temperature", Image)
-        ros.subscribe("/tf_static", TFMessage, latched=True)
-        driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD, params={"spot_cam_ptz_rate": 10.0,
-                                                           "spot_cam_mount": MOUNT,
-                                                           "spot_cam_health_rate": 4.0,
-                                                           "spot_cam_image_rate": 2.0})
-        try:
-            assert ros.wait_for(lambda: ros.latest("/spot_cam/ptz/state") is not None,
-                                timeout=30), driver.output()
-            yield sim, ros
-        finally:
-            ros.close()
-            driver.stop()
+    with driver_world(tmp_path_factory, "spot_cam_test_client", sim={"has_spot_cam": True},
+                      params={"spot_cam_ptz_rate": 10.0, "spot_cam_mount": MOUNT,
+                              "spot_cam_health_rate": 4.0, "spot_cam_image_rate": 2.0},
+                      subscriptions=(("/spot_cam/ptz/state", PtzState), ("/tf", TFMessage),
+                                     ("/diagnostics", DiagnosticArray),
+                                     ("/spot_cam/media_log/image", Image),
+                                     ("/spot_cam/ptz/image/compressed", CompressedImage),
+                                     ("/spot_cam/ptz/camera_info", CameraInfo),
+                                     ("/spot_cam/ir/temperature", Image),
+                                     ("/tf_static", TFMessage, {"latched": True})),
+                      first="/spot_cam/ptz/state") as (sim, _driver, ros):
+        yield sim, ros
 
 
 def ptz_frame(ros):
