@@ -378,6 +378,10 @@ def pair(tmp_path_factory):
         try:
             for name, sim in (("spot1", sim1), ("spot2", sim2)):
                 robots.append(Robot(tmp, sim, name))
+                # One bring-up at a time, as robots with their own computers would not share
+                # cores: two at once on these 2 cores once aborted one (a lifecycle node
+                # missed its bond). The test then checks both active side by side.
+                robots[-1].all_active(timeout=120)
             yield robots
         finally:
             for robot in robots:  # both launches stop at once: each waits for its servers
@@ -391,11 +395,12 @@ class TestTwoRobots:
     """spot1 and spot2 at once, each with its Nav2."""
 
     def test_two_robots_each_with_its_nav2(self, pair):
-        """Both bring-ups active side by side, each on its own robot's topics and frames:
-        its local costmap in its own odom with its own box marked, its collision monitor
-        feeding its own driver's cmd_vel. (No goal here: two Nav2s, two drivers and two
-        simulated lidars saturate these 2 cores, where a goal's planner missed the BT's
-        250 ms to accept it; on robots each Nav2 has its own payload computer.)"""
+        """Both bring-ups (started one after the other) active side by side, each on its own
+        robot's topics and frames: its local costmap in its own odom with its own box marked,
+        its collision monitor feeding its own driver's cmd_vel. (No goal here: two Nav2s, two
+        drivers and two simulated lidars saturate these 2 cores, where a goal's planner
+        missed the BT's 250 ms to accept it; on robots each Nav2 has its own payload
+        computer.)"""
         for robot in pair:
             states = robot.all_active(timeout=120)
             assert all(label == "active" for label in states.values()), \
