@@ -11,7 +11,7 @@ from bosdyn.client.exceptions import InvalidRequestError
 from bosdyn.client.lease import LeaseClient, LeaseKeepAlive
 from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
-from test_sim_motion import commander, odom_tform_body, operated, wait_for
+from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, holds, running_sim
 
@@ -21,7 +21,17 @@ def _walk(robot, metres: float) -> None:
     command = commander(robot)
     command.robot_command(RobotCommandBuilder.synchro_velocity_command(v_x=0.5, v_y=0, v_rot=0),
                           end_time_secs=time.time() + metres / 0.5)
-    time.sleep(metres / 0.5 + 1.0)  # sleep: the walk's length (velocity has no feedback)
+    time.sleep(metres / 0.5)  # sleep: the walk's length (velocity has no feedback)
+
+    def stopped() -> bool:  # two reads 0.3 s apart agree, and the body reports no velocity
+        before = odom_tform_body(robot)
+        time.sleep(0.3)  # sleep: the span the body must not move over
+        after = odom_tform_body(robot)
+        velocity = state_of(robot).kinematic_state.velocity_of_body_in_odom.linear
+        return math.hypot(after.x - before.x, after.y - before.y) < 0.002 and \
+            math.hypot(velocity.x, velocity.y) < 0.01
+
+    assert wait_for(stopped, 10.0)  # a late physics step still walks the rest of the way
 
 
 def _params(max_displacement: float) -> auto_return_pb2.Params:

@@ -342,6 +342,12 @@ def _lens_initialized(spot, _robot, _logpoint) -> None:
     assert spot.servicer("spot-cam-ptz").heads.lens_initializations >= 1
 
 
+def _ptz_back_on(_spot, robot, _logpoint) -> None:
+    """`power cycle` cycles the PTZ too (its default): the head is refused until it is
+    powered again, so the next command waits for that, as a user must."""
+    assert wait_for(lambda: client(robot, PowerClient).get_power_status().ptz.value, 10.0)
+
+
 def _congestion_control_on(spot, _robot, _logpoint) -> None:
     assert spot.servicer("spot-cam-stream-quality").settings.congestion_control is True
 
@@ -350,7 +356,7 @@ COMMAND_NAMES = {"delete-all": "delete_all"}  # argument spellings, as keys belo
 EFFECTS = {("audio", "play"): _played, ("audio", "delete"): _sound_gone,
            ("health", "clear"): _bit_events_cleared, ("media_log", "delete"): _logpoint_gone,
            ("media_log", "delete_all"): _no_logpoints,
-           ("ptz", "initialize_lens"): _lens_initialized,
+           ("ptz", "initialize_lens"): _lens_initialized, ("power", "cycle"): _ptz_back_on,
            ("stream_quality", "congestion_control"): _congestion_control_on}
 # `media_log enable_debug` is only accepted: the simulated payload keeps no debug records
 # (doc/simulator.md); `health bit` and the getters print the robot's answer.
