@@ -8,6 +8,10 @@ Started as nav2_bringup 1.3 starts them (controller and behavior server's ``cmd_
 ``cmd_vel_nav``, the velocity smoother's output ``cmd_vel_smoothed`` through the collision
 monitor to the driver's ``cmd_vel``), except ``docking_server`` (Spot docks through the driver's
 ``dock`` action) and ``route_server`` (routes are GraphNav's, the driver's ``graph_nav/*``).
+As there, ``use_composition:=True`` (the default) loads them and their lifecycle manager into
+one ``nav2_container`` process: its lifecycle calls stay in one DDS participant, where Fast DDS
+cannot lose a response the way it does between processes on a loaded host (the manager then
+waits for it forever, navigation2#3033); ``use_composition:=False`` starts a process each.
 Needs Nav2 (``ros-jazzy-navigation2``). Start it after the driver: with ``point_topics:=auto``
 (the default) it looks on the ROS graph for the driver's point clouds (the lidar, the depth
 cameras' points with ``publish_depth_points:=true``) and observes those, and says in its log
@@ -16,12 +20,14 @@ which topics the collision monitor waits for.
 
 import os
 import time
+from typing import NamedTuple
 
 import rclpy
 from ament_index_python.packages import get_package_share_directory
 from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
+from launch_ros.actions import LoadComposableNodes, Node
+from launch_ros.descriptions import ComposableNode
 
 from launch import LaunchDescription
 from spot_driver.description import nav2_config
@@ -29,18 +35,38 @@ from spot_driver.description.config_files import rendered_file
 from spot_driver.launch_arguments import strict
 
 SHARE = get_package_share_directory("spot_driver")
-# (package, executable, node name, remappings), in nav2_bringup's order.
+class Server(NamedTuple):
+    """One Nav2 node as nav2_bringup starts it: a process, or a component of the container."""
+
+    package: str
+    executable: str
+    name: str
+    remaps: dict[str, str]
+    plugin: str
+
+
+# In nav2_bringup's order.
 NODES = (
-    ("nav2_controller", "controller_server", "controller_server", {"cmd_vel": "cmd_vel_nav"}),
-    ("nav2_smoother", "smoother_server", "smoother_server", {}),
-    ("nav2_planner", "planner_server", "planner_server", {}),
-    ("nav2_behaviors", "behavior_server", "behavior_server", {"cmd_vel": "cmd_vel_nav"}),
-    ("nav2_bt_navigator", "bt_navigator", "bt_navigator", {}),
-    ("nav2_waypoint_follower", "waypoint_follower", "waypoint_follower", {}),
-    ("nav2_velocity_smoother", "velocity_smoother", "velocity_smoother",
-     {"cmd_vel": "cmd_vel_nav"}),
-    ("nav2_collision_monitor", "collision_monitor", "collision_monitor", {}),
+    Server("nav2_controller", "controller_server", "controller_server",
+           {"cmd_vel": "cmd_vel_nav"}, "nav2_controller::ControllerServer"),
+    Server("nav2_smoother", "smoother_server", "smoother_server", {},
+           "nav2_smoother::SmootherServer"),
+    Server("nav2_planner", "planner_server", "planner_server", {},
+           "nav2_planner::PlannerServer"),
+    Server("nav2_behaviors", "behavior_server", "behavior_server", {"cmd_vel": "cmd_vel_nav"},
+           "behavior_server::BehaviorServer"),
+    Server("nav2_bt_navigator", "bt_navigator", "bt_navigator", {},
+           "nav2_bt_navigator::BtNavigator"),
+    Server("nav2_waypoint_follower", "waypoint_follower", "waypoint_follower", {},
+           "nav2_waypoint_follower::WaypointFollower"),
+    Server("nav2_velocity_smoother", "velocity_smoother", "velocity_smoother",
+           {"cmd_vel": "cmd_vel_nav"}, "nav2_velocity_smoother::VelocitySmoother"),
+    Server("nav2_collision_monitor", "collision_monitor", "collision_monitor", {},
+           "nav2_collision_monitor::CollisionMonitor"),
 )
+MANAGER = Server("nav2_lifecycle_manager", "lifecycle_manager", "lifecycle_manager_navigation",
+                 {}, "nav2_lifecycle_manager::LifecycleManager")
+CONTAINER = "nav2_container"
 NOT_STARTED = {"docking_server": "Spot docks through the driver's dock action",
                "route_server": "routes are GraphNav's (graph_nav/navigate_route)"}
 
@@ -87,17 +113,32 @@ def _nodes(context):
         f"{robot_name}/" if robot_name else "", ".yaml")
     # /tf is global (frames carry the robot's prefix), as the driver publishes it
     remap_tf = [("/tf", "/tf"), ("/tf_static", "/tf_static")]
-    nodes = [LogInfo(msg=sentence)]
-    nodes += [Node(package=package, executable=executable, name=name, namespace=namespace,
-                  output="screen", parameters=[params, {"autostart": True}],
-                  remappings=remap_tf + list(remaps.items()),
-                  arguments=["--ros-args", "--log-level", arg("log_level")])
-             for package, executable, name, remaps in NODES]
-    nodes.append(Node(package="nav2_lifecycle_manager", executable="lifecycle_manager",
-                      name="lifecycle_manager_navigation", namespace=namespace, output="screen",
-                      parameters=[{"autostart": True,
-                                   "node_names": [name for _, _, name, _ in NODES]}]))
-    return nodes
+    manager = {"autostart": True, "node_names": [server.name for server in NODES]}
+
+    def parameters(server: Server) -> list:
+        return [params, manager if server == MANAGER else {"autostart": True}]
+
+    log_level = ["--ros-args", "--log-level", arg("log_level")]
+    if arg("use_composition").lower() != "true":
+        return [LogInfo(msg=sentence)] + [
+            Node(package=server.package, executable=server.executable, name=server.name,
+                 namespace=namespace, output="screen", parameters=parameters(server),
+                 remappings=remap_tf + list(server.remaps.items()), arguments=log_level)
+            for server in (*NODES, MANAGER)]
+    # The container takes the file too: the costmaps are nodes the servers make, which read
+    # the process's own --params-file.
+    container = Node(package="rclcpp_components", executable="component_container_isolated",
+                     name=CONTAINER, namespace=namespace, output="screen",
+                     parameters=[params, {"autostart": True}], remappings=remap_tf,
+                     arguments=log_level)
+    load = LoadComposableNodes(
+        target_container=nav2_config.absolute(CONTAINER, namespace),
+        composable_node_descriptions=[
+            ComposableNode(package=server.package, plugin=server.plugin, name=server.name,
+                           namespace=namespace, parameters=parameters(server),
+                           remappings=remap_tf + list(server.remaps.items()))
+            for server in (*NODES, MANAGER)])
+    return [LogInfo(msg=sentence), container, load]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -114,6 +155,9 @@ def generate_launch_description() -> LaunchDescription:
                               "(comma-separated), or auto: the driver's, from the ROS graph"),
         DeclareLaunchArgument("driver_timeout", default_value="30.0",
                               description="s to wait for the driver (point_topics:=auto)"),
+        DeclareLaunchArgument("use_composition", default_value="True",
+                              description="the servers as components of one nav2_container "
+                              "process (True, as nav2_bringup), or a process each (False)"),
         DeclareLaunchArgument("log_level", default_value="info", description="log level"),
         OpaqueFunction(function=_nodes),
     ]), __file__)

@@ -398,8 +398,9 @@ def nav2_goal() -> str:
         f"\nFloor: the straight line at Nav2's top speed ({num(d['top_speed_mps'])} m/s). "
         f"Median time / floor {num(d['time_vs_floor_median'], 2)}, path / line "
         f"{num(d['path_vs_line_median'], 2)}. Bring-up to active: {num(d['bring_up_s'])} s. "
-        f"CPU while the goals ran ({num(d['window_s'], 0)} s, % of one core): Nav2's "
-        f"{d['nav2_processes']} processes {num(cpu['nav2'])} %, the driver "
+        f"CPU while the goals ran ({num(d['window_s'], 0)} s, % of one core): Nav2 "
+        f"({d['nav2_processes']} process{'es' if d['nav2_processes'] != 1 else ''}) "
+        f"{num(cpu['nav2'])} %, the driver "
         f"{num(cpu['driver'])} %, the simulated robot {num(cpu['simulated_robot'])} %; Nav2 "
         f"costs {num(d['nav2_vs_driver_cpu'], 2)}x the driver.\n" + measured(d))
 

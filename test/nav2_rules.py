@@ -104,7 +104,7 @@ class Bringup:
 
     def __init__(self, params: str, namespace: str, nodes) -> None:
         self.text, self.namespace = params, namespace
-        self.remaps = {name: remaps for _, _, name, remaps in nodes}
+        self.remaps = {server.name: server.remaps for server in nodes}
 
     def node_fqn(self, name: str) -> str:
         if name in ("local_costmap", "global_costmap"):

@@ -15,19 +15,28 @@ from spot_driver.description import nav2_config
 
 # nav2_bringup/launch/navigation_launch.py (1.3.13): its lifecycle nodes, the package and
 # executable of each, and its remappings.
+# nav2_bringup's navigation_launch.py: executable (use_composition:=False) and component
+# plugin (True) of each node, and its remappings.
 UPSTREAM = {
-    "controller_server": ("nav2_controller", "controller_server", {"cmd_vel": "cmd_vel_nav"}),
-    "smoother_server": ("nav2_smoother", "smoother_server", {}),
-    "planner_server": ("nav2_planner", "planner_server", {}),
-    "route_server": ("nav2_route", "route_server", {}),
-    "behavior_server": ("nav2_behaviors", "behavior_server", {"cmd_vel": "cmd_vel_nav"}),
+    "controller_server": ("nav2_controller", "controller_server", {"cmd_vel": "cmd_vel_nav"},
+                          "nav2_controller::ControllerServer"),
+    "smoother_server": ("nav2_smoother", "smoother_server", {}, "nav2_smoother::SmootherServer"),
+    "planner_server": ("nav2_planner", "planner_server", {}, "nav2_planner::PlannerServer"),
+    "route_server": ("nav2_route", "route_server", {}, "nav2_route::RouteServer"),
+    "behavior_server": ("nav2_behaviors", "behavior_server", {"cmd_vel": "cmd_vel_nav"},
+                        "behavior_server::BehaviorServer"),
     "velocity_smoother": ("nav2_velocity_smoother", "velocity_smoother",
-                          {"cmd_vel": "cmd_vel_nav"}),
-    "collision_monitor": ("nav2_collision_monitor", "collision_monitor", {}),
-    "bt_navigator": ("nav2_bt_navigator", "bt_navigator", {}),
-    "waypoint_follower": ("nav2_waypoint_follower", "waypoint_follower", {}),
-    "docking_server": ("opennav_docking", "opennav_docking", {}),
+                          {"cmd_vel": "cmd_vel_nav"}, "nav2_velocity_smoother::VelocitySmoother"),
+    "collision_monitor": ("nav2_collision_monitor", "collision_monitor", {},
+                          "nav2_collision_monitor::CollisionMonitor"),
+    "bt_navigator": ("nav2_bt_navigator", "bt_navigator", {}, "nav2_bt_navigator::BtNavigator"),
+    "waypoint_follower": ("nav2_waypoint_follower", "waypoint_follower", {},
+                          "nav2_waypoint_follower::WaypointFollower"),
+    "docking_server": ("opennav_docking", "opennav_docking", {},
+                       "opennav_docking::DockingServer"),
 }
+UPSTREAM_MANAGER = ("nav2_lifecycle_manager", "lifecycle_manager", {},
+                    "nav2_lifecycle_manager::LifecycleManager")
 # The topics that chain them (velocity_smoother.cpp, collision_monitor defaults): the
 # smoother publishes cmd_vel_smoothed; the collision monitor reads it and publishes cmd_vel.
 SMOOTHER_OUTPUT = "cmd_vel_smoothed"
@@ -95,13 +104,16 @@ def test_the_rules_match_rclcpps_and_rcls_own_cases():
 
 def test_every_upstream_node_is_started_as_upstream_starts_it_or_left_out_with_a_reason():
     launch = launch_module()
-    started = {name: (package, executable, remaps)
-               for package, executable, name, remaps in launch.NODES}
+    started = {server.name: (server.package, server.executable, server.remaps, server.plugin)
+               for server in launch.NODES}
     assert set(started) | set(launch.NOT_STARTED) == set(UPSTREAM)
     assert not set(started) & set(launch.NOT_STARTED)
     for name, spec in started.items():
         assert spec == UPSTREAM[name], name
     assert all(reason for reason in launch.NOT_STARTED.values())
+    manager = launch.MANAGER
+    assert (manager.package, manager.executable, manager.remaps, manager.plugin) == \
+        UPSTREAM_MANAGER
 
 
 @pytest.mark.parametrize("robot_name", CONFIGURATIONS)
@@ -109,7 +121,7 @@ def test_every_started_node_receives_what_nav2_requires(robot_name):
     """Through rclcpp's matching of the node's full name (with a namespace the file as given
     reaches no node)."""
     nav2 = bringup(robot_name)
-    for name in [node for _, _, node, _ in launch_module().NODES] + ["local_costmap",
+    for name in [server.name for server in launch_module().NODES] + ["local_costmap",
                                                                       "global_costmap"]:
         assert nav2.params(name), f"{nav2.node_fqn(name)} receives no parameters"
     monitor = nav2.params("collision_monitor")
@@ -152,7 +164,7 @@ def test_two_robots_see_only_their_own_topics_and_frames():
         topics = nav2.subscriptions() + nav2.publications()
         assert all(t.name.startswith(f"/{name}/") and t.node.startswith(f"/{name}/")
                    for t in topics), [t for t in topics if not t.name.startswith(f"/{name}/")]
-        for _, _, node, _ in launch_module().NODES:
+        for node in [server.name for server in launch_module().NODES]:
             for key, value in nav2.params(node).items():
                 if key.rpartition(".")[2] in nav2_config.FRAME_KEYS:
                     assert value.startswith(f"{name}/"), (node, key, value)

@@ -21,11 +21,12 @@ from lifecycle_msgs.srv import GetState
 from nav_msgs.msg import OccupancyGrid, Odometry
 from ros_harness import REPO, DriverProcess, LaunchProcess, RosClient, drive, turn_to
 from shapely import affinity
-from shapely.geometry import Polygon
+from shapely.geometry import Point, Polygon
 from shapely.geometry import box as rectangle
 from std_srvs.srv import Trigger
 
 from conftest import PASSWORD, USERNAME, missing, running_sim
+from spot_driver.autonomy import PARAMETERS
 from spot_msgs.srv import SetLocalization
 from spot_sim import mobility
 from spot_sim.mobility import Se2
@@ -42,7 +43,12 @@ SERVERS = ("controller_server", "smoother_server", "planner_server", "behavior_s
 COSTMAPS = ("local_costmap/local_costmap", "global_costmap/global_costmap")
 RED_BOX = next(b for b in Scene().boxes if b.color == (200, 40, 40))  # x 2.2-2.8, y 0.4-1.0
 GREEN_BOX = next(b for b in Scene().boxes if b.color == (40, 160, 60))  # x 3-4, y -1.8--1.3
-BEHIND_RED = Se2(3.6, 0.7, 0.0)  # about 3.7 m from the start, the box on the straight line
+# About 4 m from the start, the box on the straight line, and far enough behind it that the
+# robot can turn in place there (test_the_goal_leaves_room_to_turn): at (3.6, 0.7) a robot
+# arriving the other way round had no valid turn left (CI, stop 57).
+BEHIND_RED = Se2(3.95, 0.7, 0.0)
+OBSTACLE_DISTANCE_THRESHOLD = next(p.default for p in PARAMETERS.parameters
+                                   if p.name == "obstacle_distance_threshold")
 
 
 def require_nav2() -> None:
@@ -66,13 +72,17 @@ def footprint_at(pose: Se2) -> Polygon:
 
 def params_file(tmp: Path) -> Path:
     """config/nav2_params.yaml with the voxel layer's grid published (``voxel_grid``, what
-    RViz shows through nav2_costmap_2d's cloud node), so the test sees what the points
-    marked."""
+    RViz shows through nav2_costmap_2d's cloud node) and the local costmap sent whole, so the
+    test sees what the points marked and what the costmap made of it."""
     text = (REPO / "config" / "nav2_params.yaml").read_text()
     marker = '        plugin: "nav2_costmap_2d::VoxelLayer"\n'
-    assert text.count(marker) == 1
+    costmap = "  local_costmap:\n    ros__parameters:\n"
+    assert text.count(marker) == 1 and text.count(costmap) == 1
+    text = text.replace(marker, marker + "        publish_voxel_map: true\n")
+    # the whole grid each time (a standing robot's costmap otherwise comes as updates)
+    text = text.replace(costmap, costmap + "      always_send_full_costmap: true\n")
     path = tmp / "nav2_params.yaml"
-    path.write_text(text.replace(marker, marker + "        publish_voxel_map: true\n"))
+    path.write_text(text)
     return path
 
 
@@ -253,12 +263,26 @@ class TestOneRobotWithALidar:
         assert ros.wait_for(lambda: ros.latest("/local_costmap/voxel_grid") is not None and len(
             on_box(marked_columns(ros.latest("/local_costmap/voxel_grid")), RED_BOX)) >= 10,
             timeout=30), "the voxel layer marked nothing on the box"
-        voxels = ros.latest("/local_costmap/voxel_grid")
-        assert voxels.header.frame_id == "odom"
-        marked = on_box(marked_columns(voxels), RED_BOX, margin=0.0)
-        grid = ros.latest("/local_costmap/costmap")
-        lethal = [cost_at(grid, x, y) == 100 for x, y in marked]
-        assert sum(lethal) >= 0.9 * len(lethal), lethal
+        assert ros.latest("/local_costmap/voxel_grid").header.frame_id == "odom"
+
+        def lethal() -> list[bool]:  # the marked cells in the costmap (published separately)
+            marked = on_box(marked_columns(ros.latest("/local_costmap/voxel_grid")), RED_BOX,
+                            margin=0.0)
+            grid = ros.latest("/local_costmap/costmap")
+            return [cost_at(grid, x, y) == 100 for x, y in marked]
+
+        ros.wait_for(lambda: sum(lethal()) >= 0.9 * len(lethal()), timeout=10)
+        assert sum(lethal()) >= 0.9 * len(lethal()), lethal()
+
+
+    def test_the_goal_leaves_room_to_turn(self):
+        """The circle the footprint sweeps turning in place at the goal stays outside what the
+        driver's obstacle_distance grid marks occupied (its threshold and one costmap cell)."""
+        cell = PARAMS["local_costmap"]["local_costmap"]["ros__parameters"]["resolution"]
+        swept = Point(BEHIND_RED.x, BEHIND_RED.y).buffer(
+            max(math.hypot(x, y) for x, y in FOOTPRINT.exterior.coords))
+        clearance = swept.distance(box_polygon(RED_BOX))
+        assert clearance > OBSTACLE_DISTANCE_THRESHOLD + cell, clearance
 
 
     def test_a_goal_behind_a_box_is_reached_around_it(self, solo):
@@ -285,6 +309,8 @@ class TestOneRobotWithALidar:
         from geometry_msgs.msg import Twist
         from nav2_msgs.msg import CollisionMonitorState
         sim, ros = solo.sim, solo.ros
+        turn_to(ros, sim.robot, math.pi)  # back from the goal to in front of the box
+        drive(ros, sim.robot, vx=0.3, distance=sim.robot.base.odom_body.x - 3.5)
         here = sim.robot.base.odom_body
         assert GREEN_BOX.lo[0] + 0.3 < here.x < GREEN_BOX.hi[0] - 0.3, here
         turn_to(ros, sim.robot, -math.pi / 2)

@@ -40,7 +40,7 @@ def test_a_slow_call_is_not_made_up_by_a_burst():
         time.sleep(0.01)
     periodic.stop()
     after = [b - a for a, b in itertools.pairwise(calls[2:])]
-    assert len(after) >= 5 and min(after) > 0.005, after  # a burst's calls come back to back
+    assert len(after) >= 5 and min(after) > 0.014, after  # half a period apart at least
 
 
 def test_an_exception_is_reported_and_the_ticking_goes_on():

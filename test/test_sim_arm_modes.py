@@ -314,9 +314,11 @@ def test_the_sdk_constrained_manipulation_example_runs_unmodified(tmp_path, sdk_
             [sys.executable, "-m", "spot_sim.sdk_program", "--port", str(sim.port), "--ca",
              str(sim.ca_cert), str(program), "127.0.0.1", "--task-type", "drawer",
              "--task-velocity", "0.1"], capture_output=True, text=True, timeout=90, env=env)
+        output = result.stdout[-2000:] + result.stderr[-3000:]
         # Its main() returns None, so it exits 1 after running well.
-        assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-3000:]
-        assert "Lease check-in stopped" in result.stderr and "Error" not in result.stderr
+        assert result.returncode == 1, output
+        assert "Lease check-in stopped" in result.stderr and "Error" not in result.stderr, output
         hand = _odom_t(robot, "hand")
-        assert math.dist((hand.x, hand.y, hand.z), (start.x, start.y, start.z)) > 0.1
+        moved = math.dist((hand.x, hand.y, hand.z), (start.x, start.y, start.z))
+        assert moved > 0.1, (moved, output)
         robot.time_sync.stop()

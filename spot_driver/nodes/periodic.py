@@ -17,7 +17,8 @@ from spot_driver.errors import describe
 
 class Periodic:
     """Calls ``callback()`` every ``period_s`` until ``stop()``; a late call is not made up
-    (no bursts), and an exception goes to ``report`` and the ticking goes on."""
+    (no bursts: calls at least half a period apart), and an exception goes to ``report`` and
+    the ticking goes on."""
 
     def __init__(self, name: str, period_s: float, callback: Callable[[], None],
                  report: Callable[[str], None]) -> None:
@@ -46,7 +47,9 @@ class Periodic:
                 self._report(f"{self.name}: {describe(exc)}")
             due += self.period
             now = time.monotonic()
-            if due < now:  # fell behind: the next call one period from now
+            # late by half a period or more (a slow call, a busy host): the next call one
+            # period from now, so no two calls come closer than half a period
+            if due < now + self.period / 2:
                 due = now + self.period
 
 
