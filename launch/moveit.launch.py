@@ -35,11 +35,12 @@ def _nodes(context):
     robot_name = LaunchConfiguration("robot_name").perform(context)
     namespace = robot_name
     prefix = f"{robot_name}/" if robot_name else ""
+    frame_names = LaunchConfiguration("frame_names").perform(context)
     with open(os.path.join(MOVEIT, "spot.srdf")) as file:
         srdf = moveit_config.srdf(file.read(), prefix,
-                                  LaunchConfiguration("tf_root").perform(context))
+                                  LaunchConfiguration("tf_root").perform(context), frame_names)
     parameters = {
-        "robot_description": robot_description(True, prefix),
+        "robot_description": robot_description(True, prefix, frame_names),
         "robot_description_semantic": srdf,
         "robot_description_kinematics": _load("kinematics.yaml"),
         "robot_description_planning": moveit_config.joint_limits(_load("joint_limits.yaml"),
@@ -66,6 +67,8 @@ def generate_launch_description() -> LaunchDescription:
                               description="the driver's robot_name (namespace and prefix)"),
         DeclareLaunchArgument("tf_root", default_value="odom",
                               description="the driver's tf_root (the virtual joint's parent)"),
+        DeclareLaunchArgument("frame_names", default_value="spot",
+                              description="the driver's frame_names (spot or spot_ros2)"),
         DeclareLaunchArgument("launch_rviz", default_value="false",
                               description="start RViz with the MotionPlanning panel"),
         OpaqueFunction(function=_nodes),

@@ -8,12 +8,14 @@ from ``credentials_file`` (never from launch arguments or parameters).
 
 import os
 
+import yaml
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from spot_driver.description import frame_names as naming
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
@@ -33,6 +35,8 @@ ARGUMENTS = (
     ("estop_endpoint", "", "true: register the driver's own e-stop endpoint"),
     ("robot_name", "", "namespace and frame prefix (<robot_name>/) for this robot"),
     ("namespace", "", "namespace (default: robot_name)"),
+    ("frame_names", "", "spot (the robot's frame names) or spot_ros2 (spot_ros2's: arm_link_*, "
+     "base_link, the rails); empty: the config file's"),
     ("arm", "auto", "the robot has an arm: true, false, or auto (robot_state_publisher starts "
      "without one and the driver hands it the connected robot's model)"),
     ("launch_rsp", "auto", "start robot_state_publisher with the robot's URDF (auto: when "
@@ -67,6 +71,13 @@ def _wanted(value: str, package: str) -> bool:
         return False
 
 
+def _configured(config_file: str, name: str, default: str) -> str:
+    """The driver's ``name`` in ``config_file`` (its ``/**`` section), else ``default``."""
+    with open(config_file) as file:
+        sections = yaml.safe_load(file) or {}
+    return str(sections.get("/**", {}).get("ros__parameters", {}).get(name, default))
+
+
 def _nodes(context):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
@@ -91,6 +102,8 @@ def _nodes(context):
         if capability.optional:
             overrides[f"enable_{capability.name}"] = \
                 arg(capability.launch_argument).lower() == "true"
+    frame_names = arg("frame_names") or _configured(arg("config_file"), "frame_names", "spot")
+    overrides["frame_names"] = naming.check(frame_names)
     if arg("publish_depth_points"):
         overrides["publish_depth_points"] = arg("publish_depth_points").lower() == "true"
     if arg("estop_endpoint"):
@@ -111,7 +124,8 @@ def _nodes(context):
                           arguments=["--ros-args", "--log-level", arg("log_level")],
                           additional_env=network.environment(3)))
     if launch_rsp:
-        urdf = robot_description(arg("arm").lower() == "true", prefix)  # auto: corrected later
+        # arm:=auto: corrected later, by the driver
+        urdf = robot_description(arg("arm").lower() == "true", prefix, frame_names)
         nodes.append(Node(package="robot_state_publisher", executable="robot_state_publisher",
                           namespace=namespace, output="screen",
                           parameters=[{"robot_description": urdf}],

@@ -35,7 +35,8 @@ from spot_sim.hardware import OPTIONS as HARDWARE
 
 SHARE = get_package_share_directory("spot_driver")
 SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)
-DRIVER_ARGUMENTS = ("robot_name", "namespace", "launch_rsp", "launch_rviz", "log_level",
+DRIVER_ARGUMENTS = ("robot_name", "namespace", "frame_names", "launch_rsp", "launch_rviz",
+                    "log_level",
                     "config_file", "publish_depth_points", "network", "robot_ip",
                     "discovery_port", "remote_commands", "image_bandwidth", *SWITCHES)
 
@@ -87,7 +88,8 @@ def _robot_and_driver(context):
 
 
 def generate_launch_description() -> LaunchDescription:
-    driver_defaults = {"robot_name": "", "namespace": "", "launch_rsp": "auto",
+    driver_defaults = {"robot_name": "", "namespace": "", "frame_names": "",
+                       "launch_rsp": "auto",
                        "launch_rviz": "false", "log_level": "info", "publish_depth_points": "",
                        "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
                        "network": "local", "robot_ip": "", "discovery_port": "21811",

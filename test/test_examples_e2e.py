@@ -15,11 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from geometry_msgs.msg import Pose
+from geometry_msgs.msg import Pose, PoseStamped
 from ros_harness import DEFAULT_SIGINT, DriverProcess, RosClient
 from sensor_msgs.msg import JointState
+from tf2_msgs.msg import TFMessage
 
 from conftest import MISSING, PASSWORD, USERNAME, running_sim, wait_for
+from spot_msgs.srv import GetInverseKinematics
 from spot_sim.mobility import Se2
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -34,9 +36,11 @@ def world(tmp_path_factory):
     with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
         ros = RosClient("examples_test_client")
         ros.subscribe("/joint_states", JointState)
+        # spot_ros2's examples against a driver with spot_ros2's frame names, as a switching
+        # user would start it (every other module runs the default names)
         driver = DriverProcess(sim, logs / "driver.log", USERNAME, PASSWORD,
                                params={"enable_low_level": "true", "enable_perception": "true",
-                                       "cameras": "[frontleft]"})
+                                       "cameras": "[frontleft]", "frame_names": "spot_ros2"})
         try:
             assert ros.wait_for(lambda: ros.latest("/joint_states") is not None, 30), \
                 driver.output()
@@ -125,6 +129,24 @@ def test_every_program_is_installed_documented_and_run_here():
         assert f"| `{name}` |" in readme, name
         assert f'"{name}"' in tests or f"examples.{name}" in tests, name
         assert (installed / name).exists(), f"{name} is not installed in {installed}"
+
+
+def test_the_driver_here_publishes_spot_ros2s_frame_names(world):
+    _sim, _driver, ros, _logs = world
+    ros.subscribe("/tf", TFMessage)
+    assert ros.wait_for(lambda: any(t.child_frame_id == "arm_link_wr1"
+                                    for m in ros.received("/tf") for t in m.transforms), 10)
+    published = {name for m in ros.received("/tf") for t in m.transforms
+                 for name in (t.child_frame_id, t.header.frame_id)}
+    assert not [name for name in published if name.startswith("arm0.")], published
+    # and a goal in spot_ros2's names: base_link is the body, arm_link_wr1 the wrist
+    for frame in ("base_link", "arm_link_wr1"):
+        target = PoseStamped()
+        target.header.frame_id = frame
+        target.pose.position.x, target.pose.orientation.w = 0.7, 1.0
+        answer = ros.call(GetInverseKinematics, "/arm/inverse_kinematics",
+                          GetInverseKinematics.Request(target_pose=target))
+        assert answer.success, (frame, answer.message)
 
 
 def test_walk_forward_walks_one_metre_and_sits(world):

@@ -218,10 +218,11 @@ def test_a_localization_is_stamped_at_the_newest_published_robot_state():
     assert graph_nav.localization_at(state, None) is None  # no robot state yet
 
 
-@pytest.mark.parametrize("root", ["odom", "vision"])
+@pytest.mark.parametrize("root", ["odom", "vision", "body"])
 def test_map_is_the_parent_of_the_tf_root_and_the_tree_stays_one(root):
-    """With tf_root vision, map -> vision (odom already has a parent: body); the driver's
-    /tf for that root plus GraphNav's map edge give every frame one parent."""
+    """With tf_root vision, map -> vision (odom already has a parent: body); with body (as
+    spot_ros2), map -> body, its graph_nav_map -> body; the driver's /tf for that root plus
+    GraphNav's map edge give every frame one parent."""
     from rclpy.serialization import deserialize_message
     from tf2_msgs.msg import TFMessage
 

@@ -172,15 +172,17 @@ def test_planning_speeds_are_not_the_urdf_placeholders():
     assert 0 < limits["default_velocity_scaling_factor"] <= 1
 
 
-@pytest.mark.parametrize(("prefix", "tf_root"), [("", "odom"), ("spot1/", "odom"),
-                                                  ("spot2/", "vision")])
-def test_the_virtual_joint_hangs_from_the_drivers_tf_root(prefix, tf_root):
+@pytest.mark.parametrize(("prefix", "tf_root", "world"), [
+    ("", "odom", "odom"), ("spot1/", "odom", "odom"), ("spot2/", "vision", "vision"),
+    ("spot3/", "body", "odom")])
+def test_the_virtual_joint_hangs_from_the_drivers_tf_root(prefix, tf_root, world):
     """MoveIt's current state monitor looks the virtual joint's parent_frame -> child_link up
-    in TF: both must be frames the driver publishes for that robot."""
+    in TF: both must be frames the driver publishes for that robot (under a body root, odom:
+    the body cannot hang from itself)."""
     srdf = ET.fromstring(moveit_config.srdf((MOVEIT / "spot.srdf").read_text(), prefix,
                                             tf_root))
     joint = next(srdf.iter("virtual_joint"))
-    assert joint.get("parent_frame") == prefix + tf_root
+    assert joint.get("parent_frame") == prefix + world
     assert joint.get("child_link") == prefix + "body"
 
 

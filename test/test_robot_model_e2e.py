@@ -32,6 +32,7 @@ from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim
 from spot_driver.action_client import ActionClient
+from spot_driver.description import frame_names as naming
 from spot_driver.description import nav2_config
 from spot_driver.description.robot_model import robot_description
 from spot_msgs.msg import FootStateArray
@@ -283,17 +284,21 @@ def robot_state_publisher(namespace: str, urdf: str, log_path):
         node.destroy_node()
 
 
-def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
+@pytest.mark.parametrize("frame_names", naming.NAMINGS)
+def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory, frame_names):
     """robot_state_publisher:=true (what the launch file sets when it starts one): the
     driver leaves the model's links to robot_state_publisher and hands it the connected
     robot's model (it starts without the arm); the driver's and its /tf + /tf_static form one
     tree, each frame with one parent. A second robot (namespace and frame prefix ``two``)
     beside the module's driver. With the real robot_state_publisher its own output is checked;
-    with the stand-in, the model's transforms are built from the URDF as it would."""
+    with the stand-in, the model's transforms are built from the URDF as it would. In
+    spot_ros2's frame names too: its arm links, base_link and rails, nothing named
+    ``arm0.*``."""
     real = real_rsp_installed()
+    wrist = "two/" + naming.published("arm0.link_wr1", frame_names)
     logs = tmp_path_factory.mktemp("logs")
     with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_lidar=False) as sim, \
-            robot_state_publisher("/two", robot_description(False, "two/"),
+            robot_state_publisher("/two", robot_description(False, "two/", frame_names),
                                   logs / "rsp.log") as rsp_model:
         ros = RosClient("one_owner_test_client")
         ros.subscribe("/tf", TFMessage)
@@ -303,6 +308,7 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
                                PASSWORD, params={"robot_state_publisher": "true",
                                                  "publish_robot_description": str(not real),
                                                  "frame_prefix": "two/",
+                                                 "frame_names": frame_names,
                                                  "cameras": "[frontleft,frontright,hand]",
                                                  "publish_depth_points": "true",
                                                  "enable_choreography": "false"},
@@ -314,12 +320,14 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
 
         try:
             # the driver handed robot_state_publisher the connected robot's model (with arm)
-            assert ros.wait_for(lambda: "two/arm0.link_wr1" in rsp_model(), 20), \
-                driver.output()
+            assert ros.wait_for(lambda: f'"{wrist}"' in rsp_model(), 20), driver.output()
             # the cameras' mounts (latched) and the first odom -> body (on /tf at 50 Hz)
             wanted = {"two/frontleft_fisheye", "two/hand_color_image_sensor", "two/body"}
             if real:  # and the real one's arm links, from the model it was handed
-                wanted |= {"two/arm0.link_wr1", "two/front_left_lower_leg"}
+                wanted |= {wrist, "two/front_left_lower_leg"}
+                if frame_names == "spot_ros2":
+                    wanted |= {"two/base_link", "two/front_rail", "two/rear_rail",
+                               "two/arm_link_hr0"}
             assert ros.wait_for(lambda: wanted <= set(ours()), 20), driver.output()
             parents = ours()
             model = rsp_edges(rsp_model())
@@ -330,7 +338,11 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory):
                 assert "two/hand" not in parents
                 assert_one_tree(parents, model, root="two/odom")
             assert "two/link_wr1" not in parents  # no 4.x alias beside the model's wrist
-            assert parents["two/hand_color_image_sensor"] == "two/arm0.link_wr1"  # model link
+            assert parents["two/hand_color_image_sensor"] == wrist  # a link of the model
+            if frame_names == "spot_ros2":
+                assert not [f for f in parents if f.startswith("two/arm0.")]
+            latched = {t.child_frame_id for m in ros.received("/tf_static") for t in m.transforms}
+            assert not latched & {"two/body", wrist}  # what moves is not latched
             # a robot without the lidar payload, Nav2 in its namespace: depth points and grids
             assert_nav2_bringup_is_served(ros, "two", lidar=False)
         finally:

@@ -25,6 +25,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from conftest import missing, wait_for
+from spot_driver.description import frame_names as naming
 
 BUILD_TIME = "about 10 min on 2 cores"
 CAMERAS = ("frontleft_fisheye", "frontright_fisheye", "left_fisheye", "right_fisheye",
@@ -121,14 +122,16 @@ def model_joints(urdf: str) -> dict[str, tuple[str, str]]:
     return {j.child: (j.parent, j.type) for j in model.joint_map.values()}
 
 
-def check_robot(view: Tf2View, prefix: str, root: str, has_arm: bool) -> None:
+def check_robot(view: Tf2View, prefix: str, root: str, has_arm: bool,
+                wrist: str = "arm0.link_wr1") -> None:
     """Every link of the model resolves from the world frames, body, hand and the cameras;
-    one tree rooted at ``root``; each frame one parent; /tf_static holds no moving joint."""
+    one tree rooted at ``root``; each frame one parent; /tf_static holds no moving joint.
+    ``wrist``: the wrist's name in the driver's frame_names."""
     urdf = view.descriptions[f"/{prefix.rstrip('/')}/robot_description" if prefix
                              else "/robot_description"]
     joints = model_joints(urdf)
     links = set(joints) | {parent for parent, _ in joints.values()}
-    assert (f"{prefix}arm0.link_wr1" in links) == has_arm, sorted(links)
+    assert (f"{prefix}{wrist}" in links) == has_arm, sorted(links)
     # every sensor mount the driver latched (each camera's, depth's and the lidar's frame)
     cameras = {f"{prefix}{c}" for c in CAMERAS}
     if has_arm:
@@ -171,18 +174,25 @@ def wait_streaming(*launches: LaunchProcess) -> None:
         time.sleep(0.2)
 
 
-@pytest.mark.parametrize("root", ["odom", "vision"])
-def test_one_robot_with_an_arm_the_real_rsp_and_tf2(kit, tmp_path, root):
-    """No robot name, in each tf_root; the hand camera streams too."""
+@pytest.mark.parametrize(("root", "names"), [("odom", "spot"), ("vision", "spot"),
+                                             ("body", "spot_ros2")])
+def test_one_robot_with_an_arm_the_real_rsp_and_tf2(kit, tmp_path, root, names):
+    """No robot name, in each tf_root; the hand camera streams too. spot_ros2's way too: its
+    frame names (``frame_names:=spot_ros2``: base_link, the rails, ``arm_link_*`` among the
+    model's links) under its ``tf_root: body``."""
     config = config_with(tmp_path, tf_root=root, cameras=WITH_HAND)
     view = Tf2View(["/robot_description"])  # before the launch: a failure here leaves none
-    robot = launch(tmp_path, "solo", "arm:=true", f"config_file:={config}")
+    robot = launch(tmp_path, "solo", "arm:=true", f"config_file:={config}",
+                   f"frame_names:={names}")
+    wrist = naming.published("arm0.link_wr1", names)
     try:
         wait_streaming(robot)
         assert "[robot_state_publisher-" in robot.output(), robot.output()[-3000:]
-        assert view.spin_until(lambda: "arm0.link_wr1" in view.descriptions.get(
+        assert view.spin_until(lambda: f'"{wrist}"' in view.descriptions.get(
             "/robot_description", ""), 30), "robot_state_publisher lacks the arm's model"
-        check_robot(view, "", root, has_arm=True)
+        check_robot(view, "", root, has_arm=True, wrist=wrist)
+        if names == "spot_ros2":
+            assert view.resolves("odom", "front_rail") and view.resolves("body", "base_link")
         echo = tf2_echo(root, "front_left_lower_leg")
         assert "Translation: [" in echo, echo
     finally:

@@ -81,7 +81,9 @@ def test_comms_loss_triggers_the_return(robot):
     leases = robot.ensure_client(LeaseClient.default_service_name)
     robot.time_sync.wait_for_sync(timeout_sec=5.0)
     leases.acquire()
-    keepalive = LeaseKeepAlive(leases, return_at_exit=False)
+    # checks in every 0.5 s: the SDK's default 2 s equals this robot's stale time (2 s), so
+    # one late or refused check-in (an OLDER lease raced a command's) went stale in CI
+    keepalive = LeaseKeepAlive(leases, return_at_exit=False, rpc_interval_seconds=0.5)
     power_on_motors(robot.ensure_client("power"), timeout_sec=5)
     blocking_stand(commander(robot), timeout_sec=5)
     _walk(robot, 1.5)

@@ -335,9 +335,9 @@ def test_the_sdk_bddf_download_example_runs_unmodified(sdk_spot, tmp_path):
             [data_buffer_pb2.TextMessage(message="hello bddf", source="operator")])
     finally:
         robot.time_sync.stop()
-    # sleep: the program's window ends at a whole second of robot time (int(now + skew)), so
-    # a message of this very second may fall after it, on a robot as here
-    time.sleep(1.2)
+    # the program's window ends at a whole second of robot time (int(now + skew)), so a
+    # message of this very second may fall after it, on a robot as here
+    time.sleep(1.2)  # sleep: past that whole second
     program = SDK_EXAMPLES / "bddf_download/bddf_download.py"
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD}
     result = subprocess.run(

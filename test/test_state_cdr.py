@@ -59,7 +59,7 @@ def _same_outside_padding(fast: bytes, slow: bytes, padding: list[int]) -> None:
 @given(finite, finite, st.floats(0.1, 1.0), st.floats(-math.pi, math.pi),
        st.floats(-0.4, 0.4), st.lists(finite, min_size=1, max_size=5),
        st.tuples(finite, finite, finite), st.integers(20 * 10**9, 2 * 10**18),
-       st.booleans(), st.sampled_from(["odom", "vision"]), st.sampled_from(["", "spot1/"]))
+       st.booleans(), st.sampled_from(["odom", "vision", "body"]), st.sampled_from(["", "spot1/"]))
 def test_fast_path_equals_message_path(x, y, z, yaw, roll, joints, velocity, stamp_ns, has_arm,
                                        root, prefix):
     kin = _kinematic_state(x, y, z, yaw, roll, joints, velocity, stamp_ns, has_arm)
@@ -75,7 +75,7 @@ zero_or_finite = st.one_of(st.just(0.0), finite)
                           st.lists(zero_or_finite, min_size=3, max_size=3),
                           st.tuples(zero_or_finite, zero_or_finite, zero_or_finite),
                           st.integers(20 * 10**9, 2 * 10**18)), min_size=2, max_size=8),
-       st.booleans(), st.sampled_from(["odom", "vision"]))
+       st.booleans(), st.sampled_from(["odom", "vision", "body"]))
 def test_state_after_state_equals_message_path(sequence, has_arm, root):
     """One serializer over changing states (values that turn 0 and back, new stamps): every
     state equal to the message path."""

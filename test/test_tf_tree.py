@@ -1,8 +1,9 @@
 """TF as a real Spot's snapshots make it: robot states and image responses shaped as a 4.x and a
 5.x robot reports them (wrist ``link_wr1`` / ``arm0.link_wr1`` / both; feet_center), with and
 without an arm, with the driver alone or beside robot_state_publisher (its transforms built
-from the URDF), in each ``tf_root``: one parent per frame, one tree, nothing that moves on
-/tf_static (two robot states with the arm, legs and body elsewhere give the same /tf_static).
+from the URDF), in each ``tf_root`` and ``frame_names``: one parent per frame, one tree,
+nothing that moves on /tf_static (two robot states with the arm, legs and body elsewhere give
+the same /tf_static).
 Pure: the driver's state pipeline and sensor mounts, fed the simulator's snapshots."""
 
 import xml.etree.ElementTree as ET
@@ -13,6 +14,7 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from rclpy.serialization import deserialize_message
 from tf2_msgs.msg import TFMessage
 
+from spot_driver.description import frame_names as naming
 from spot_driver.description.robot_model import link_names, robot_description
 from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
 from spot_driver.state.pipeline import StatePipeline, model_frames
@@ -44,9 +46,9 @@ def full_tree(has_arm: bool, arm_q: np.ndarray, height: float, yaw: float):
                           has_lidar=True, feet=feet)
 
 
-def rsp_edges(has_arm: bool) -> dict[str, str]:
+def rsp_edges(has_arm: bool, names: str = "spot") -> dict[str, str]:
     """child -> parent of everything robot_state_publisher publishes from the URDF."""
-    urdf = ET.fromstring(robot_description(has_arm, PREFIX))
+    urdf = ET.fromstring(robot_description(has_arm, PREFIX, names))
     return {j.find("child").get("link"): j.find("parent").get("link")
             for j in urdf.iter("joint")}
 
@@ -54,12 +56,15 @@ def rsp_edges(has_arm: bool) -> dict[str, str]:
 class Published:
     """What the driver puts on /tf and /tf_static for a sequence of robot states."""
 
-    def __init__(self, root: str, rsp: bool, wrist_names: tuple[str, ...]) -> None:
+    def __init__(self, root: str, rsp: bool, wrist_names: tuple[str, ...],
+                 names: str = "spot") -> None:
         self.rsp, self.wrist_names = rsp, wrist_names
-        self.pipeline = StatePipeline(root, PREFIX, model_frames() if rsp else frozenset())
+        self.pipeline = StatePipeline(root, PREFIX, model_frames() if rsp else frozenset(),
+                                      names)
         self.static_mounts: list = []
         self.mounts = SensorMounts(PREFIX, {} if rsp else dict(WRIST_IN_IMAGES),
-                                   self.static_mounts.append)
+                                   self.static_mounts.append,
+                                   naming.renames(names, link_names(has_arm=True)))
         self.tf: dict[str, str] = {}
         self.tf_static: dict[str, tuple] = {}  # child -> (parent, transform values)
         robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
@@ -97,16 +102,17 @@ def assert_one_tree(parents: dict[str, str], root: str) -> None:
     assert roots == {root}, f"roots {sorted(roots)} (want {root})"
 
 
-@pytest.mark.parametrize("root", ["odom", "vision"])
+@pytest.mark.parametrize("names", naming.NAMINGS)
+@pytest.mark.parametrize("root", ["odom", "vision", "body"])
 @pytest.mark.parametrize("rsp", [False, True], ids=["driver alone", "with rsp"])
 @pytest.mark.parametrize(("software", "has_arm"), [("4.x", True), ("5.x", True),
                                                     ("5.x with the alias", True),
                                                     ("5.x", False)])
 def test_one_tree_one_parent_each_and_nothing_moving_on_tf_static(root, rsp, software,
-                                                                    has_arm):
+                                                                    has_arm, names):
     states = [full_tree(has_arm, arm_kinematics.STOW, kinematics.STAND_HEIGHT, 0.0),
               full_tree(has_arm, arm_kinematics.READY, kinematics.STAND_HEIGHT - 0.08, 0.7)]
-    driver = Published(root, rsp, SOFTWARE[software])
+    driver = Published(root, rsp, SOFTWARE[software], names)
     driver.state(states[0], has_arm)
     first_static = dict(driver.tf_static)
     driver.state(states[1], has_arm)
@@ -119,7 +125,7 @@ def test_one_tree_one_parent_each_and_nothing_moving_on_tf_static(root, rsp, sof
     parents = {**driver.tf, **{child: parent for child, (parent, _) in
                                driver.tf_static.items()}}
     if rsp:
-        model = rsp_edges(has_arm)
+        model = rsp_edges(has_arm, names)
         shared = set(parents) & set(model)
         assert not shared, f"published by the driver and robot_state_publisher: {shared}"
         parents.update(model)
@@ -129,5 +135,8 @@ def test_one_tree_one_parent_each_and_nothing_moving_on_tf_static(root, rsp, sof
     assert {PREFIX + s for s in sensors} <= set(parents)
     if has_arm:
         hand_parent = parents[PREFIX + "hand_color_image_sensor"]
-        wrist = ("link_wr1" if software == "4.x" and not rsp else "arm0.link_wr1")
+        wrist = ("link_wr1" if software == "4.x" and not rsp else
+                 naming.published("arm0.link_wr1", names))
         assert hand_parent == PREFIX + wrist
+    if names == "spot_ros2":  # nothing under a robot name that spot_ros2 names otherwise
+        assert not [frame for frame in parents if frame.startswith(PREFIX + "arm0.")]

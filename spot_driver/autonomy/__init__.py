@@ -6,7 +6,9 @@ from spot_driver.capability import Capability, Parameter, Section
 PARAMETERS = Section(
     "GraphNav and local grids (nodes spot_graph_nav, spot_local_grids)",
     (
-        Parameter("map_frame", "map", "GraphNav's seed frame as a ROS frame: map -> odom on /tf"),
+        Parameter("map_frame", "",
+                  "GraphNav's seed frame as a ROS frame (map -> odom on /tf); empty: map, or "
+                  "graph_nav_map with frame_names spot_ros2"),
         Parameter("localization_rate", 5.0, "Hz of map -> odom and graph_nav/localization"),
         Parameter("navigation_timeout", 300.0,
                   "s a navigation goal may take when it does not set one"),

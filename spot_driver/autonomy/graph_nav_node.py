@@ -17,6 +17,7 @@ from spot_driver.autonomy.graph_nav import GraphNavigator, NavigationTask
 from spot_driver.capability import DriverContext
 from spot_driver.conversions.sensor_cdr import point_cloud2_cdr
 from spot_driver.conversions.time import robot_stamp_to_msg
+from spot_driver.description import frame_names as naming
 from spot_driver.diagnostics import status as diagnostics
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
@@ -43,7 +44,8 @@ class GraphNavNode(PeriodicWork, Node):
         self.timeout = declare(self, "navigation_timeout", 300.0)
         rate = declare(self, "localization_rate", 5.0)
         prefix = declare(self, "frame_prefix", "")
-        self.map_frame = prefix + declare(self, "map_frame", "map")
+        self.map_frame = prefix + (declare(self, "map_frame", "") or naming.map_frame(
+            naming.check(declare(self, "frame_names", "spot"))))
         # map is the parent of the TF tree's root (tf_root: odom, or vision), never of a frame
         # that already has one
         self.root = declare(self, "tf_root", "odom")

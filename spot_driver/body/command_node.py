@@ -24,6 +24,7 @@ from spot_driver.body.commander import (
 from spot_driver.body.spot_check import SpotCheckTask
 from spot_driver.body.trajectory import TrajectoryTask
 from spot_driver.capability import DriverContext
+from spot_driver.description import frame_names as naming
 from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare, on_change
@@ -56,6 +57,7 @@ class CommandNode(PeriodicWork, Node):
         self.commander = context.commander
         self._mobility_lock = threading.Lock()
         self.prefix = declare(self, "frame_prefix", "")
+        self.frame_names = naming.check(declare(self, "frame_names", "spot"))
         self._limits = [declare(self, name, default, read_only=False, bounds=(0.0, top))
                         for name, default, top in VELOCITY_LIMITS]
         self.commander.mobility = self.commander.mobility.with_max_velocity(*self._limits)
@@ -204,9 +206,8 @@ class CommandNode(PeriodicWork, Node):
             raise CommandError("no robot state received yet")
         self._connection.require_lease()
         p, q = goal.target_pose.pose.position, goal.target_pose.pose.orientation
-        frame = goal.target_pose.header.frame_id
-        if self.prefix and frame.startswith(self.prefix):
-            frame = frame[len(self.prefix):]
+        frame = naming.robot_frame(goal.target_pose.header.frame_id, self.prefix,
+                                   self.frame_names)
         return TrajectoryTask(
             self.commander, lambda: self._cache.latest().kinematic_state.transforms_snapshot,
             frame, SE3Pose(p.x, p.y, p.z, Quat(q.w, q.x, q.y, q.z)),

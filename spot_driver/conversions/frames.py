@@ -1,17 +1,28 @@
-"""The robot's FrameTreeSnapshot as ROS TF: re-rooted at odom or vision, split static/dynamic.
+"""The robot's FrameTreeSnapshot as ROS TF: re-rooted at odom or vision (or kept at body), split
+static/dynamic.
 
 The robot roots its tree at ``body`` with ``odom`` and ``vision`` as children. ROS (REP-105)
 wants the world frame as root: the edges on the path from the chosen root to ``body`` are
 inverted, everything else keeps its parent, so every frame still has exactly one parent.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from bosdyn.api import geometry_pb2
 from bosdyn.client.math_helpers import SE3Pose
 from geometry_msgs.msg import Transform, TransformStamped
 
 WORLD_FRAMES = ("odom", "vision")
+# tf_root choices: a world frame (REP-105), or ``body`` as spot_ros2 allows (the robot's own
+# tree: odom and vision children of body; odometry then stays in odom)
+ROOTS = (*WORLD_FRAMES, "body")
+
+
+def odometry_frame(root: str) -> str:
+    """The frame odometry is in for the TF root ``root``: the root, or odom under body."""
+    return root if root in WORLD_FRAMES else "odom"
 # Frames whose transform to their parent changes while the robot moves (every frame the API
 # documents in a robot state: feet_center follows the feet, the wrist the arm).
 _MOVING = {"body", "odom", "vision", "gpe", "flat_body", "feet_center", "hand"}
@@ -54,11 +65,14 @@ def is_static(edge: Edge) -> bool:
     return not moving_child and edge.parent not in WORLD_FRAMES
 
 
-def transform_msg(edge: Edge, stamp, prefix: str = "") -> TransformStamped:
+def transform_msg(edge: Edge, stamp, prefix: str = "",
+                  names: Mapping[str, str] = MappingProxyType({})) -> TransformStamped:
+    """``edge`` on TF: its frames prefixed, and renamed where ``names`` (robot name ->
+    published name: ``description/frame_names.py``) says."""
     msg = TransformStamped()
     msg.header.stamp = stamp
-    msg.header.frame_id = prefix + edge.parent
-    msg.child_frame_id = prefix + edge.child
+    msg.header.frame_id = prefix + names.get(edge.parent, edge.parent)
+    msg.child_frame_id = prefix + names.get(edge.child, edge.child)
     t: Transform = msg.transform
     p, q = edge.pose.position, edge.pose.rotation
     t.translation.x, t.translation.y, t.translation.z = float(p.x), float(p.y), float(p.z)
@@ -68,7 +82,8 @@ def transform_msg(edge: Edge, stamp, prefix: str = "") -> TransformStamped:
 
 
 def split_transforms(snapshot: geometry_pb2.FrameTreeSnapshot, root: str, stamp,
-                     prefix: str = "", skip: frozenset[str] = frozenset()
+                     prefix: str = "", skip: frozenset[str] = frozenset(),
+                     names: Mapping[str, str] = MappingProxyType({})
                      ) -> tuple[list[TransformStamped], list[TransformStamped]]:
     """(dynamic, static) TransformStamped lists for /tf and /tf_static; edges to a child in
     ``skip`` (frames another node publishes) are left out."""
@@ -76,5 +91,6 @@ def split_transforms(snapshot: geometry_pb2.FrameTreeSnapshot, root: str, stamp,
     for edge in reroot(snapshot, root):
         if edge.child in skip:
             continue
-        (static if is_static(edge) else dynamic).append(transform_msg(edge, stamp, prefix))
+        (static if is_static(edge) else dynamic).append(
+            transform_msg(edge, stamp, prefix, names))
     return dynamic, static

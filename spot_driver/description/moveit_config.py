@@ -5,26 +5,33 @@ prefix, from the driver's frame_prefix)."""
 import re
 from xml.etree import ElementTree
 
+from spot_driver.conversions import frames
+from spot_driver.description import frame_names as naming
+
 # attributes naming links, joints or frames (parent_frame: the virtual joint's parent, which
 # MoveIt's current-state monitor looks up in TF)
 NAME_ATTRIBUTES = ("link", "link1", "link2", "base_link", "tip_link", "parent_link",
                    "child_link", "parent_frame", "name")
 
 
-def srdf(text: str, prefix: str = "", tf_root: str = "odom") -> str:
+def srdf(text: str, prefix: str = "", tf_root: str = "odom", frame_names: str = "spot") -> str:
     """The SRDF with every link, joint and frame name prefixed (group, state and end-effector
-    names stay: they are MoveIt's own) and the virtual joint hung from the driver's
-    ``tf_root`` (odom or vision), the frame MoveIt looks up ``body`` in."""
+    names stay: they are MoveIt's own), its links named as ``frame_names`` says, and the
+    virtual joint hung from the driver's world frame (``tf_root``, or odom under a body root),
+    the frame MoveIt looks up ``body`` in."""
+    naming.check(frame_names)
     root = ElementTree.fromstring(text)
     for joint in root.iter("virtual_joint"):
-        joint.set("parent_frame", tf_root)
+        joint.set("parent_frame", frames.odometry_frame(tf_root))
     for element in root.iter():
         for attribute in NAME_ATTRIBUTES:
             value = element.get(attribute)
             if value is None:
                 continue
             if attribute != "name" or element.tag in ("joint", "passive_joint", "link"):
-                element.set(attribute, prefix + value)
+                is_link = attribute not in ("name", "parent_frame") or element.tag == "link"
+                element.set(attribute, prefix + (naming.published(value, frame_names)
+                                                 if is_link else value))
     return ElementTree.tostring(root, encoding="unicode")
 
 

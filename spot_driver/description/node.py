@@ -13,6 +13,7 @@ from std_msgs.msg import Bool, String
 
 from spot_driver import qos
 from spot_driver.capability import DriverContext
+from spot_driver.description import frame_names as naming
 from spot_driver.description import robot_model
 from spot_driver.description.hardware import robot_has_arm
 from spot_driver.nodes.parameters import declare
@@ -31,7 +32,8 @@ class DescriptionNode(Node):
         self.prefix = declare(self, "frame_prefix", "")
         publish = declare(self, "publish_robot_description", True)
         self.has_arm = robot_has_arm(connection, self.get_logger().warning)
-        self.urdf = robot_model.robot_description(self.has_arm, self.prefix)
+        self.urdf = robot_model.robot_description(
+            self.has_arm, self.prefix, naming.check(declare(self, "frame_names", "spot")))
         # Detected, never configured: an override from a launch or file is ignored.
         self.declare_parameter("has_arm", self.has_arm, ParameterDescriptor(
             description="whether the connected robot has an arm (detected; read-only)",

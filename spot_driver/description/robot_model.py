@@ -11,6 +11,8 @@ import numpy as np
 import xacro
 import yaml
 
+from spot_driver.description import frame_names as naming
+
 PACKAGE = "spot_driver"
 XACRO = "spot.urdf.xacro"
 KINEMATICS = "spot_kinematics.yaml"
@@ -40,16 +42,19 @@ def gripper_open() -> float:
     return float(geometry()["arm"]["gripper_limits"][0])
 
 
-def robot_description(has_arm: bool, prefix: str = "") -> str:
-    """The URDF of a Spot with or without arm, links and joints prefixed with ``prefix``."""
+def robot_description(has_arm: bool, prefix: str = "", frame_names: str = "spot") -> str:
+    """The URDF of a Spot with or without arm, links and joints prefixed with ``prefix``, its
+    links named as ``frame_names`` says (``description/frame_names.py``)."""
     mappings = {"arm": str(has_arm).lower(), "prefix": prefix,
+                "frame_names": naming.check(frame_names),
                 "kinematics": str(urdf_dir() / KINEMATICS)}
     document = xacro.process_file(str(urdf_dir() / XACRO), mappings=mappings)
     return document.toprettyxml(indent="  ")
 
 
 @cache
-def link_names(has_arm: bool = True) -> frozenset[str]:
-    """The model's links (unprefixed): the frames robot_state_publisher publishes from it."""
-    root = ElementTree.fromstring(robot_description(has_arm))
+def link_names(has_arm: bool = True, frame_names: str = "spot") -> frozenset[str]:
+    """The model's links (unprefixed, as published): the frames robot_state_publisher
+    publishes from it."""
+    root = ElementTree.fromstring(robot_description(has_arm, frame_names=frame_names))
     return frozenset(link.get("name") for link in root.iter("link"))

@@ -4,6 +4,8 @@ so the relative topics resolve to that robot's."""
 
 import yaml
 
+from spot_driver.conversions import frames
+
 
 def render(template: str, prefix: str = "", root: str = "odom", compressed: bool = False) -> str:
     """The configuration text with its fixed frame ``<prefix><root>`` and every frame it names
@@ -17,7 +19,7 @@ def render(template: str, prefix: str = "", root: str = "odom", compressed: bool
         if compressed and display.get("Class", "").endswith("/Image") and isinstance(topic, dict) \
                 and topic["Value"].endswith("/image"):
             topic["Value"] += "/compressed"
-    manager["Global Options"]["Fixed Frame"] = prefix + root
+    manager["Global Options"]["Fixed Frame"] = prefix + frames.odometry_frame(root)
     view = manager["Views"]["Current"]
     view["Target Frame"] = prefix + view["Target Frame"]
     return yaml.safe_dump(config, sort_keys=False)

@@ -14,6 +14,8 @@ from tf2_msgs.msg import TFMessage
 
 from spot_driver import qos
 from spot_driver.capability import DriverContext
+from spot_driver.conversions import frames
+from spot_driver.description import frame_names as naming
 from spot_driver.docking import conversions as convert
 from spot_driver.docking import frame_sync, world_objects
 from spot_driver.docking.commander import DockingCommander, DockingTask, Feedback
@@ -39,8 +41,10 @@ class DockingNode(PeriodicWork, Node):
         self.timeout = declare(self, "docking_timeout", 60.0)
         state_rate = declare(self, "docking_state_rate", 1.0)
         objects_rate = declare(self, "world_objects_rate", 1.0)
-        self.root = declare(self, "tf_root", "odom")
+        # the world frame under the TF root (odom under a body root): docks stay put in it
+        self.root = frames.odometry_frame(declare(self, "tf_root", "odom"))
         self.prefix = declare(self, "frame_prefix", "")
+        self.frame_names = naming.check(declare(self, "frame_names", "spot"))
         self._state_pub = self.create_publisher(DockState, "status/docking", qos.LATCHED)
         self._objects_pub = self.create_publisher(WorldObjectArray, "world_objects", qos.STREAM)
         self._tf_pub = self.create_publisher(TFMessage, "/tf", qos.STATE)
@@ -150,9 +154,8 @@ class DockingNode(PeriodicWork, Node):
         tree = self._world_tree()
         if tree is None:
             raise CommandError("no robot state received yet")
-        frame = request.pose.header.frame_id
-        if self.prefix and frame.startswith(self.prefix):
-            frame = frame[len(self.prefix):]
+        frame = naming.robot_frame(request.pose.header.frame_id, self.prefix,
+                                   self.frame_names)
         p, q = request.pose.pose.position, request.pose.pose.orientation
         obj = world_objects.nogo_region(
             request.name, tree, frame, SE3Pose(p.x, p.y, p.z, Quat(q.w, q.x, q.y, q.z)),

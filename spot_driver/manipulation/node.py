@@ -21,6 +21,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 
 from spot_driver import qos
 from spot_driver.capability import DriverContext
+from spot_driver.description import frame_names as naming
 from spot_driver.errors import CommandError, describe
 from spot_driver.follower import Ending, Outcome
 from spot_driver.manipulation import api_request, arm_velocity, surface_contact, tasks
@@ -67,6 +68,7 @@ class ArmNode(Node):
         self._cache = context.cache
         self.arm = ArmCommander(context.connection)
         self.prefix = declare(self, "frame_prefix", "")
+        self.frame_names = naming.check(declare(self, "frame_names", "spot"))
         self.goal_tolerance = declare(self, "arm_goal_tolerance", 0.02)
         self.goal_time = declare(self, "arm_goal_time_tolerance", 1.0)
         group = ReentrantCallbackGroup()
@@ -147,9 +149,8 @@ class ArmNode(Node):
         t, r = request.wrist_tform_tool.position, request.wrist_tform_tool.orientation
         offset = (t.x, t.y, t.z, r.w, r.x, r.y, r.z)
         tool = None if offset in HAND_OFFSETS else checked_pose(offset, "wrist_tform_tool")
-        frame = request.target_pose.header.frame_id
-        if self.prefix and frame.startswith(self.prefix):
-            frame = frame[len(self.prefix):]
+        frame = naming.robot_frame(request.target_pose.header.frame_id, self.prefix,
+                                   self.frame_names)
         answer = self.ik.solve(build_request(state.kinematic_state.transforms_snapshot, frame,
                                              target, tool, request.from_ready))
         response.reachable, response.status = answer.reachable, answer.status
@@ -179,9 +180,7 @@ class ArmNode(Node):
         state = self._cache.latest()
         tasks.require_state(state)
         p, q = goal.pose.pose.position, goal.pose.pose.orientation
-        frame = goal.pose.header.frame_id
-        if self.prefix and frame.startswith(self.prefix):
-            frame = frame[len(self.prefix):]
+        frame = naming.robot_frame(goal.pose.header.frame_id, self.prefix, self.frame_names)
         seconds = _seconds(goal.duration) or 2.0
         pose = SE3Pose(p.x, p.y, p.z, Quat(q.w, q.x, q.y, q.z))
         frames = state.kinematic_state.transforms_snapshot.child_to_parent_edge_map

@@ -7,7 +7,8 @@ publishes) are the sensor's mount: static in their parent, published on /tf_stat
 """
 
 import threading
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
+from types import MappingProxyType
 
 from bosdyn.api import geometry_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
@@ -46,8 +47,11 @@ class SensorMounts:
     one is new or changed: /tf_static keeps one latched message, so it must hold them all."""
 
     def __init__(self, prefix: str, aliases: dict[str, str],
-                 publish: Callable[[list[TransformStamped]], None]) -> None:
+                 publish: Callable[[list[TransformStamped]], None],
+                 names: Mapping[str, str] = MappingProxyType({})) -> None:
+        """``names``: robot frame name -> published name, where they differ."""
         self._prefix, self._aliases, self._publish = prefix, aliases, publish
+        self._names = names
         self._mounts: dict[str, tuple] = {}  # sensor -> ((parent, child, pose values), ...)
         self._lock = threading.Lock()
 
@@ -66,7 +70,7 @@ class SensorMounts:
             edges = {child: (parent, values) for mount in self._mounts.values()
                      for parent, child, values in mount}
             transforms = [frames.transform_msg(Edge(parent, child, _pose(values)), stamp,
-                                               self._prefix)
+                                               self._prefix, self._names)
                           for child, (parent, values) in sorted(edges.items())]
             self._publish(transforms)
         return True

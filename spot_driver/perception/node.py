@@ -22,6 +22,7 @@ from spot_driver.acquisition import (
     check_rate,
 )
 from spot_driver.capability import DriverContext
+from spot_driver.description import frame_names as naming
 from spot_driver.description import robot_model
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
@@ -124,9 +125,11 @@ class PerceptionNode(Node):
         rsp = declare(self, "robot_state_publisher", False)
         self._model_frames = robot_model.link_names(has_arm=True) if rsp else frozenset()
         self._tf_static = self.create_publisher(TFMessage, "/tf_static", qos.LATCHED)
+        names = naming.renames(naming.check(declare(self, "frame_names", "spot")),
+                               robot_model.link_names(has_arm=True))
         self.mounts = SensorMounts(self.prefix, {} if rsp else dict(WRIST_IN_IMAGES),
                                    lambda transforms: self._tf_static.publish(
-                                       TFMessage(transforms=transforms)))
+                                       TFMessage(transforms=transforms)), names)
         self._last_error_log: dict[str, float] = {}
         self.outputs: dict[str, TopicOutput] = {}  # by topic (diagnostics count drops)
         self._lazy = lazy

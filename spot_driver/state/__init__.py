@@ -8,9 +8,14 @@ PARAMETERS = Section(
     (
         Parameter("robot_state_rate", 50.0, "Hz: joint_states, /tf, odometry"),
         Parameter("status_rate", 50.0, "Hz: status/* topics (capped at robot_state_rate)"),
-        Parameter("tf_root", "odom", '"odom" or "vision": root of the TF tree and odometry frame'),
+        Parameter("tf_root", "odom",
+                  '"odom" or "vision": root of the TF tree and odometry frame; "body" (as '
+                  "spot_ros2): the robot's own tree, body the root, odometry in odom"),
         Parameter("frame_prefix", "",
                   'e.g. "spot1/" for several robots; applied to frames and joints'),
+        Parameter("frame_names", "spot",
+                  '"spot" (the robot\'s frame names) or "spot_ros2" (spot_ros2\'s: arm_link_*, '
+                  "and base_link, front_rail, rear_rail in the model)"),
         Parameter("publish_tf", True,
                   "publish the robot's frames on /tf (false: another node does)"),
         Parameter("max_in_flight", 12,

@@ -20,6 +20,7 @@ from spot_driver import qos, stage_stamps
 from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Scheduler
 from spot_driver.capability import DriverContext
 from spot_driver.conversions import frames
+from spot_driver.description import frame_names as naming
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.periodic import PeriodicWork
@@ -57,8 +58,8 @@ class StateNode(PeriodicWork, Node):
         self.root = declare(self, "tf_root", "odom")
         self.prefix = declare(self, "frame_prefix", "")
         self.publish_tf = declare(self, "publish_tf", True, read_only=False)
-        if self.root not in frames.WORLD_FRAMES:
-            raise ValueError(f"parameter tf_root must be one of {frames.WORLD_FRAMES}, "
+        if self.root not in frames.ROOTS:
+            raise ValueError(f"parameter tf_root must be one of {frames.ROOTS}, "
                              f"not {self.root!r}")
         if not 0 < self.rate <= 500 or not 0 < status_rate:
             raise ValueError("robot_state_rate must be in (0, 500] Hz and status_rate above 0")
@@ -68,7 +69,8 @@ class StateNode(PeriodicWork, Node):
         self.published = 0  # robot states published (diagnostics derive the achieved rate)
         self._pipeline = StatePipeline(self.root, self.prefix,
                                        model_frames() if declare(self, "robot_state_publisher",
-                                                                 False) else frozenset())
+                                                                 False) else frozenset(),
+                                       naming.check(declare(self, "frame_names", "spot")))
 
         self._joint_pub = self.create_publisher(JointState, "joint_states", qos.STATE)
         self._odom_pub = self.create_publisher(Odometry, "odometry", qos.STATE)

@@ -4,6 +4,7 @@ from bosdyn.api import robot_state_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from nav_msgs.msg import Odometry
 
+from spot_driver.conversions import frames
 from spot_driver.conversions.time import robot_stamp_to_msg
 
 # Leg odometry drifts about 1-2 % of the distance walked; these diagonal covariances
@@ -25,7 +26,9 @@ _TWIST_COV = _diagonal(TWIST_COVARIANCE)
 
 def odometry_msg(kinematic_state: robot_state_pb2.KinematicState, root: str, skew_nsec: int,
                  prefix: str = "", body_frame: str = "body") -> Odometry:
-    """Pose of the body in ``root`` and its twist expressed in the body frame (REP-105)."""
+    """Pose of the body in ``root``'s odometry frame (the root; odom under a body root) and
+    its twist expressed in the body frame (REP-105)."""
+    root = frames.odometry_frame(root)
     snapshot = kinematic_state.transforms_snapshot
     root_tform_body = get_a_tform_b(snapshot, root, body_frame)
     if root_tform_body is None:

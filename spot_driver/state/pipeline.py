@@ -12,6 +12,7 @@ from tf2_msgs.msg import TFMessage
 
 from spot_driver.conversions import frames
 from spot_driver.conversions.time import Stamp, local_stamp
+from spot_driver.description import frame_names as naming
 from spot_driver.description import robot_model
 from spot_driver.state.state_cdr import StateSerializer
 from spot_driver.state.status_cdr import StatusSerializer
@@ -46,15 +47,18 @@ class StateMessages:
 class StatePipeline:
     """Turns robot states into messages for one ``tf_root`` and frame prefix."""
 
-    def __init__(self, root: str, prefix: str = "", skip: frozenset[str] = frozenset()) -> None:
+    def __init__(self, root: str, prefix: str = "", skip: frozenset[str] = frozenset(),
+                 frame_names: str = "spot") -> None:
         """``skip``: frames of the robot's tree that another node publishes (the robot
-        model's links when robot_state_publisher runs): left out of /tf and /tf_static."""
-        if root not in frames.WORLD_FRAMES:
-            raise ValueError(f"tf_root must be one of {frames.WORLD_FRAMES}, not {root!r}")
+        model's links when robot_state_publisher runs): left out of /tf and /tf_static.
+        ``frame_names``: the naming of what is published (``description/frame_names.py``)."""
+        if root not in frames.ROOTS:
+            raise ValueError(f"tf_root must be one of {frames.ROOTS}, not {root!r}")
         if "body" in skip:
             raise ValueError("the body frame is the robot state's to publish")
         self.root, self.prefix, self.skip = root, prefix, skip
-        self._kinematics = StateSerializer(root, prefix, skip=skip)
+        self.names = naming.renames(frame_names, model_frames())
+        self._kinematics = StateSerializer(root, prefix, skip=skip, names=self.names)
         self._statuses = StatusSerializer(prefix + "body", prefix + "hand")
         self._static_layout = None
         self._last_stamp: Stamp = (0, 0)
@@ -87,7 +91,7 @@ class StatePipeline:
         if layout is not self._static_layout:
             _, static = frames.split_transforms(kin.transforms_snapshot, self.root,
                                                 Time(sec=stamp[0], nanosec=stamp[1]),
-                                                self.prefix, self.skip)
+                                                self.prefix, self.skip, self.names)
             out.tf_static = TFMessage(transforms=static) if static else None
             self._static_layout = layout
         if with_statuses:

@@ -7,6 +7,8 @@ padding), at a fraction of the cost: layouts are built once per joint list / tre
 
 import operator
 import struct
+from collections.abc import Mapping
+from types import MappingProxyType
 
 import numpy as np
 from bosdyn.api import robot_state_pb2
@@ -68,15 +70,18 @@ class _TfLayout:
     """Dynamic edges of one tree shape: which map entries, inverted or not, and where."""
 
     def __init__(self, edges: list[frames.Edge], snapshot, prefix: str, root: str,
-                 body: str) -> None:
-        self.body_index = next((i for i, e in enumerate(edges)
-                                if e.child == body and e.parent == root), None)
+                 body: str, names: Mapping[str, str]) -> None:
+        # the odometry's pose: the edge between its frame and the body, either way round
+        odom = frames.odometry_frame(root)
+        self.body_index, self.body_inverted = next(
+            ((i, e.parent == body) for i, e in enumerate(edges)
+             if (e.parent, e.child) in ((odom, body), (body, odom))), (None, False))
         writer = LayoutWriter()
         writer.u32(len(edges))
         self.plan = []  # (snapshot child key, invert)
         for edge in edges:
-            writer.header(prefix + edge.parent)
-            writer.string(prefix + edge.child)
+            writer.header(prefix + names.get(edge.parent, edge.parent))
+            writer.string(prefix + names.get(edge.child, edge.child))
             writer.f64s(7)
             in_tree = snapshot.child_to_parent_edge_map.get(edge.child)
             inverted = in_tree is None or in_tree.parent_frame_name != edge.parent
@@ -96,9 +101,12 @@ class StateSerializer:
     """
 
     def __init__(self, root: str, prefix: str = "", body_frame: str = "body",
-                 skip: frozenset[str] = frozenset()) -> None:
-        """``skip``: frames left to another publisher (robot_state_publisher's links)."""
+                 skip: frozenset[str] = frozenset(),
+                 names: Mapping[str, str] = MappingProxyType({})) -> None:
+        """``skip``: frames left to another publisher (robot_state_publisher's links);
+        ``names``: robot frame name -> published name, where they differ."""
         self.root, self.prefix, self.body, self.skip = root, prefix, body_frame, skip
+        self.names = names
         self._joints: dict[tuple[str, ...], _JointLayout] = {}
         self._tf: dict[frozenset, _TfLayout] = {}
         self._current_joints: tuple[int, _JointLayout] | None = None
@@ -107,7 +115,7 @@ class StateSerializer:
         self._tf_calls = 0
         self._tree_layout: _TfLayout | None = None
         writer = LayoutWriter()
-        writer.header(prefix + root)
+        writer.header(prefix + frames.odometry_frame(root))
         writer.string(prefix + body_frame)
         writer.f64s(7)  # pose
         writer.constant_f64s(_covariance(POSE_COVARIANCE))
@@ -148,7 +156,7 @@ class StateSerializer:
             dynamic = [e for e in frames.reroot(snapshot, self.root)
                        if not frames.is_static(e) and e.child not in self.skip]
             layout = self._tf[shape] = _TfLayout(dynamic, snapshot, self.prefix, self.root,
-                                                 self.body)
+                                                 self.body, self.names)
         self._current_tf = (len(edge_map), layout)
         return layout
 
@@ -172,8 +180,8 @@ class StateSerializer:
 
     def odometry(self, kin: robot_state_pb2.KinematicState, stamp: Stamp,
                  root_tform_body: tuple[float, ...]) -> bytes:
-        velocity = (kin.velocity_of_body_in_vision if self.root == "vision"
-                    else kin.velocity_of_body_in_odom)
+        velocity = (kin.velocity_of_body_in_vision if frames.odometry_frame(self.root) ==
+                    "vision" else kin.velocity_of_body_in_odom)
         lin, ang = velocity.linear, velocity.angular
         return self._odometry(stamp, root_tform_body, (lin.x, lin.y, lin.z, ang.x, ang.y, ang.z))
 
@@ -205,5 +213,7 @@ class StateSerializer:
         self._tree_layout = tf_layout
         if tf_layout.body_index is None:
             raise KeyError(f"{self.body!r} is not a child of {self.root!r} in the tree")
+        pose = poses[tf_layout.body_index]
         return (self.joint_states(kin, stamp),
-                self.odometry(kin, stamp, poses[tf_layout.body_index]), tf_bytes)
+                self.odometry(kin, stamp, _inverse(pose) if tf_layout.body_inverted else pose),
+                tf_bytes)
