@@ -41,6 +41,21 @@ class RobotStateCache:
             self._condition.wait_for(lambda: self._count > start, timeout)
             return self._state if self._count > start else None
 
+    def wait_acquired_after(self, robot_ns: int, timeout: float
+                            ) -> robot_state_pb2.RobotState | None:
+        """The newest state the robot acquired after ``robot_ns`` (robot clock), waited for up
+        to ``timeout`` seconds; else the newest there is. A result that reports where the
+        robot ended reads this: a state received after the robot said "done" may still have
+        been taken before (requests are pipelined)."""
+        deadline = time.monotonic() + timeout
+        with self._condition:
+            def acquired_after() -> bool:
+                stamp = self._state.kinematic_state.acquisition_timestamp if self._state \
+                    else None
+                return stamp is not None and stamp.seconds * 1_000_000_000 + stamp.nanos > robot_ns
+            self._condition.wait_for(acquired_after, max(0.0, deadline - time.monotonic()))
+            return self._state
+
     def require_ready(self, settle_s: float = READY_SETTLE_S) -> None:
         """Refuse (CommandError) when the robot is e-stopped or its motors are off; with no
         state yet the robot's own checks decide. A state that says so may predate a power-on

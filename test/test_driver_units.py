@@ -316,6 +316,35 @@ def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
     assert 0.25 < time.monotonic() - start < 10.0  # waited the settle time; returned
 
 
+def test_a_result_waits_for_a_state_the_robot_took_after_it():
+    """A state received later may have been taken earlier (pipelined requests): the wait is
+    for the robot's acquisition time; without such a state it gives the newest after the
+    timeout."""
+    import threading
+    import time
+
+    from spot_driver.state_cache import RobotStateCache
+
+    def taken_at(ns: int) -> robot_state_pb2.RobotState:
+        out = robot_state_pb2.RobotState()
+        stamp = out.kinematic_state.acquisition_timestamp
+        stamp.seconds, stamp.nanos = divmod(ns, 1_000_000_000)
+        return out
+
+    cache = RobotStateCache()
+    cache.update(taken_at(5_000_000_000))
+    feeds = [threading.Timer(0.05, lambda: cache.update(taken_at(9_000_000_000))),
+             threading.Timer(0.15, lambda: cache.update(taken_at(11_000_000_000)))]
+    for feed in feeds:
+        feed.start()
+    state = cache.wait_acquired_after(10_000_000_000, timeout=5.0)
+    assert state.kinematic_state.acquisition_timestamp.seconds == 11  # not the 9 s one
+    start = time.monotonic()
+    state = cache.wait_acquired_after(20_000_000_000, timeout=0.2)
+    assert state.kinematic_state.acquisition_timestamp.seconds == 11  # the newest
+    assert 0.15 < time.monotonic() - start < 5.0
+
+
 def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
     """A fetch that takes nearly two periods: two lanes keep the rate (one lane could not pass
     22 Hz) with at most two requests out; a stream nobody wants is not fetched; a failing

@@ -318,11 +318,13 @@ def streams(world, request):
     # The simulated robot shares this process's interpreter with the sampling thread (not
     # so in test_low_level_e2e, which checks the defaults): a command then reached a stalled
     # robot past its 50 ms horizon and joint mode rightly ended. These tests are about the
-    # examples, so their commands hold 0.25 s, and the watchdog waits 0.5 s.
+    # examples, so their commands hold 0.5 s, and the watchdog waits 1 s (its upper bound):
+    # at 0.25 s a stall in the side group once ended joint mode between two of
+    # set_gripper_gains' open-closes, and its last one never opened.
     process = DriverProcess(sim, logs / f"{request.node.name}.log", USERNAME, PASSWORD,
                             module="spot_driver.low_level",
-                            params={"low_level_watchdog": 0.5,
-                                    "low_level_command_horizon": 0.25})
+                            params={"low_level_watchdog": 1.0,
+                                    "low_level_command_horizon": 0.5})
     yield process
     assert process.stop() == 0, process.output()
 
@@ -411,7 +413,7 @@ def test_joint_command_passthrough_forwards_another_nodes_targets(world, streams
     (joint mode switched on by the first of them), the others hold; malformed ones are refused
     whole; when the targets stop the robot stands again, and Ctrl-C ends the program."""
     sim, _, ros, _ = world
-    example = Run(sim, "joint_command_passthrough", "--idle", "0.4")  # streams' watchdog: 0.5
+    example = Run(sim, "joint_command_passthrough", "--idle", "0.9")  # streams' watchdog: 1.0
     engaged = []
     try:
         targets = ros.publisher(JointState, "/joint_commands", timeout=60.0)

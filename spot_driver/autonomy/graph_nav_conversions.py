@@ -40,7 +40,7 @@ def pose_from_msg(pose: Pose) -> SE3Pose:
 def map_tform_odom(state: graph_nav_pb2.GetLocalizationStateResponse,
                    root: str = "odom") -> SE3Pose | None:
     """seed_tform_<root> from one localization answer (None when not localized); ``root`` is
-    the driver's tf_root (odom or vision), the frame map is the parent of in TF (REP-105:
+    the driver's tf_root (odom, vision or body), the frame map is the parent of in TF (REP-105:
     map -> odom -> body, one parent per frame)."""
     localization = state.localization
     if not localization.waypoint_id:

@@ -46,8 +46,8 @@ class GraphNavNode(PeriodicWork, Node):
         prefix = declare(self, "frame_prefix", "")
         self.map_frame = prefix + (declare(self, "map_frame", "") or naming.map_frame(
             naming.check(declare(self, "frame_names", "spot"))))
-        # map is the parent of the TF tree's root (tf_root: odom, or vision), never of a frame
-        # that already has one
+        # map is the parent of the TF tree's root (tf_root: odom, vision, or body as spot_ros2),
+        # never of a frame that already has one
         self.root = declare(self, "tf_root", "odom")
         self.odom_frame = prefix + self.root
         self._publish_cloud = declare(self, "publish_map_cloud", True)

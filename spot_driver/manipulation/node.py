@@ -65,7 +65,7 @@ class ArmNode(Node):
 
     def __init__(self, context: DriverContext) -> None:
         super().__init__("spot_arm", namespace=context.namespace)
-        self._cache = context.cache
+        self._cache, self._connection = context.cache, context.connection
         self.arm = ArmCommander(context.connection)
         self.prefix = declare(self, "frame_prefix", "")
         self.frame_names = naming.check(declare(self, "frame_names", "spot"))
@@ -223,7 +223,7 @@ class ArmNode(Node):
         return (f.x, f.y, f.z)
 
     def _surface_contact_result(self, result, ending: Ending):
-        state = self._cache.wait_newer(1.0) or self._cache.latest()
+        state = self._state_now()
         root = ending.values.get("root")
         if state is None or root is None:  # refused before anything was sent
             return fill_result(result, ending)
@@ -264,7 +264,7 @@ class ArmNode(Node):
             "status": status, "open_percentage": self._open_percentage()})
 
     def _gripper_result(self, result, ending: Ending):
-        state = self._cache.wait_newer(1.0) or self._cache.latest()
+        state = self._state_now()
         if state is not None:
             result.open_percentage = state.manipulator_state.gripper_open_percentage
             result.holding_item = state.manipulator_state.is_gripper_holding_item
@@ -278,7 +278,7 @@ class ArmNode(Node):
             "position": self._gripper_angle(), "stalled": status == "STATUS_APPLYING_FORCE"})
 
     def _gripper_command_result(self, result, ending: Ending):
-        result.position = self._gripper_angle()
+        result.position = self._gripper_angle(self._state_now())
         result.stalled = ending.status == "STATUS_APPLYING_FORCE"
         result.reached_goal = ending.status == "STATUS_AT_GOAL"
         return result
@@ -287,8 +287,13 @@ class ArmNode(Node):
         state = self._cache.latest()
         return state.manipulator_state.gripper_open_percentage if state is not None else math.nan
 
-    def _gripper_angle(self) -> float:
-        state = self._cache.latest()
+    def _state_now(self, timeout: float = 1.0):
+        """A robot state taken after now (robot clock): where a finished command left it."""
+        return self._cache.wait_acquired_after(time.time_ns() + self._connection.skew_nsec,
+                                               timeout)
+
+    def _gripper_angle(self, state=None) -> float:
+        state = state or self._cache.latest()
         for joint in state.kinematic_state.joint_states if state is not None else ():
             if joint.name == at.GRIPPER_JOINT:
                 return min(0.0, max(at.GRIPPER_OPEN, joint.position.value))

@@ -6,9 +6,23 @@ optional hardware it needs. ``registry.py`` lists the modules; the server serves
 declare, in that order.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the parts' types, for readers and checkers (their modules import this one)
+    from spot_sim.clock import RobotClock
+    from spot_sim.config import SimConfig
+    from spot_sim.directory import Directory
+    from spot_sim.graph_nav.navigation import GraphNav
+    from spot_sim.graph_nav.recording import Recorder
+    from spot_sim.robot import SimRobot
+    from spot_sim.rpc import TokenIssuer
+    from spot_sim.sensors import Sensors
+    from spot_sim.services.data_buffer import DataStore
+    from spot_sim.services.payload import PayloadRegistry
 
 
 @dataclass(frozen=True)
@@ -28,16 +42,16 @@ class SimParts:
     beside it (sensors, GraphNav, the data store, ...), and the servicers built so far (a
     servicer that calls another gets it by service name; ``registry`` orders them so)."""
 
-    config: Any
-    clock: Any
-    robot: Any
-    tokens: Any
-    sensors: Any
-    graph_nav: Any
-    recorder: Any
-    data: Any
-    payloads: Any
-    directory: Any
+    config: SimConfig
+    clock: RobotClock
+    robot: SimRobot
+    tokens: TokenIssuer
+    sensors: Sensors
+    graph_nav: GraphNav
+    recorder: Recorder
+    data: DataStore
+    payloads: PayloadRegistry
+    directory: Directory
     servicers: dict[str, Any] = field(default_factory=dict)
 
     def servicer(self, name: str) -> Any:

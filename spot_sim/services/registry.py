@@ -7,23 +7,65 @@ acquisition after the cameras and the Spot CAM). The directory lists the service
 order.
 """
 
-from importlib import import_module
-
 from spot_sim.config import SimConfig
 from spot_sim.hardware import fitted
-from spot_sim.services import Served
+from spot_sim.services import (
+    Served,
+    arm_surface_contact,
+    audio_visual,
+    auto_return,
+    autowalk,
+    camera_settings,
+    choreography,
+    data_acquisition,
+    data_buffer,
+    directory_registration,
+    docking,
+    estop,
+    fault,
+    graph_nav,
+    identity,
+    image,
+    inverse_kinematics,
+    joint_streaming,
+    keepalive,
+    lease,
+    license,
+    local_grid,
+    log_status,
+    manipulation,
+    map_processing,
+    mission,
+    payload,
+    point_cloud,
+    power,
+    ray_cast,
+    recording,
+    robot_command,
+    robot_state,
+    spot_cam_audio,
+    spot_cam_compositor,
+    spot_cam_health,
+    spot_cam_image,
+    spot_cam_lighting,
+    spot_cam_media_log,
+    spot_cam_power,
+    spot_cam_ptz,
+    spot_cam_stream,
+    spot_check,
+    time_sync,
+    world_object,
+)
 
-MODULES = ("identity", "time_sync", "lease", "estop", "power", "robot_command", "image",
-           "docking", "world_object", "graph_nav", "spot_cam_power", "spot_cam_ptz",
-           "spot_cam_compositor", "spot_cam_audio", "spot_cam_lighting", "spot_cam_health",
-           "spot_cam_stream", "spot_cam_media_log", "spot_cam_image", "point_cloud",
-           "data_acquisition", "mission", "recording", "map_processing", "local_grid",
-           "autowalk", "choreography", "license", "fault", "data_buffer", "keepalive",
-           "payload", "log_status", "ray_cast", "camera_settings", "spot_check",
-           "joint_streaming", "manipulation", "arm_surface_contact", "inverse_kinematics",
-           "directory_registration", "auto_return", "audio_visual", "robot_state")
-SERVICES: tuple[Served, ...] = tuple(
-    served for name in MODULES for served in import_module(f"spot_sim.services.{name}").SERVICES)
+MODULES = (identity, time_sync, lease, estop, power, robot_command, image, docking, world_object,
+           graph_nav, spot_cam_power, spot_cam_ptz, spot_cam_compositor, spot_cam_audio,
+           spot_cam_lighting, spot_cam_health, spot_cam_stream, spot_cam_media_log,
+           spot_cam_image, point_cloud, data_acquisition, mission, recording, map_processing,
+           local_grid, autowalk, choreography, license, fault, data_buffer, keepalive, payload,
+           log_status, ray_cast, camera_settings, spot_check, joint_streaming, manipulation,
+           arm_surface_contact, inverse_kinematics, directory_registration, auto_return,
+           audio_visual, robot_state)
+SERVICES: tuple[Served, ...] = tuple(served for module in MODULES for served in module.SERVICES)
 
 
 def served(config: SimConfig) -> list[Served]:
