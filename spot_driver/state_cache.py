@@ -47,13 +47,14 @@ class RobotStateCache:
         to ``timeout`` seconds; else the newest there is. A result that reports where the
         robot ended reads this: a state received after the robot said "done" may still have
         been taken before (requests are pipelined)."""
-        deadline = time.monotonic() + timeout
+        def acquired_after() -> bool:
+            if self._state is None:
+                return False
+            stamp = self._state.kinematic_state.acquisition_timestamp
+            return stamp.seconds * 1_000_000_000 + stamp.nanos > robot_ns
+
         with self._condition:
-            def acquired_after() -> bool:
-                stamp = self._state.kinematic_state.acquisition_timestamp if self._state \
-                    else None
-                return stamp is not None and stamp.seconds * 1_000_000_000 + stamp.nanos > robot_ns
-            self._condition.wait_for(acquired_after, max(0.0, deadline - time.monotonic()))
+            self._condition.wait_for(acquired_after, timeout)
             return self._state
 
     def require_ready(self, settle_s: float = READY_SETTLE_S) -> None:

@@ -23,6 +23,8 @@ ROOTS = (*WORLD_FRAMES, "body")
 def odometry_frame(root: str) -> str:
     """The frame odometry is in for the TF root ``root``: the root, or odom under body."""
     return root if root in WORLD_FRAMES else "odom"
+
+
 # Frames whose transform to their parent changes while the robot moves (every frame the API
 # documents in a robot state: feet_center follows the feet, the wrist the arm).
 _MOVING = {"body", "odom", "vision", "gpe", "flat_body", "feet_center", "hand"}
