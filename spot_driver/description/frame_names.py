@@ -31,10 +31,9 @@ def arm_link_prefix(naming: str) -> str:
 
 def published(frame: str, naming: str) -> str:
     """The name ``frame`` (a robot frame name) is published under in ``naming``."""
-    if frame.startswith(ROBOT_ARM_PREFIX):
-        return arm_link_prefix(naming) + frame[len(ROBOT_ARM_PREFIX):]
-    check(naming)
-    return frame
+    prefix = arm_link_prefix(naming)
+    return prefix + frame[len(ROBOT_ARM_PREFIX):] if frame.startswith(ROBOT_ARM_PREFIX) \
+        else frame
 
 
 def renames(naming: str, frames) -> dict[str, str]:

@@ -293,7 +293,8 @@ class ArmNode(Node):
                                                timeout)
 
     def _gripper_angle(self, state=None) -> float:
-        state = state or self._cache.latest()
+        if state is None:
+            state = self._cache.latest()
         for joint in state.kinematic_state.joint_states if state is not None else ():
             if joint.name == at.GRIPPER_JOINT:
                 return min(0.0, max(at.GRIPPER_OPEN, joint.position.value))
