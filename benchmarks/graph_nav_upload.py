@@ -30,8 +30,8 @@ from bosdyn.mission.client import MissionClient
 from spot_driver.autonomy.graph_nav import send_map
 from spot_driver.autonomy.map_files import MapFiles, read_map, write_map
 from spot_sim import SimConfig, SimulatedSpot
-from spot_sim.kinematics import LIDAR_IN_BODY
-from spot_sim.sensors import Sensors
+from spot_sim.body.kinematics import LIDAR_IN_BODY
+from spot_sim.perception.sensors import Sensors
 
 WAYPOINTS = 100
 REPEATS = 3

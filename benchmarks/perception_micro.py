@@ -19,8 +19,8 @@ from sensor_msgs.msg import Image as ImageMsg
 
 from spot_driver.conversions import point_cloud, sensor_cdr
 from spot_driver.perception import images
-from spot_sim import point_cloud_encoding
-from spot_sim.sensors import Sensors
+from spot_sim.perception import point_cloud_encoding
+from spot_sim.perception.sensors import Sensors
 
 Image = image_pb2.Image
 PC = point_cloud_pb2.PointCloud

@@ -57,9 +57,9 @@ from spot_msgs.msg import (
     WiFiState,
 )
 from spot_sim import SimConfig
-from spot_sim.clock import RobotClock
-from spot_sim.field import PROFILES
-from spot_sim.robot import SimRobot
+from spot_sim.body.robot import SimRobot
+from spot_sim.core.clock import RobotClock
+from spot_sim.core.field import PROFILES
 
 SKEW = 12_345_000_000
 STATES = 1000  # fresh per round; every state-reading timer makes fewer calls than this

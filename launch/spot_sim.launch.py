@@ -31,7 +31,7 @@ from launch.substitutions import LaunchConfiguration
 from launch import LaunchDescription
 from spot_driver.launch_arguments import strict
 from spot_driver.registry import CAPABILITIES
-from spot_sim.hardware import OPTIONS as HARDWARE
+from spot_sim.core.hardware import OPTIONS as HARDWARE
 
 SHARE = get_package_share_directory("spot_driver")
 SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)

@@ -23,7 +23,7 @@ from bosdyn.client.robot_state import RobotStateStreamingClient
 from bosdyn.mission.client import MissionClient
 
 from spot_sim import SimConfig, SimulatedSpot
-from spot_sim.field import PROFILES
+from spot_sim.core.field import PROFILES
 
 MISSING = "missing: "  # how a skip reason starts when it names a thing this machine lacks
 _REPO = Path(__file__).resolve().parent.parent

@@ -24,7 +24,7 @@ from std_srvs.srv import Trigger
 
 from conftest import PASSWORD, USERNAME, running_sim, wait_for
 from spot_driver.action_client import ActionClient
-from spot_sim.mobility import Se2
+from spot_sim.body.mobility import Se2
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "spot_driver.yaml"

@@ -17,7 +17,7 @@ from conftest import holds, wait_for
 from spot_msgs.action import Dock, Mission, Trajectory, Undock
 from spot_msgs.msg import BatteryStateArray, DockState, MissionStatus, WorldObjectArray
 from spot_msgs.srv import AnswerQuestion
-from spot_sim.mission.compiler import child_nodes
+from spot_sim.missions.compiler import child_nodes
 
 State = mission_pb2.State
 PAUSE_WINDOW = 1.5

@@ -22,8 +22,8 @@ from spot_driver.errors import CommandError
 from spot_driver.manipulation import arm_trajectory as at
 from spot_driver.state.joint_states import joint_state_msg, urdf_joint_name
 from spot_driver.state.odometry import odometry_msg
-from spot_sim.frame_tree import build_snapshot
-from spot_sim.mobility import Se2
+from spot_sim.body.mobility import Se2
+from spot_sim.state.frame_tree import build_snapshot
 
 angles = st.floats(-math.pi, math.pi)
 coords = st.floats(-50, 50)
@@ -170,7 +170,7 @@ def test_credentials_from_environment_and_file(tmp_path):
 
 
 def test_sim_planar_helpers_are_consistent():
-    from spot_sim import mobility
+    from spot_sim.body import mobility
     pose = Se2(1.0, 2.0, 0.3)
     identity = mobility.compose(pose, mobility.inverse(pose))
     assert (identity.x, identity.y, identity.yaw) == pytest.approx((0, 0, 0), abs=1e-12)

@@ -22,7 +22,7 @@ from tf2_msgs.msg import TFMessage
 
 from conftest import MISSING, PASSWORD, USERNAME, running_sim, wait_for
 from spot_msgs.srv import GetInverseKinematics
-from spot_sim.mobility import Se2
+from spot_sim.body.mobility import Se2
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 HELPERS = {"__init__", "spot", "joint_stream"}

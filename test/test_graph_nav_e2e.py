@@ -31,8 +31,8 @@ from spot_msgs.srv import (
     MapDirectory,
     SetLocalization,
 )
-from spot_sim import mobility
-from spot_sim.mobility import Se2
+from spot_sim.body import mobility
+from spot_sim.body.mobility import Se2
 
 LEG = 1.5  # m between recorded waypoints
 

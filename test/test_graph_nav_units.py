@@ -228,8 +228,8 @@ def test_map_is_the_parent_of_the_tf_root_and_the_tree_stays_one(root):
 
     from spot_driver.state.pipeline import StatePipeline
     from spot_sim import SimConfig
-    from spot_sim.clock import RobotClock
-    from spot_sim.robot import SimRobot
+    from spot_sim.body.robot import SimRobot
+    from spot_sim.core.clock import RobotClock
 
     robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
     robot.step()

@@ -28,9 +28,9 @@ from std_srvs.srv import Trigger
 from conftest import PASSWORD, USERNAME, missing, running_sim
 from spot_driver.autonomy import PARAMETERS
 from spot_msgs.srv import SetLocalization
-from spot_sim import mobility
-from spot_sim.mobility import Se2
-from spot_sim.scene import Scene
+from spot_sim.body import mobility
+from spot_sim.body.mobility import Se2
+from spot_sim.perception.scene import Scene
 
 BUILD_TIME = "about 35 min on 2 cores"
 PARAMS = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())

@@ -13,7 +13,7 @@ from sensor_msgs.msg import CompressedImage, Image, PointCloud2, PointField
 
 from spot_driver.conversions import point_cloud, sensor_cdr
 from spot_driver.perception import images
-from spot_sim import point_cloud_encoding
+from spot_sim.perception import point_cloud_encoding
 
 PC = point_cloud_pb2.PointCloud
 PF = image_pb2.Image
@@ -263,9 +263,9 @@ def test_sensor_mounts_are_published_together_and_again_when_one_moves():
 
     from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
     from spot_sim import SimConfig
-    from spot_sim.clock import RobotClock
-    from spot_sim.frame_tree import sensor_view
-    from spot_sim.robot import SimRobot
+    from spot_sim.body.robot import SimRobot
+    from spot_sim.core.clock import RobotClock
+    from spot_sim.state.frame_tree import sensor_view
 
     robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
     robot.step()
@@ -317,7 +317,7 @@ def test_the_simulated_gripper_camera_applies_what_is_set():
     import numpy as np
     from bosdyn.api import gripper_camera_param_pb2 as pb
 
-    from spot_sim.gripper_camera import GripperCamera, Look
+    from spot_sim.perception.gripper_camera import GripperCamera, Look
 
     grey = np.arange(0, 250, 10, dtype=np.uint8)
     assert Look().apply(grey, None)[0] is grey  # defaults leave the image alone
@@ -344,9 +344,9 @@ def test_the_front_cameras_stitch_into_the_virtual_camera_between_them():
 
     from spot_driver.perception import stitching
     from spot_sim import SimConfig
-    from spot_sim.clock import RobotClock
-    from spot_sim.robot import SimRobot
-    from spot_sim.sensors import VISUAL_MODEL
+    from spot_sim.body.robot import SimRobot
+    from spot_sim.core.clock import RobotClock
+    from spot_sim.perception.sensors import VISUAL_MODEL
 
     m = VISUAL_MODEL
     robot = SimRobot(SimConfig(), RobotClock(0.0))

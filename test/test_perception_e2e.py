@@ -13,8 +13,8 @@ from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.srv import GetGripperCameraParameters, SetGripperCameraParameters
-from spot_sim.point_cloud_encoding import DEFAULT_PARAMETERS
-from spot_sim.sensors import DEPTH_MODEL, VISUAL_MODEL
+from spot_sim.perception.point_cloud_encoding import DEFAULT_PARAMETERS
+from spot_sim.perception.sensors import DEPTH_MODEL, VISUAL_MODEL
 
 PC = point_cloud_pb2.PointCloud
 CAMERAS = ("frontleft", "back", "left")

@@ -16,9 +16,9 @@ from ros_harness import REPO
 
 from spot_driver import registry
 from spot_driver.capability import Capability
-from spot_sim.config import SimConfig
-from spot_sim.hardware import OPTIONS
-from spot_sim.services import registry as sim_registry
+from spot_sim import registry as sim_registry
+from spot_sim.core.config import SimConfig
+from spot_sim.core.hardware import OPTIONS
 
 DRIVER = REPO / "spot_driver"
 README = doc_pages.all_text()  # the README and doc/*.md
@@ -119,7 +119,7 @@ def missing_places(capability: Capability, served: set[str], field: list[str]) -
     for service, caller in robot_services(capability).items():
         if service not in served and not reasons.get(service):
             missing.append(f"simulator: {caller} calls {service!r}, which spot_sim does not "
-                           "serve (add it to spot_sim/services/, or say why in unsimulated)")
+                           "serve (add it to spot_sim/<capability>/, or say why in unsimulated)")
     return missing
 
 

@@ -25,8 +25,8 @@ from spot_driver import registry
 from spot_msgs.action import Trajectory
 from spot_msgs.msg import LeaseArray, PowerState
 from spot_msgs.srv import Claim
-from spot_sim.admin import AdminServer
-from spot_sim.estop_manager import LEVEL_NONE
+from spot_sim.body.estop_manager import LEVEL_NONE
+from spot_sim.core.admin import AdminServer
 
 ESTOP_TIMEOUT = 2.0
 FIGURES = REPO / ".work" / ("figures-field" if os.environ.get("SPOT_SIM_PROFILE") == "field"

@@ -34,8 +34,8 @@ from spot_msgs.srv import (
     MutateWorldObject,
     OverrideGrasp,
 )
-from spot_sim import kinematics
-from spot_sim.clock import timestamp_to_nsec
+from spot_sim.body import kinematics
+from spot_sim.core.clock import timestamp_to_nsec
 
 FEET = ("fl", "fr", "hl", "hr")
 
@@ -153,7 +153,7 @@ def test_constrained_manipulation_pulls_for_the_goals_duration(world):
 
 
 def kinematics_ready() -> np.ndarray:
-    from spot_sim.arm import named_target
+    from spot_sim.manipulation.arm import named_target
 
     return named_target("ready")
 

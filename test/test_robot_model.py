@@ -19,7 +19,8 @@ import yourdfpy
 from spot_driver.description import robot_model, rviz_config
 from spot_driver.manipulation import arm_trajectory
 from spot_driver.state.joint_states import urdf_joint_name
-from spot_sim import arm_kinematics, kinematics
+from spot_sim.body import kinematics
+from spot_sim.manipulation import arm_kinematics
 
 REPO = Path(__file__).resolve().parent.parent
 LEG_NAMES = ("front_left", "front_right", "rear_left", "rear_right")

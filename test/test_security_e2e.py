@@ -8,7 +8,7 @@ import pytest
 from ros_harness import DriverProcess
 
 from conftest import PASSWORD, USERNAME, running_sim
-from spot_sim.certs import ensure_certificates
+from spot_sim.core.certs import ensure_certificates
 
 
 @pytest.fixture(scope="module")

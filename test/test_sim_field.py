@@ -18,8 +18,8 @@ from test_sim_motion import commander, operated, state_of, wait_for
 
 from conftest import connect, running_sim
 from spot_sim.cli import field_profile, parse_args
-from spot_sim.clock import timestamp_to_nsec
-from spot_sim.field import PROFILES, FieldProfile
+from spot_sim.core.clock import timestamp_to_nsec
+from spot_sim.core.field import PROFILES, FieldProfile
 
 QUIET = FieldProfile()
 

@@ -20,7 +20,7 @@ from bosdyn.mission.client import CustomParamsError, MissionClient, ValidationEr
 from test_sim_motion import operated, wait_for
 
 from conftest import connect, holds, running_sim
-from spot_sim.mission.compiler import REFUSED
+from spot_sim.missions.compiler import REFUSED
 
 State = mission_pb2.State
 FINAL = {State.STATUS_SUCCESS, State.STATUS_FAILURE, State.STATUS_ERROR}

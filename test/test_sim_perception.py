@@ -17,7 +17,7 @@ from bosdyn.client.point_cloud import PointCloudClient
 from conftest import connect, running_sim
 from spot_driver.conversions import point_cloud
 from spot_driver.perception import images
-from spot_sim.point_cloud_encoding import DEFAULT_PARAMETERS
+from spot_sim.perception.point_cloud_encoding import DEFAULT_PARAMETERS
 
 Image = image_pb2.Image
 PC = point_cloud_pb2.PointCloud
@@ -124,8 +124,8 @@ def test_the_camera_ray_cast_matches_the_plain_ray_cast_from_any_pose():
     testing every ray against every box, from random poses inside and outside the room."""
     from bosdyn.client.math_helpers import Quat
 
-    from spot_sim.scene import Scene
-    from spot_sim.sensors import VISUAL_MODEL
+    from spot_sim.perception.scene import Scene
+    from spot_sim.perception.sensors import VISUAL_MODEL
 
     scene, (xs, ys) = Scene(), VISUAL_MODEL.axes()
     u, v = np.meshgrid(xs, ys)

@@ -73,7 +73,7 @@ from bosdyn.client.spot_check import SpotCheckClient, run_spot_check
 from test_sim_motion import commander, operated, state_of, wait_for
 
 from conftest import connect, holds, running_sim
-from spot_sim.directory import LIVENESS_FAULT
+from spot_sim.core.directory import LIVENESS_FAULT
 
 
 @pytest.fixture(scope="module")
@@ -610,7 +610,7 @@ def test_log_status_experiment_and_retro_logs(sim, robot):
 
 # ---------------------------------------------------------------------------------- arm tools
 def test_inverse_kinematics_from_the_arm_kinematics(arm_sim, arm_robot):
-    from spot_sim import arm_kinematics
+    from spot_sim.manipulation import arm_kinematics
 
     ik = client(arm_robot, InverseKinematicsClient)
     snapshot = state_of(arm_robot).kinematic_state.transforms_snapshot

@@ -37,7 +37,7 @@ from conftest import PASSWORD, USERNAME, connect, missing, running_sim, wav_byte
 
 Refused = sdk_errors.InvalidRequestError
 MECH = ptz_pb2.PtzDescription(name="mech")
-RED_BOX_CENTRE = (2.5, 0.7)  # the scene's hot red box (spot_sim.scene), seen from the origin
+RED_BOX_CENTRE = (2.5, 0.7)  # the scene's hot red box (perception.scene), seen from the origin
 
 
 @pytest.fixture(scope="module")

@@ -301,7 +301,7 @@ def test_a_logpoint_round_trip(world, tmp_path):
 
 def test_ir_reads_the_hot_object_hotter(world):
     _, ros = world
-    bearing = math.degrees(math.atan2(0.7, 2.5))  # the scene's hot red box (spot_sim.scene)
+    bearing = math.degrees(math.atan2(0.7, 2.5))  # the scene's hot red box (perception.scene)
 
     def hottest_kelvin(pan: float) -> float:
         assert set_position(ros, pan, 0.0, 1.0).success
@@ -320,7 +320,7 @@ def test_ir_reads_the_hot_object_hotter(world):
 # ---------------------------------------------------------------------------- camera topics
 def test_ptz_images_info_following_zoom_and_ir_temperatures(world):
     _, ros = world
-    bearing = math.degrees(math.atan2(0.7, 2.5))  # the scene's hot red box (spot_sim.scene)
+    bearing = math.degrees(math.atan2(0.7, 2.5))  # the scene's hot red box (perception.scene)
     assert set_position(ros, 360.0 - bearing, 0.0, 1.0).success
 
     def settled(zoom: float) -> bool:

@@ -17,7 +17,7 @@ from spot_driver import stage_stamps  # noqa: E402
 STAMPER = """
 import sys, time
 from spot_driver.stage_stamps import stamp
-from spot_sim.stage_stamps import stamp as sim_stamp
+from spot_sim.core.stage_stamps import stamp as sim_stamp
 print("ready", flush=True)
 start = float(sys.stdin.readline())
 while time.monotonic() < start + 0.010: pass

@@ -23,9 +23,9 @@ from spot_driver.state.pipeline import StatePipeline
 from spot_driver.state.state_cdr import StateSerializer
 from spot_msgs.msg import TimeSyncState
 from spot_sim import SimConfig
-from spot_sim.clock import RobotClock
-from spot_sim.frame_tree import build_snapshot
-from spot_sim.robot import SimRobot
+from spot_sim.body.robot import SimRobot
+from spot_sim.core.clock import RobotClock
+from spot_sim.state.frame_tree import build_snapshot
 
 finite = st.floats(-100, 100)
 

@@ -29,8 +29,8 @@ from spot_msgs.msg import (
     WiFiState,
 )
 from spot_sim import SimConfig
-from spot_sim.clock import RobotClock
-from spot_sim.robot import SimRobot
+from spot_sim.body.robot import SimRobot
+from spot_sim.core.clock import RobotClock
 
 SKEW = 12_345_678_901
 text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)

@@ -18,16 +18,18 @@ from spot_driver.description import frame_names as naming
 from spot_driver.description.robot_model import link_names, robot_description
 from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
 from spot_driver.state.pipeline import StatePipeline, model_frames
-from spot_sim import SimConfig, arm_kinematics, kinematics
-from spot_sim.clock import RobotClock
-from spot_sim.frame_tree import (
+from spot_sim import SimConfig
+from spot_sim.body import kinematics
+from spot_sim.body.robot import SimRobot
+from spot_sim.core.clock import RobotClock
+from spot_sim.manipulation import arm_kinematics
+from spot_sim.state.frame_tree import (
     WRIST_NAMES_4,
     WRIST_NAMES_5,
     build_snapshot,
     robot_state_view,
     sensor_view,
 )
-from spot_sim.robot import SimRobot
 
 PREFIX = "spot1/"
 SOFTWARE = {"4.x": WRIST_NAMES_4, "5.x": WRIST_NAMES_5, "5.x with the alias": ("link_wr1",

@@ -10,8 +10,8 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_driver.docking import world_objects
 from spot_driver.errors import CommandError
+from spot_sim.body.mobility import Se2
 from spot_sim.body.nogo import Region, UserObjects, nogo_refusal
-from spot_sim.mobility import Se2
 
 Response = world_object_pb2.MutateWorldObjectResponse
 

@@ -6,10 +6,10 @@ import math
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_sim import mobility
+from spot_sim.body import mobility
+from spot_sim.body.mobility import Se2
 from spot_sim.body.nogo import UserObjects
-from spot_sim.config import SimConfig
-from spot_sim.mobility import Se2
+from spot_sim.core.config import SimConfig
 
 
 class Base:

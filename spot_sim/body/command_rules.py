@@ -6,8 +6,7 @@ Functions of the robot's parts, called by ``SimRobot`` under its lock.
 
 import math
 
-from spot_sim import mobility
-from spot_sim.body import joint_rules
+from spot_sim.body import joint_rules, mobility
 from spot_sim.body.commands import Command, Feedback, finish
 
 _STANDING_KINDS = ("stand", "velocity", "trajectory", "stance", "follow_arm",

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from bosdyn.api import basic_command_pb2
 
-from spot_sim.mobility import Se2
+from spot_sim.body.mobility import Se2
 
 Feedback = basic_command_pb2.RobotCommandFeedbackStatus
 

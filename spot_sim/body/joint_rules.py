@@ -12,7 +12,7 @@ from bosdyn.api import robot_state_pb2
 from bosdyn.client.math_helpers import SE3Pose
 
 from spot_sim.body.commands import Feedback, finish
-from spot_sim.mobility import Se2
+from spot_sim.body.mobility import Se2
 
 FALL_LIE_DOWN_S = 0.3  # a fall or a joint fault puts the body down this fast
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from bosdyn.api import world_object_pb2
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from spot_sim.clock import timestamp_to_nsec
-from spot_sim.mobility import Se2, compose
+from spot_sim.body.mobility import Se2, compose
+from spot_sim.core.clock import timestamp_to_nsec
 
 BODY_HALF_LENGTH, BODY_HALF_WIDTH = 0.55, 0.25  # m
 DEFAULT_LIFETIME_S = 60.0  # [ours: the API says only "a default time set in the service"]

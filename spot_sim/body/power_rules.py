@@ -4,7 +4,7 @@ sits the robot down first), a power transition completes, an empty battery cuts 
 A function of the robot's parts, called by ``SimRobot`` under its lock.
 """
 
-from spot_sim.estop_manager import LEVEL_CUT, LEVEL_NONE
+from spot_sim.body.estop_manager import LEVEL_CUT, LEVEL_NONE
 
 
 def step(robot, now: int) -> None:

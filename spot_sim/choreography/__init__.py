@@ -1,2 +1,2 @@
-"""The simulator's choreography: the move catalog (moves.yaml), upload validation, and dances
-stepped in the physics loop."""
+"""The simulator's choreography: the move catalog (moves.yaml), upload validation, dances
+stepped in the physics loop, and the choreography service."""

@@ -13,9 +13,9 @@ import numpy as np
 from bosdyn.api.spot import choreography_params_pb2
 from transforms3d.euler import euler2mat
 
-from spot_sim import arm_kinematics as ak
-from spot_sim.arm import Arm, ArmTask, GripperTask, JointTrajectory, plan
 from spot_sim.choreography.placed import SLICES_PER_BEAT, Placed
+from spot_sim.manipulation import arm_kinematics as ak
+from spot_sim.manipulation.arm import Arm, ArmTask, GripperTask, JointTrajectory, plan
 
 Frame = choreography_params_pb2.WorkspaceArmMoveParams
 _NOD = np.array([0.0, 0.0, 0.0, 0.0, -0.6, 0.0])  # wr0 up, then back

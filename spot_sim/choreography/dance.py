@@ -17,12 +17,12 @@ import numpy as np
 from bosdyn.api.spot import choreography_sequence_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_sim import mobility
+from spot_sim.body import mobility
+from spot_sim.body.mobility import Se2
 from spot_sim.choreography.arm_moves import start_arm_move
 from spot_sim.choreography.body import ZERO, Offset, blend, body_offset, state_posture
 from spot_sim.choreography.legs import ground_motion, leg_offsets
 from spot_sim.choreography.placed import Placed
-from spot_sim.mobility import Se2
 
 Status = choreography_sequence_pb2.ChoreographyStatusResponse
 State = choreography_sequence_pb2.MoveInfo.TransitionState

@@ -10,8 +10,8 @@ import math
 import numpy as np
 from bosdyn.api.spot import choreography_params_pb2
 
+from spot_sim.body.mobility import Se2, compose, inverse, wrap_angle
 from spot_sim.choreography.placed import SLICES_PER_BEAT, Placed, ease
-from spot_sim.mobility import Se2, compose, inverse, wrap_angle
 
 _LEG_INDEX = {choreography_params_pb2.LEG_FRONT_LEFT: 0,
               choreography_params_pb2.LEG_FRONT_RIGHT: 1,

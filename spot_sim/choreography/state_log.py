@@ -13,7 +13,7 @@ import numpy as np
 from bosdyn.api.spot import choreography_sequence_pb2 as seq_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_sim.kinematics import LEGS
+from spot_sim.body.kinematics import LEGS
 
 Start = seq_pb2.StartRecordingStateResponse
 Download = seq_pb2.DownloadRobotStateLogResponse

@@ -1,1 +1,2 @@
-"""The robot's data acquisition: capture requests and the store they fill."""
+"""The robot's data acquisition and data buffer: capture requests, the store they fill, what
+clients log, and the BDDF download, with their services."""

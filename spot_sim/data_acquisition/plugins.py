@@ -14,7 +14,7 @@ import grpc
 from bosdyn.api import data_acquisition_pb2 as daq
 from bosdyn.api import data_acquisition_plugin_service_pb2_grpc as plugin_grpc
 
-from spot_sim.directory import Directory
+from spot_sim.core.directory import Directory
 
 PLUGIN_TYPE = "bosdyn.api.DataAcquisitionPluginService"
 ASK_S = 2.0  # how long a plugin may take to answer one call [ours]

@@ -4,8 +4,8 @@
   ``GET /v1/data-buffer/daq-data/?from_nsec=&to_nsec=[&channel=...]``, a zip of the captures
   in that time range (one folder per capture group, files named as the SDK's grpc download
   names them);
-- the data buffer as a BDDF file (``spot_sim.data_buffer_bddf``), as Boston Dynamics'
-  bddf_download example fetches it: ``GET /v1/data-buffer/bddf/?from_sec=&to_sec=
+- the data buffer as a BDDF file (``spot_sim.data_acquisition.data_buffer_bddf``), as Boston
+  Dynamics' bddf_download example fetches it: ``GET /v1/data-buffer/bddf/?from_sec=&to_sec=
   [&channel=...][&type=][&grpc_service=]`` (robot time).
 
 Both answer 204 when there is nothing in range. A robot serves them on port 443 beside gRPC;
@@ -21,9 +21,9 @@ from urllib.parse import parse_qs, urlparse
 
 from bosdyn.api import data_acquisition_store_pb2, image_pb2
 
+from spot_sim.data_acquisition.data_buffer_bddf import bddf_bytes
+from spot_sim.data_acquisition.data_buffer_service import DataStore
 from spot_sim.data_acquisition.store import CaptureStore
-from spot_sim.data_buffer_bddf import bddf_bytes
-from spot_sim.services.data_buffer import DataStore
 
 PATH = "/v1/data-buffer/daq-data/"
 PARAMETERS = {"from_nsec", "to_nsec", "channel"}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from bosdyn.api import data_acquisition_pb2, data_acquisition_store_pb2
 
-from spot_sim.clock import timestamp_to_nsec
+from spot_sim.core.clock import timestamp_to_nsec
 
 DataIdentifier = data_acquisition_pb2.DataIdentifier
 Result = data_acquisition_store_pb2.QueryStoredCaptureResult

@@ -1,1 +1,2 @@
-"""The Spot CAM payload's simulated parts."""
+"""The Spot CAM payload's simulated parts (heads, cameras, compositor, audio, lights, power,
+media log, stream) and the services that serve them."""

@@ -14,7 +14,7 @@ import numpy as np
 from bosdyn.api.spot_cam import camera_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_sim.scene import Scene
+from spot_sim.perception.scene import Scene
 from spot_sim.spot_cam.ptz import Pose
 
 MOUNT = (0.0, 0.0, 0.2)  # m: the pan/tilt centre in the body frame (ours)

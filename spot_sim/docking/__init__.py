@@ -1,0 +1,2 @@
+"""Docking: the docks and fiducials in the world, docking and undocking, and the docking
+and world-object services."""

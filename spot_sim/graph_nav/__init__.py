@@ -1,2 +1,0 @@
-"""The simulator's GraphNav: map and routes, localization and navigation, recording, and
-Autowalk compilation."""

@@ -1,0 +1,141 @@
+"""Manipulation API tasks of the simulated robot: walk to, and pick, an object seen in an image.
+
+A task walks the body within reach of its target (a point in odom found by casting the
+pixel's ray into the scene), moves the hand to it with the gripper open, then closes the
+gripper on the item. The physics loop calls ``step`` and the feedback RPC reports ``state``.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from bosdyn.api import manipulation_api_pb2
+from bosdyn.client.frame_helpers import get_a_tform_b
+from transforms3d.euler import euler2mat
+
+from spot_sim.body import mobility
+from spot_sim.body.mobility import Se2
+from spot_sim.manipulation import arm_kinematics as ak
+from spot_sim.manipulation.arm import (
+    CARRIABLE_AND_STOWABLE,
+    ArmTask,
+    GripperTask,
+    JointTrajectory,
+    plan,
+)
+
+State = manipulation_api_pb2.ManipulationFeedbackState
+TERMINAL = {State.MANIP_STATE_DONE, State.MANIP_STATE_GRASP_SUCCEEDED,
+            State.MANIP_STATE_GRASP_FAILED, State.MANIP_STATE_GRASP_PLANNING_NO_SOLUTION,
+            State.MANIP_STATE_GRASP_FAILED_TO_RAYCAST_INTO_MAP}
+PICK_STANDOFF = 0.8  # m from the body origin to the object when grasping
+WALK_OFFSET = 1.0  # m, default distance walk-to-object stops short of the object
+REACH_SECONDS = 2.0
+GRASP_HEIGHT = 0.04  # m above the surface hit by the ray
+WALK_TIMEOUT_NS = 30 * 1_000_000_000
+# Hand orientations tried for a grasp, best first: from above, tilted, then level.
+_GRASP_PITCHES = (math.pi / 2, math.pi / 3, math.pi / 4, 0.0)
+
+
+@dataclass
+class Manipulation:
+    """One manipulation command and its progress."""
+
+    id: int
+    pick: bool  # False: walk to the object only
+    target: np.ndarray | None  # object position in odom; None: the ray hit nothing
+    standoff: float
+    state: int = State.MANIP_STATE_WALKING_TO_OBJECT
+    walk_command: object = None
+    arm_task: ArmTask | None = None
+    gripper_task: GripperTask | None = None
+    history: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.target is None:
+            self.state = State.MANIP_STATE_GRASP_FAILED_TO_RAYCAST_INTO_MAP
+        self.history.append(self.state)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in TERMINAL
+
+    def _set(self, state: int) -> None:
+        if state != self.state:
+            self.state = state
+            self.history.append(state)
+
+    def abort(self) -> None:
+        if not self.finished:
+            self._set(State.MANIP_STATE_GRASP_FAILED)
+
+    def step(self, robot, now_ns: int) -> None:
+        """Advance the task (the robot's lock is held)."""
+        if self.finished:
+            return
+        if self.state == State.MANIP_STATE_WALKING_TO_OBJECT:
+            self._walk(robot, now_ns)
+        elif self.state == State.MANIP_STATE_MOVING_TO_GRASP:
+            if robot.arm.task is not self.arm_task:  # another arm command took over
+                self._set(State.MANIP_STATE_GRASP_FAILED)
+            elif self.arm_task.done:
+                self.gripper_task = GripperTask(robot.next_id(), JointTrajectory(
+                    np.array([now_ns + 500_000_000]), np.array([[0.0]])), 5.5)
+                robot.arm.holding = True
+                robot.arm.carry_state = CARRIABLE_AND_STOWABLE
+                robot.arm.start_gripper(self.gripper_task)
+                self._set(State.MANIP_STATE_GRASPING_OBJECT)
+        elif self.state == State.MANIP_STATE_GRASPING_OBJECT:
+            if robot.arm.gripper_task is not self.gripper_task:
+                self._set(State.MANIP_STATE_GRASP_FAILED)
+            elif robot.arm.gripper_blocked():
+                self._set(State.MANIP_STATE_GRASP_SUCCEEDED)
+
+    def _walk(self, robot, now_ns: int) -> None:
+        body = robot.base.odom_body
+        dx, dy = self.target[0] - body.x, self.target[1] - body.y
+        distance = math.hypot(dx, dy)
+        if self.walk_command is None:
+            if distance <= self.standoff + 0.1:
+                self._arrived(robot, now_ns)
+                return
+            heading = math.atan2(dy, dx)
+            goal = Se2(self.target[0] - self.standoff * math.cos(heading),
+                       self.target[1] - self.standoff * math.sin(heading), heading)
+            self.walk_command = robot.new_command("trajectory", goal=goal,
+                                                  end_ns=now_ns + WALK_TIMEOUT_NS)
+            return
+        command = self.walk_command
+        if robot.book.mobility is not command or command.done:
+            if not mobility.goal_reached(body, command.goal):
+                self._set(State.MANIP_STATE_GRASP_FAILED)
+                return
+        if mobility.goal_reached(body, command.goal) and robot.base.velocity == Se2():
+            self._arrived(robot, now_ns)
+
+    def _arrived(self, robot, now_ns: int) -> None:
+        if not self.pick:
+            self._set(State.MANIP_STATE_DONE)
+            return
+        snapshot = robot.transforms_snapshot()
+        body_t_odom = get_a_tform_b(snapshot, "body", "odom").to_matrix()
+        target = body_t_odom @ np.append(self.target + np.array([0.0, 0.0, GRASP_HEIGHT]), 1.0)
+        yaw = math.atan2(target[1], target[0])  # the hand faces away from the body
+        for pitch in _GRASP_PITCHES:
+            goal = np.eye(4)
+            goal[:3, :3] = euler2mat(0.0, pitch, yaw, "sxyz")
+            goal[:3, 3] = target[:3]
+            q, ok = ak.solve_ik(goal, robot.arm.q)
+            if ok:
+                break
+        else:
+            self._set(State.MANIP_STATE_GRASP_PLANNING_NO_SOLUTION)
+            return
+        trajectory, _ = plan(robot.arm.q, now_ns, [now_ns + int(REACH_SECONDS * 1e9)], q[None])
+        self.arm_task = ArmTask(robot.next_id(), "cartesian", trajectory=trajectory,
+                                goal_hand=goal)
+        robot.arm.start(self.arm_task)
+        robot.arm.holding = False
+        robot.arm.start_gripper(GripperTask(robot.next_id(), JointTrajectory(
+            np.array([now_ns + 300_000_000]), np.array([[ak.GRIPPER_LIMITS[0]]])), 5.5))
+        self._set(State.MANIP_STATE_MOVING_TO_GRASP)
