@@ -4,6 +4,6 @@ The official ``bosdyn-client`` SDK connects to it exactly as to a robot. The dri
 this package; tests and ``make run`` start it as a separate server.
 """
 
-from spot_sim.core.server import SimConfig, SimulatedSpot
+from spot_sim.server import SimConfig, SimulatedSpot
 
 __all__ = ["SimConfig", "SimulatedSpot"]

@@ -13,7 +13,7 @@ from spot_sim.core.admin import AdminServer
 from spot_sim.core.config import SimConfig
 from spot_sim.core.field import PROFILES, knob_flags, parse_range
 from spot_sim.core.hardware import OPTIONS
-from spot_sim.core.server import SimulatedSpot
+from spot_sim.server import SimulatedSpot
 
 LIDAR_ENCODINGS = {"32F": PointCloud.ENCODING_XYZ_32F, "4SC": PointCloud.ENCODING_XYZ_4SC,
                    "5SC": PointCloud.ENCODING_XYZ_5SC}

@@ -28,7 +28,7 @@ def world(tmp_path_factory):
 
 
 def store_of(sim):
-    return sim.servicer("data-acquisition").store
+    return sim.captures
 
 
 def acquire(ros, feedback=None, cancel_after_first_feedback=False, **goal):

@@ -339,7 +339,7 @@ def test_autowalk_compiles_to_a_mission_that_walks_the_map(mapped):
         assert mission.get_state().status == mission_pb2.State.STATUS_SUCCESS, \
             mission.get_state()
     assert graph_nav.get_localization_state().localization.waypoint_id == ids[0]
-    stored = [r.data_id for r in sim.servicer("data-acquisition").store.query(
+    stored = [r.data_id for r in sim.captures.query(
         data_acquisition_store_pb2.QueryParameters(include_data=True))]
     assert [(d.action_id.group_name, d.action_id.action_name, d.channel) for d in stored] == [
         ("inspection", "stop 1", "robot-state")]

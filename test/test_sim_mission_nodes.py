@@ -462,7 +462,7 @@ def test_mission_text_is_shown_while_its_node_runs(sim, robot):
 
 
 def test_a_data_acquisition_node_stores_its_captures_under_the_formatted_names(sim, robot):
-    store = sim.servicer("data-acquisition").store
+    store = sim.captures
     before = store.max_id()
     with operated(robot):
         run(robot, _capture(captures=("robot-state", "basic-position-data")),
@@ -502,11 +502,11 @@ def test_spot_cam_nodes_drive_the_spot_cam(certs_dir):
                 run(robot, _spot_cam_round(), State.STATUS_SUCCESS)
         finally:
             robot.time_sync.stop()
-        assert spot.servicer("spot-cam-lighting").lights.get()[0] == 0.5
-        heads = spot.servicer("spot-cam-ptz").heads
+        assert spot.spot_cam.lights.get()[0] == 0.5
+        heads = spot.spot_cam.heads
         assert wait_for(lambda: heads.position("mech", spot.clock.now_nsec()).pan == 90.0, 10)
         assert heads.lens_initializations == 1
-        points = spot.servicer("spot-cam-media-log").log.points()
+        points = spot.spot_cam.media_log.points()
         assert [p.tag for p in points] == ["valve 9"]
 
 

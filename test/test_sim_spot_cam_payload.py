@@ -62,7 +62,7 @@ def client(robot, cls):
 # ---------------------------------------------------------------------------- audio
 def test_a_loaded_sound_plays_and_bad_sounds_are_refused(spot, robot):
     audio = client(robot, AudioClient)
-    speaker = spot.servicer("spot-cam-audio").speaker
+    speaker = spot.spot_cam.speaker
     audio.load_sound(audio_pb2.Sound(name="beep"), wav_bytes(0.5))
     assert "beep" in [s.name for s in audio.list_sounds()]
     audio.set_volume(80.0)
@@ -315,7 +315,7 @@ COMMANDS = [  # every sub-command but webrtc's, each with what its output must s
 # What a sub-command whose output shows nothing did on the robot (each runs right after it;
 # the others print what the robot answered, or a later getter checks them).
 def _played(spot, _robot, _logpoint) -> None:
-    last = spot.servicer("spot-cam-audio").speaker.played()[-1]
+    last = spot.spot_cam.speaker.played()[-1]
     assert (last.name, last.gain) == ("chime", 0.5), last
 
 
@@ -339,7 +339,7 @@ def _no_logpoints(_spot, robot, _logpoint) -> None:
 
 
 def _lens_initialized(spot, _robot, _logpoint) -> None:
-    assert spot.servicer("spot-cam-ptz").heads.lens_initializations >= 1
+    assert spot.spot_cam.heads.lens_initializations >= 1
 
 
 def _ptz_back_on(_spot, robot, _logpoint) -> None:
@@ -349,7 +349,7 @@ def _ptz_back_on(_spot, robot, _logpoint) -> None:
 
 
 def _congestion_control_on(spot, _robot, _logpoint) -> None:
-    assert spot.servicer("spot-cam-stream-quality").settings.congestion_control is True
+    assert spot.spot_cam.stream.congestion_control is True
 
 
 COMMAND_NAMES = {"delete-all": "delete_all"}  # argument spellings, as keys below

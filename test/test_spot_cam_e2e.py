@@ -102,7 +102,7 @@ def test_ptz_moves_and_its_state_and_frame_follow(world):
                 and abs(state.zoom - 5.0) < 0.1)
 
     assert ros.wait_for(there, timeout=15)
-    truth = sim.servicer("spot-cam-ptz").heads.position("mech", sim.clock.now_nsec())
+    truth = sim.spot_cam.heads.position("mech", sim.clock.now_nsec())
     assert (truth.pan, truth.tilt) == pytest.approx((90.0, 30.0), abs=0.5)
     got = ros.call(GetPtzPosition, "/spot_cam/get_ptz_position",
                    GetPtzPosition.Request(name="mech"))
@@ -127,7 +127,7 @@ def test_ptz_moves_and_its_state_and_frame_follow(world):
 def test_a_move_outside_the_limits_is_refused_and_nothing_moves(world, pan, tilt, zoom,
                                                                  sentence):
     sim, ros = world
-    heads = sim.servicer("spot-cam-ptz").heads
+    heads = sim.spot_cam.heads
     before = heads.position("mech", sim.clock.now_nsec())
     response = set_position(ros, pan, tilt, zoom)
     assert not response.success and response.message == sentence
@@ -143,7 +143,7 @@ def test_an_unknown_head_is_refused(world):
 
 def test_lens_initialization(world):
     sim, ros = world
-    heads = sim.servicer("spot-cam-ptz").heads
+    heads = sim.spot_cam.heads
     before = heads.lens_initializations
     response = ros.call(Trigger, "/spot_cam/initialize_lens")
     assert response.success, response.message
@@ -173,7 +173,7 @@ def test_a_robot_without_a_spot_cam_says_so(tmp_path):
 
 def test_a_sound_loads_plays_and_is_deleted(world, tmp_path):
     sim, ros = world
-    speaker = sim.servicer("spot-cam-audio").speaker
+    speaker = sim.spot_cam.speaker
     (tmp_path / "chime.wav").write_bytes(wav_bytes(0.3))
     loaded = ros.call(LoadSound, "/spot_cam/load_sound",
                       LoadSound.Request(name="chime", wav_file=str(tmp_path / "chime.wav")))
@@ -207,7 +207,7 @@ def test_a_sound_loads_plays_and_is_deleted(world, tmp_path):
 
 def test_leds_are_set_by_index_and_bad_levels_change_nothing(world):
     sim, ros = world
-    lights = sim.servicer("spot-cam-lighting").lights
+    lights = sim.spot_cam.lights
     response = ros.call(SetLedBrightness, "/spot_cam/set_led_brightness",
                         SetLedBrightness.Request(leds=[1, 2], brightness=[0.25, 0.75]))
     assert response.success, response.message
@@ -223,7 +223,7 @@ def test_leds_are_set_by_index_and_bad_levels_change_nothing(world):
 
 def test_screens_and_ir_colouring_and_bad_settings_change_nothing(world):
     sim, ros = world
-    compositor = sim.servicer("spot-cam-compositor").compositor
+    compositor = sim.spot_cam.compositor
     listed = ros.call(ListScreens, "/spot_cam/list_screens")
     assert listed.success and "mech_ir" in listed.screens and listed.current
     assert ros.call(SetScreen, "/spot_cam/set_screen", SetScreen.Request(name="mech_ir")).success
@@ -284,11 +284,11 @@ def test_a_logpoint_round_trip(world, tmp_path):
                                     ros.received("/spot_cam/media_log/image")), timeout=5)
     assert ros.call(TagLogpoint, "/spot_cam/tag_logpoint",
                     TagLogpoint.Request(name=name, tag="gauge 8")).success
-    assert sim.servicer("spot-cam-media-log").log.status(name).tag == "gauge 8"
+    assert sim.spot_cam.media_log.status(name).tag == "gauge 8"
     assert ros.call(DeleteLogpoint, "/spot_cam/delete_logpoint",
                     DeleteLogpoint.Request(name=name)).success
-    assert name not in [p.name for p in sim.servicer("spot-cam-media-log").log.points()]
-    count = len(sim.servicer("spot-cam-media-log").log.points())
+    assert name not in [p.name for p in sim.spot_cam.media_log.points()]
+    count = len(sim.spot_cam.media_log.points())
     for srv, service, request, sentence in (
             (RetrieveLogpoint, "retrieve_logpoint", RetrieveLogpoint.Request(name=name),
              f"no logpoint named {name!r} in the Spot CAM's media log"),
@@ -296,7 +296,7 @@ def test_a_logpoint_round_trip(world, tmp_path):
              "unknown Spot CAM camera 'c9'; cameras: pano, c0, c1, c2, c3, c4, ptz, ir")):
         response = ros.call(srv, f"/spot_cam/{service}", request)
         assert (response.success, response.message) == (False, sentence)
-    assert len(sim.servicer("spot-cam-media-log").log.points()) == count
+    assert len(sim.spot_cam.media_log.points()) == count
 
 
 def test_ir_reads_the_hot_object_hotter(world):

@@ -393,4 +393,4 @@ def spec() -> ServiceSpec:
 
 
 SERVICES = (Served(spec(), lambda parts: GraphNavServicer(
-    parts.robot, parts.graph_nav, parts.recorder, parts.servicer("time-sync"))),)
+    parts.robot, parts.graph_nav, parts.recorder, parts.servicer(TimeSyncServicer))),)

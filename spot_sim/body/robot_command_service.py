@@ -395,4 +395,4 @@ def spec() -> ServiceSpec:
 
 
 SERVICES = (Served(spec(), lambda parts: RobotCommandServicer(
-    parts.robot, parts.servicer("time-sync"), parts.sensors.scene)),)
+    parts.robot, parts.servicer(TimeSyncServicer), parts.sensors.scene)),)

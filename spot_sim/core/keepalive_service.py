@@ -14,7 +14,7 @@ from bosdyn.api.keepalive import keepalive_service_pb2_grpc
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.data_acquisition.data_buffer_service import DataStore
+from spot_sim.data_acquisition.data_buffer import DataStore
 
 CHECK_PERIOD_SEC = 0.05
 Action = pb.GetStatusResponse

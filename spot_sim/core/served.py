@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # the parts' types, for readers and checkers (their modules import this one)
     from spot_sim.autonomy.navigation import GraphNav
@@ -19,10 +19,14 @@ if TYPE_CHECKING:  # the parts' types, for readers and checkers (their modules i
     from spot_sim.core.clock import RobotClock
     from spot_sim.core.config import SimConfig
     from spot_sim.core.directory import Directory
-    from spot_sim.core.payload_service import PayloadRegistry
+    from spot_sim.core.payloads import PayloadRegistry
     from spot_sim.core.rpc import TokenIssuer
-    from spot_sim.data_acquisition.data_buffer_service import DataStore
+    from spot_sim.data_acquisition.data_buffer import DataStore
+    from spot_sim.data_acquisition.store import CaptureStore
     from spot_sim.perception.sensors import Sensors
+    from spot_sim.spot_cam.parts import SpotCam
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -39,8 +43,10 @@ class ServiceSpec:
 @dataclass
 class SimParts:
     """What servicers are built from: the robot's configuration, clock and state, the parts
-    beside it (sensors, GraphNav, the data store, ...), and the servicers built so far (a
-    servicer that calls another gets it by service name; ``registry`` orders them so)."""
+    beside it (sensors, GraphNav, the data buffer, the capture store, the payload registry, the
+    Spot CAM's parts when it has one), each built once by the server, and the servicers built
+    so far by service name (a servicer that calls another gets it by its class; ``registry``
+    orders them so)."""
 
     config: SimConfig
     clock: RobotClock
@@ -52,11 +58,16 @@ class SimParts:
     data: DataStore
     payloads: PayloadRegistry
     directory: Directory
+    captures: CaptureStore
+    spot_cam: SpotCam | None
     servicers: dict[str, Any] = field(default_factory=dict)
 
-    def servicer(self, name: str) -> Any:
-        """The servicer of service ``name`` (built earlier in the registry's order)."""
-        return self.servicers[name]
+    def servicer(self, kind: type[T]) -> T:
+        """The servicer of class ``kind`` (built earlier in the registry's order)."""
+        for built in self.servicers.values():
+            if isinstance(built, kind):
+                return built
+        raise LookupError(f"no {kind.__name__} built yet (see registry.MODULES' order)")
 
 
 @dataclass(frozen=True)

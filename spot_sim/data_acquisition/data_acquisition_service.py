@@ -23,7 +23,9 @@ from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.data_acquisition.acquisitions import Acquisitions, Source, UnknownCaptureError
 from spot_sim.data_acquisition.plugins import Plugins
 from spot_sim.data_acquisition.store import DATA, IMAGE, METADATA, CaptureStore
+from spot_sim.perception.image_service import ImageServicer
 from spot_sim.perception.sensors import LIDAR_FRAME, LIDAR_SOURCE
+from spot_sim.spot_cam.media_log_service import MediaLogServicer
 
 Image = image_pb2.Image
 SPOT_CAM_S = 1.0
@@ -54,7 +56,7 @@ def _sources(parts) -> dict[str, Source]:
         sources.append(Source(LIDAR_SOURCE, "a lidar scan (bosdyn.api.PointCloud)",
                               Acquisitions.DATA_S, cloud))
     if parts.config.has_spot_cam:
-        media = parts.servicer("spot-cam-media-log")
+        media = parts.servicer(MediaLogServicer)
         for camera in ("pano", "ptz", "ir"):
             sources.append(Source(f"spot-cam-{camera}", f"a Spot CAM {camera} still (JPEG)",
                                   SPOT_CAM_S, lambda camera=camera: _spot_cam(media, camera)))
@@ -77,8 +79,8 @@ def _spot_cam(media, camera_name: str):
 class DataAcquisitionServicer(data_acquisition_service_pb2_grpc.DataAcquisitionServiceServicer):
     def __init__(self, parts) -> None:
         self.clock, self.robot = parts.clock, parts.robot
-        self.images = parts.servicer("image")
-        self.store = CaptureStore()
+        self.images = parts.servicer(ImageServicer)
+        self.store = parts.captures
         self.plugins = Plugins(parts.directory)
         self.acquisitions = Acquisitions(self.store, _sources(parts), self._image, self.plugins)
 
@@ -151,8 +153,8 @@ class DataAcquisitionServicer(data_acquisition_service_pb2_grpc.DataAcquisitionS
 
 class DataAcquisitionStoreServicer(
         data_acquisition_store_service_pb2_grpc.DataAcquisitionStoreServiceServicer):
-    def __init__(self, clock, acquisition: DataAcquisitionServicer) -> None:
-        self.clock, self.store = clock, acquisition.store
+    def __init__(self, clock, store: CaptureStore) -> None:
+        self.clock, self.store = clock, store
 
     @unary(data_acquisition_store_pb2.ListCaptureActionsResponse)
     def ListCaptureActions(self, request, response, context):
@@ -230,5 +232,5 @@ SERVICES = (
                  data_acquisition_store_service_pb2_grpc
                  .add_DataAcquisitionStoreServiceServicer_to_server),
            lambda parts: DataAcquisitionStoreServicer(
-               parts.clock, parts.servicer("data-acquisition"))),
+               parts.clock, parts.captures)),
 )

@@ -8,7 +8,7 @@ import io
 
 from bosdyn.bddf import DataWriter, ProtobufSeriesWriter
 
-from spot_sim.data_acquisition.data_buffer_service import DataStore
+from spot_sim.data_acquisition.data_buffer import DataStore
 
 
 class _Buffer(io.BytesIO):

@@ -3,90 +3,16 @@ events, data blobs, signal ticks) is stored in pages, one page per stream, and r
 through the data service (index, events and comments, status, pages, delete)."""
 
 import fnmatch
-import itertools
-import threading
-from dataclasses import dataclass, field
 
 from bosdyn.api import data_buffer_pb2 as buf
 from bosdyn.api import data_buffer_service_pb2_grpc, data_index_pb2, data_service_pb2_grpc
 from bosdyn.api.header_pb2 import CommonError
 
-from spot_sim.core.clock import timestamp_to_nsec
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
+from spot_sim.data_acquisition.data_buffer import DataStore, in_range
 
 _CLIENT_ERROR = buf.RecordTextMessagesResponse.Error.CLIENT_ERROR
-
-
-@dataclass
-class Page:
-    """One stream's records: (timestamp ns, message) pairs."""
-
-    id: str
-    kind: str  # "text", "comment", "event", "blob", "tick"
-    source: str
-    records: list = field(default_factory=list)
-    spec: data_index_pb2.BlobSpec | None = None
-
-    def info(self, clock) -> data_index_pb2.PageInfo:
-        info = data_index_pb2.PageInfo(id=self.id, source=self.source,
-                                       num_ticks=len(self.records),
-                                       total_bytes=sum(m.ByteSize() for _, m in self.records),
-                                       is_open=True)
-        if self.records:
-            info.time_range.start.CopyFrom(clock.timestamp(self.records[0][0]))
-            info.time_range.end.CopyFrom(clock.timestamp(self.records[-1][0]))
-        return info
-
-
-def _in_range(nsec: int, time_range) -> bool:
-    start = timestamp_to_nsec(time_range.start) if time_range.HasField("start") else None
-    end = timestamp_to_nsec(time_range.end) if time_range.HasField("end") else None
-    return (start is None or nsec >= start) and (end is None or nsec <= end)
-
-
-class DataStore:
-    """Thread-safe pages of everything recorded."""
-
-    def __init__(self, clock) -> None:
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._pages: dict[tuple, Page] = {}
-        self._ids = itertools.count(1)
-        self.schemas: dict[int, buf.SignalSchema] = {}
-
-    def record(self, kind: str, source: str, message, stamp=None,
-               spec: data_index_pb2.BlobSpec | None = None) -> None:
-        nsec = timestamp_to_nsec(stamp) if stamp is not None and stamp.seconds else \
-            self.clock.now_nsec()
-        with self._lock:
-            key = (kind, source, spec.channel if spec is not None else "")
-            page = self._pages.get(key)
-            if page is None:
-                page = self._pages[key] = Page(f"{kind}-{next(self._ids)}", kind, source,
-                                               spec=spec)
-            page.records.append((nsec, message))
-
-    def pages(self, kind: str | None = None) -> list[Page]:
-        with self._lock:
-            return [p for p in self._pages.values() if kind is None or p.kind == kind]
-
-    def delete(self, page_ids, time_range) -> int:
-        """Delete the records of the named pages (all pages when none is named) within the
-        time range; returns the bytes deleted."""
-        deleted = 0
-        with self._lock:
-            for page in self._pages.values():
-                if page_ids and page.id not in page_ids:
-                    continue
-                kept = []
-                for nsec, message in page.records:
-                    if _in_range(nsec, time_range):
-                        deleted += message.ByteSize()
-                    else:
-                        kept.append((nsec, message))
-                page.records = kept
-        return deleted
 
 
 class DataBufferServicer(data_buffer_service_pb2_grpc.DataBufferServiceServicer):
@@ -171,9 +97,9 @@ class DataServicer(data_service_pb2_grpc.DataServiceServicer):
         spec, out = request.event_comment_request, response.events_comments
         out.time_range.CopyFrom(spec.time_range)
         events = [m for p in self.store.pages("event") for n, m in p.records
-                  if _in_range(n, spec.time_range) and self._matches(m, spec.events)]
+                  if in_range(n, spec.time_range) and self._matches(m, spec.events)]
         comments = [m for p in self.store.pages("comment") for n, m in p.records
-                    if _in_range(n, spec.time_range)] if spec.comments else []
+                    if in_range(n, spec.time_range)] if spec.comments else []
         for items, limit, target, flag in ((events, spec.max_events, out.events,
                                             "events_limited"),
                                            (comments, spec.max_comments, out.operator_comments,
@@ -205,7 +131,7 @@ class DataServicer(data_service_pb2_grpc.DataServiceServicer):
     @unary(data_index_pb2.GetDataPagesResponse)
     def GetDataPages(self, request, response, context):
         for page in self.store.pages():
-            if any(_in_range(n, request.time_range) for n, _ in page.records):
+            if any(in_range(n, request.time_range) for n, _ in page.records):
                 response.pages.append(page.info(self.clock))
 
     @unary(data_index_pb2.DeleteDataPagesResponse)

@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, urlparse
 
 from bosdyn.api import data_acquisition_store_pb2, image_pb2
 
+from spot_sim.data_acquisition.data_buffer import DataStore
 from spot_sim.data_acquisition.data_buffer_bddf import bddf_bytes
-from spot_sim.data_acquisition.data_buffer_service import DataStore
 from spot_sim.data_acquisition.store import CaptureStore
 
 PATH = "/v1/data-buffer/daq-data/"

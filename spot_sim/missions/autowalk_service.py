@@ -11,6 +11,7 @@ from google.protobuf.message import DecodeError
 from spot_sim.core.rpc import CHUNK_BYTES, stamped
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.missions.autowalk import compile_walk
+from spot_sim.missions.mission_service import MissionServicer
 
 
 def _node_ids(info: mission_pb2.NodeInfo) -> dict[str, int]:
@@ -101,4 +102,4 @@ def spec() -> ServiceSpec:
 
 
 SERVICES = (Served(spec(), lambda parts: AutowalkServicer(parts.clock,
-                                                            parts.servicer("robot-mission"))),)
+                                                            parts.servicer(MissionServicer))),)

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from bosdyn.api import power_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2
-from bosdyn.api.spot_cam import LED_pb2, logging_pb2, ptz_pb2
 from bosdyn.client.service_customization_helpers import (
     InvalidCustomParamSpecError,
     validate_dict_spec,
@@ -335,29 +334,11 @@ class _Compiler:
             raise CompileError("blackboard metadata and request names are not simulated")
         return capture.DataAcquisition(node_id, name, params, spec)
 
-    def _spot_cam_ptz(self, node_id, name, params, spec, info):
-        if spec.HasField("adjust_parameters"):
-            raise CompileError("PTZ adjustment from the localization is not simulated")
-        return cam.SpotCamCall(node_id, name, params, "spot-cam-ptz", "SetPtzPosition",
-                               ptz_pb2.SetPtzPositionRequest(position=spec.ptz_position))
-
-    def _spot_cam_store_media(self, node_id, name, params, spec, info):
-        return cam.SpotCamCall(node_id, name, params, "spot-cam-media-log", "Store",
-                               logging_pb2.StoreRequest(camera=spec.camera, type=spec.type,
-                                                        tag=spec.tag))
-
-    def _spot_cam_led(self, node_id, name, params, spec, info):
-        return cam.SpotCamCall(node_id, name, params, "spot-cam-lighting", "SetLEDBrightness",
-                               LED_pb2.SetLEDBrightnessRequest(
-                                   brightnesses=dict(spec.brightnesses)))
-
-    def _spot_cam_focus_state(self, node_id, name, params, spec, info):
-        return cam.SpotCamCall(node_id, name, params, "spot-cam-ptz", "SetPtzFocusState",
-                               ptz_pb2.SetPtzFocusStateRequest(focus_state=spec.focus_state))
-
-    def _spot_cam_reset_autofocus(self, node_id, name, params, spec, info):
-        return cam.SpotCamCall(node_id, name, params, "spot-cam-ptz", "InitializeLens",
-                               ptz_pb2.InitializeLensRequest())
+    _spot_cam_ptz = staticmethod(cam.ptz)
+    _spot_cam_store_media = staticmethod(cam.store_media)
+    _spot_cam_led = staticmethod(cam.led)
+    _spot_cam_focus_state = staticmethod(cam.focus_state)
+    _spot_cam_reset_autofocus = staticmethod(cam.reset_autofocus)
 
     def _remote_grpc(self, node_id, name, params, spec, info):
         return remote.RemoteGrpc(node_id, name, params, spec)

@@ -1,6 +1,8 @@
 """robot-mission: load, play, pause, stop and restart behavior-tree missions; their state,
 questions and answers; chunked variants of load and of the info/mission reads."""
 
+from typing import Any
+
 import grpc
 from bosdyn.api import data_acquisition_pb2, lease_pb2, power_pb2, robot_command_pb2
 from bosdyn.api.docking import docking_pb2
@@ -9,12 +11,18 @@ from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.mission import mission_pb2, mission_service_pb2_grpc, remote_service_pb2_grpc
 from bosdyn.client import data_chunk
 
+from spot_sim.autonomy.graph_nav_service import GraphNavServicer
+from spot_sim.body.power_service import PowerServicer
 from spot_sim.body.robot import SimRobot
+from spot_sim.body.robot_command_service import RobotCommandServicer
 from spot_sim.core.clock import timestamp_to_nsec
 from spot_sim.core.directory import Directory
 from spot_sim.core.rpc import CHUNK_BYTES, LeaseCheck, set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.core.time_sync_service import ROBOT_CLOCK
+from spot_sim.data_acquisition.data_acquisition_service import DataAcquisitionServicer
+from spot_sim.docking.docking_service import DockingServicer
+from spot_sim.missions import spot_cam_nodes
 from spot_sim.missions.runner import MissionRunner
 
 
@@ -34,12 +42,12 @@ class RobotServices:
     mission's commands pass exactly the checks a client's do."""
 
     def __init__(self, robot: SimRobot, robot_command, power, docking, graph_nav=None,
-                 data_acquisition=None, servicers: dict | None = None,
-                 directory: Directory | None = None) -> None:
+                 data_acquisition=None, directory: Directory | None = None,
+                 spot_cam: dict[type, Any] | None = None) -> None:
         self._robot, self._command, self._power, self._docking = \
             robot, robot_command, power, docking
         self._graph_nav, self._daq = graph_nav, data_acquisition
-        self._servicers = servicers or {}
+        self._spot_cam = spot_cam or {}
         self._directory = directory
         self._channels: dict[str, grpc.Channel] = {}
 
@@ -135,9 +143,9 @@ class RobotServices:
         self._daq.CancelAcquisition(
             data_acquisition_pb2.CancelAcquisitionRequest(request_id=request_id), None)
 
-    def spot_cam(self, service: str):
-        """The Spot CAM's servicer of ``service`` (None on a robot without a Spot CAM)."""
-        return self._servicers.get(service)
+    def spot_cam(self, kind: type):
+        """The Spot CAM's servicer of class ``kind`` (None on a robot without a Spot CAM)."""
+        return self._spot_cam.get(kind)
 
     def docking_state(self):
         return self._robot.docking_state()
@@ -254,7 +262,13 @@ def spec() -> ServiceSpec:
                        mission_service_pb2_grpc.add_MissionServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: MissionServicer(parts.robot, RobotServices(
-    parts.robot, parts.servicer("robot-command"), parts.servicer("power"),
-    parts.servicer("docking"), parts.servicer("graph-nav-service"),
-    parts.servicer("data-acquisition"), parts.servicers, parts.directory))),)
+def _build(parts) -> MissionServicer:
+    spot_cam = {kind: parts.servicer(kind) for kind in spot_cam_nodes.SERVICERS} \
+        if parts.spot_cam else None
+    return MissionServicer(parts.robot, RobotServices(
+        parts.robot, parts.servicer(RobotCommandServicer), parts.servicer(PowerServicer),
+        parts.servicer(DockingServicer), parts.servicer(GraphNavServicer),
+        parts.servicer(DataAcquisitionServicer), parts.directory, spot_cam))
+
+
+SERVICES = (Served(spec(), _build),)

@@ -63,5 +63,5 @@ def lidar_spec() -> ServiceSpec:
 SERVICES = (
     Served(spec(), lambda parts: PointCloudServicer(parts.robot, parts.sensors,
                                                     parts.config.has_lidar)),
-    Served(lidar_spec(), lambda parts: parts.servicer("point-cloud"), hardware="lidar"),
+    Served(lidar_spec(), lambda parts: parts.servicer(PointCloudServicer), hardware="lidar"),
 )

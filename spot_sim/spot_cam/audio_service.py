@@ -20,9 +20,8 @@ def _refusing(response, action) -> None:
 
 
 class AudioServicer(service_pb2_grpc.AudioServiceServicer):
-    def __init__(self, clock) -> None:
-        self.clock = clock
-        self.speaker = Speaker()
+    def __init__(self, clock, speaker: Speaker) -> None:
+        self.clock, self.speaker = clock, speaker
 
     @unary(audio_pb2.ListSoundsResponse)
     def ListSounds(self, request, response, context):
@@ -78,4 +77,5 @@ def spec() -> ServiceSpec:
                        service_pb2_grpc.add_AudioServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: AudioServicer(parts.clock), hardware="spot_cam"),)
+SERVICES = (Served(spec(), lambda parts: AudioServicer(parts.clock, parts.spot_cam.speaker),
+                   hardware="spot_cam"),)

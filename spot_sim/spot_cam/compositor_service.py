@@ -8,6 +8,7 @@ from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.spot_cam.cameras import CAMERAS
 from spot_sim.spot_cam.compositor import SCREENS, Compositor, CompositorError
+from spot_sim.spot_cam.ptz import PtzHeads
 
 
 def _refusing(response, action) -> None:
@@ -18,9 +19,8 @@ def _refusing(response, action) -> None:
 
 
 class CompositorServicer(service_pb2_grpc.CompositorServiceServicer):
-    def __init__(self, clock, ptz) -> None:
-        self.clock, self.heads = clock, ptz.heads
-        self.compositor = Compositor()
+    def __init__(self, clock, heads: PtzHeads, compositor: Compositor) -> None:
+        self.clock, self.heads, self.compositor = clock, heads, compositor
 
     @unary(compositor_pb2.ListScreensResponse)
     def ListScreens(self, request, response, context):
@@ -68,4 +68,4 @@ def spec() -> ServiceSpec:
 
 
 SERVICES = (Served(spec(), lambda parts: CompositorServicer(
-    parts.clock, parts.servicer("spot-cam-ptz")), hardware="spot_cam"),)
+    parts.clock, parts.spot_cam.heads, parts.spot_cam.compositor), hardware="spot_cam"),)

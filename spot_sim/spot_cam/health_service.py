@@ -5,11 +5,13 @@ from bosdyn.api.spot_cam import health_pb2, service_pb2_grpc
 
 from spot_sim.core.rpc import chunks, stamped, unary
 from spot_sim.core.served import Served, ServiceSpec
+from spot_sim.spot_cam.health import Health
+from spot_sim.spot_cam.power import PowerRails
 
 
 class HealthServicer(service_pb2_grpc.HealthServiceServicer):
-    def __init__(self, clock, power) -> None:
-        self.clock, self.rails, self.health = clock, power.rails, power.health
+    def __init__(self, clock, rails: PowerRails, health: Health) -> None:
+        self.clock, self.rails, self.health = clock, rails, health
 
     def _ptz_on(self) -> bool:
         return self.rails.is_on("ptz", self.clock.now_nsec())
@@ -44,4 +46,4 @@ def spec() -> ServiceSpec:
 
 
 SERVICES = (Served(spec(), lambda parts: HealthServicer(
-    parts.clock, parts.servicer("spot-cam-power")), hardware="spot_cam"),)
+    parts.clock, parts.spot_cam.rails, parts.spot_cam.health), hardware="spot_cam"),)

@@ -15,7 +15,7 @@ from bosdyn.api import image_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.perception.image_service import SPOT_CAM_AUTHORITY
+from spot_sim.perception.image_service import SPOT_CAM_AUTHORITY, ImageServicer
 from spot_sim.spot_cam.cameras import CAMERAS, Camera, render_celsius, render_rgb
 from spot_sim.spot_cam.compositor import colorize
 from spot_sim.spot_cam.media_log import KELVIN_OFFSET
@@ -46,8 +46,7 @@ class SpotCamImages:
 
     def __init__(self, parts) -> None:
         self.clock, self.robot, self.scene = parts.clock, parts.robot, parts.sensors.scene
-        self.heads = parts.servicer("spot-cam-ptz").heads
-        self.compositor = parts.servicer("spot-cam-compositor").compositor
+        self.heads, self.compositor = parts.spot_cam.heads, parts.spot_cam.compositor
         self._lock = threading.Lock()
         self._renders: OrderedDict = OrderedDict()
 
@@ -123,5 +122,5 @@ def spec() -> ServiceSpec:
                        lambda servicer, server: None)
 
 
-SERVICES = (Served(spec(), lambda parts: parts.servicer("image").attach_spot_cam(
+SERVICES = (Served(spec(), lambda parts: parts.servicer(ImageServicer).attach_spot_cam(
     SpotCamImages(parts)), hardware="spot_cam"),)

@@ -10,9 +10,8 @@ from spot_sim.spot_cam.lights import Lights, LightsError
 
 
 class LightingServicer(service_pb2_grpc.LightingServiceServicer):
-    def __init__(self, clock) -> None:
-        self.clock = clock
-        self.lights = Lights()
+    def __init__(self, clock, lights: Lights) -> None:
+        self.clock, self.lights = clock, lights
 
     @unary(LED_pb2.GetLEDBrightnessResponse)
     def GetLEDBrightness(self, request, response, context):
@@ -31,4 +30,5 @@ def spec() -> ServiceSpec:
                        "api.spot.robot", service_pb2_grpc.add_LightingServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: LightingServicer(parts.clock), hardware="spot_cam"),)
+SERVICES = (Served(spec(), lambda parts: LightingServicer(parts.clock, parts.spot_cam.lights),
+                   hardware="spot_cam"),)

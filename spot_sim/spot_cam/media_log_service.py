@@ -12,7 +12,7 @@ from spot_sim.core.rpc import chunks, set_error, stamped, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.spot_cam.cameras import CAMERAS
 from spot_sim.spot_cam.compositor import colorize
-from spot_sim.spot_cam.media_log import MediaLog, MediaLogError, capture
+from spot_sim.spot_cam.media_log import MediaLogError, capture
 
 _INVALID = CommonError.CODE_INVALID_REQUEST
 
@@ -31,10 +31,9 @@ def _calibration(camera_proto) -> logging_pb2.Logpoint.Calibration | None:
 class MediaLogServicer(service_pb2_grpc.MediaLogServiceServicer):
     def __init__(self, parts) -> None:
         self.clock, self.robot, self.scene = parts.clock, parts.robot, parts.sensors.scene
-        self.heads = parts.servicer("spot-cam-ptz").heads
-        self.rails = parts.servicer("spot-cam-power").rails
-        self.compositor = parts.servicer("spot-cam-compositor").compositor
-        self.log = MediaLog()
+        cam = parts.spot_cam
+        self.heads, self.rails, self.compositor, self.log = \
+            cam.heads, cam.rails, cam.compositor, cam.media_log
 
     @unary(logging_pb2.ListCamerasResponse)
     def ListCameras(self, request, response, context):

@@ -15,10 +15,8 @@ def _fill(out: power_pb2.PowerStatus, status: dict[str, bool]) -> None:
 
 
 class PowerServicer(service_pb2_grpc.PowerServiceServicer):
-    def __init__(self, clock) -> None:
-        self.clock = clock
-        self.rails = PowerRails()
-        self.health = Health()  # the Spot CAM's health record, kept beside its power
+    def __init__(self, clock, rails: PowerRails, health: Health) -> None:
+        self.clock, self.rails, self.health = clock, rails, health
 
     def _ptz_off(self, before: bool, status: dict[str, bool]) -> None:
         if before and not status["ptz"]:
@@ -55,4 +53,5 @@ def spec() -> ServiceSpec:
                        service_pb2_grpc.add_PowerServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: PowerServicer(parts.clock), hardware="spot_cam"),)
+SERVICES = (Served(spec(), lambda parts: PowerServicer(
+    parts.clock, parts.spot_cam.rails, parts.spot_cam.health), hardware="spot_cam"),)

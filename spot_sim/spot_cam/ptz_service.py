@@ -9,6 +9,7 @@ from bosdyn.api.spot_cam import ptz_pb2, service_pb2_grpc
 
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
+from spot_sim.spot_cam.power import PowerRails
 from spot_sim.spot_cam.ptz import Pose, PtzError, PtzHeads
 
 _INVALID = CommonError.CODE_INVALID_REQUEST
@@ -29,9 +30,8 @@ def _fill(out, name: str, pose: Pose) -> None:
 
 
 class PtzServicer(service_pb2_grpc.PtzServiceServicer):
-    def __init__(self, clock, power) -> None:
-        self.clock, self.rails = clock, power.rails
-        self.heads = PtzHeads(clock.now_nsec())
+    def __init__(self, clock, rails: PowerRails, heads: PtzHeads) -> None:
+        self.clock, self.rails, self.heads = clock, rails, heads
         self._lock = threading.Lock()  # the focus state
         self._focus = Focus(mode=Focus.PTZ_FOCUS_AUTO)
 
@@ -125,4 +125,4 @@ def spec() -> ServiceSpec:
 
 
 SERVICES = (Served(spec(), lambda parts: PtzServicer(
-    parts.clock, parts.servicer("spot-cam-power")), hardware="spot_cam"),)
+    parts.clock, parts.spot_cam.rails, parts.spot_cam.heads), hardware="spot_cam"),)

@@ -14,9 +14,8 @@ VERSION = (4, 1, 0)  # ours: a Spot CAM software version of the SDK's generation
 
 
 class StreamQualityServicer(service_pb2_grpc.StreamQualityServiceServicer):
-    def __init__(self, clock) -> None:
-        self.clock = clock
-        self.settings = StreamSettings()
+    def __init__(self, clock, settings: StreamSettings) -> None:
+        self.clock, self.settings = clock, settings
 
     @unary(streamquality_pb2.GetStreamParamsResponse)
     def GetStreamParams(self, request, response, context):
@@ -35,8 +34,8 @@ class StreamQualityServicer(service_pb2_grpc.StreamQualityServiceServicer):
 
 
 class NetworkServicer(service_pb2_grpc.NetworkServiceServicer):
-    def __init__(self, clock, stream: StreamQualityServicer) -> None:
-        self.clock, self.settings = clock, stream.settings
+    def __init__(self, clock, settings: StreamSettings) -> None:
+        self.clock, self.settings = clock, settings
 
     @unary(network_pb2.GetICEConfigurationResponse)
     def GetICEConfiguration(self, request, response, context):
@@ -68,10 +67,11 @@ def _spec(name: str, service: str, add) -> ServiceSpec:
 SERVICES = (
     Served(_spec("spot-cam-stream-quality", "StreamQualityService",
                  service_pb2_grpc.add_StreamQualityServiceServicer_to_server),
-           lambda parts: StreamQualityServicer(parts.clock), hardware="spot_cam"),
+           lambda parts: StreamQualityServicer(parts.clock, parts.spot_cam.stream),
+           hardware="spot_cam"),
     Served(_spec("spot-cam-network", "NetworkService",
                  service_pb2_grpc.add_NetworkServiceServicer_to_server),
-           lambda parts: NetworkServicer(parts.clock, parts.servicer("spot-cam-stream-quality")),
+           lambda parts: NetworkServicer(parts.clock, parts.spot_cam.stream),
            hardware="spot_cam"),
     Served(_spec("spot-cam-version", "VersionService",
                  service_pb2_grpc.add_VersionServiceServicer_to_server),

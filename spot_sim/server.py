@@ -14,6 +14,7 @@ from spot_sim import registry
 from spot_sim.autonomy.navigation import GraphNav
 from spot_sim.autonomy.recording import Recorder
 from spot_sim.body.robot import SimRobot
+from spot_sim.choreography.choreography_service import ChoreographyServicer
 from spot_sim.core.certs import CertPaths, ensure_certificates
 from spot_sim.core.clock import RobotClock
 from spot_sim.core.command_log import CommandLog
@@ -21,13 +22,19 @@ from spot_sim.core.config import SimConfig
 from spot_sim.core.directory import Directory
 from spot_sim.core.fault_injection import FaultControl, RpcFaults
 from spot_sim.core.identity_service import directory_entries
+from spot_sim.core.keepalive_service import KeepaliveServicer
 from spot_sim.core.payload_router import PayloadRouter
-from spot_sim.core.payload_service import PayloadRegistry
+from spot_sim.core.payloads import PayloadRegistry
 from spot_sim.core.rpc import AuthInterceptor, TokenIssuer
 from spot_sim.core.served import SimParts
-from spot_sim.data_acquisition.data_buffer_service import DataStore
+from spot_sim.core.time_sync_service import TimeSyncServicer
+from spot_sim.data_acquisition.data_buffer import DataStore
 from spot_sim.data_acquisition.rest import DaqRest
+from spot_sim.data_acquisition.store import CaptureStore
+from spot_sim.missions.mission_service import MissionServicer
+from spot_sim.perception.camera_settings_service import IREnableDisableServicer
 from spot_sim.perception.sensors import Sensors
+from spot_sim.spot_cam.parts import SpotCam
 
 _LOG = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -65,29 +72,25 @@ class SimulatedSpot:
         self.robot.step_hooks += [self.graph_nav.step, self.recorder.step]
         self.data = DataStore(self.clock)
         self.payloads = PayloadRegistry()
+        self.captures = CaptureStore()
+        self.spot_cam = SpotCam.build(self.clock) if self.config.has_spot_cam else None
         served = registry.served(self.config)
         self.directory = Directory(self.clock, self.robot.service_faults,
                                    directory_entries(self.clock, [s.spec for s in served]))
         parts = SimParts(self.config, self.clock, self.robot, self.tokens, self.sensors,
-                         self.graph_nav, self.recorder, self.data, self.payloads, self.directory)
+                         self.graph_nav, self.recorder, self.data, self.payloads, self.directory,
+                         self.captures, self.spot_cam)
         self.router = PayloadRouter(self.directory)
         self._servicers = []
         for service in served:
             parts.servicers[service.spec.name] = service.build(parts)
             self._servicers.append((service.spec, parts.servicers[service.spec.name]))
         # The servicers that tests, the admin channel and start/stop reach by name.
-        self.time_sync = parts.servicer("time-sync")
-        self.choreography = parts.servicer("choreography")
-        self.mission = parts.servicer("robot-mission")
-        self.keepalive = parts.servicer("keepalive")
-        self.ir = parts.servicer("ir-enable-disable-service")
-
-    def servicer(self, name: str):
-        """The servicer of service ``name`` (KeyError when this robot does not serve it)."""
-        for spec, servicer in self._servicers:
-            if spec.name == name:
-                return servicer
-        raise KeyError(name)
+        self.time_sync = parts.servicer(TimeSyncServicer)
+        self.choreography = parts.servicer(ChoreographyServicer)
+        self.mission = parts.servicer(MissionServicer)
+        self.keepalive = parts.servicer(KeepaliveServicer)
+        self.ir = parts.servicer(IREnableDisableServicer)
 
     def authorize_payload(self, guid: str, authorized: bool = True) -> bool:
         """What an administrator does in the robot's web interface for a new payload."""
@@ -109,7 +112,7 @@ class SimulatedSpot:
             message=f"robot services up on port {self.port}", source="robot",
             level=data_buffer_pb2.TextMessage.LEVEL_INFO, timestamp=self.clock.timestamp()))
         if self._rest_port is not None:  # the data-acquisition store's REST download
-            self.rest = DaqRest(self.servicer("data-acquisition").store, self.data, self.tokens,
+            self.rest = DaqRest(self.captures, self.data, self.tokens,
                                 self.certs.server_cert, self.certs.server_key,
                                 self._rest_port).start()
         _LOG.info("simulated Spot listening on %s:%d", LOOPBACK, self.port)
