@@ -13,7 +13,7 @@ test-fast: setup
 
 # Every end-to-end file against the simulator's field profile (Wi-Fi latency, failures, noise).
 test-field: setup
-	@SPOT_SIM_PROFILE=field scripts/run_tests.sh $(wildcard test/test_*e2e*.py) test/test_sim_field.py
+	@SPOT_SIM_PROFILE=field scripts/run_tests.sh $(wildcard test/test_*e2e*.py) test/test_core_field_sim.py
 
 setup:
 	@scripts/setup.sh

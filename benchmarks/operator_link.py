@@ -1,6 +1,6 @@
 """The operator's laptop across the robot's port forward, at several link capacities.
 
-Network namespaces as in ``test/test_across_the_robot.py``: an operator, a robot router that
+Network namespaces as in ``test/test_network_e2e.py``: an operator, a robot router that
 forwards only 21000-22000 to its payload (DNAT), and the payload running the simulated Spot,
 the discovery server and the driver (``network:=payload``, default ``image_bandwidth``). At
 each cap of the robot -> operator link (tbf; no cap, 100, 30, 10 Mbit/s) the operator
@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO / "test"))
 import _results  # noqa: E402
 import _stages  # noqa: E402
 import netns  # noqa: E402
-import test_across_the_robot as across  # noqa: E402
+import test_network_e2e as across  # noqa: E402
 
 from spot_driver.network.operator import environment, payload_environment  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Fill the docs' figure tables from benchmarks/results/*.json: every table between
 ``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->`` in README.md or doc/*.md is rendered
 by ``RENDER[NAME]`` from the JSON the benchmarks wrote, never typed by hand. ``make bench``
-runs this after the benchmarks; ``test/test_figures.py`` fails when a page differs from what
+runs this after the benchmarks; ``test/test_figures_units.py`` fails when a page differs from what
 the committed JSON renders.
 
     python scripts/render_figures.py          # rewrite the pages

@@ -1,7 +1,7 @@
 """Compute doc/migration.md's "how" column and its "Field differences" section from
 spot_ros2's definitions (``../shared/vendor/spot_ros2``, see spot_ros2_anchor.py) and ours
 (``spot_msgs/``). Rows (names, types, notes) are written by hand; the categories are not.
-Run it after editing a row: test/test_migration.py fails while the page is stale.
+Run it after editing a row: test/test_migration_units.py fails while the page is stale.
 
     python scripts/render_migration.py
 """

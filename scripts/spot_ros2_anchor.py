@@ -1,6 +1,6 @@
 """What spot_ros2 offers a user, read from its own files (``../shared/vendor/spot_ros2``, or
 ``SPOT_ROS2_DIR``): launch arguments, parameters, and topics/services/actions with their
-types. doc/migration.md is held against this (test/test_migration.py).
+types. doc/migration.md is held against this (test/test_migration_units.py).
 
 Read from the source shapes the anchor uses: its Python node's ``create_*``/action-server
 calls (types resolved through its imports), its C++ nodes' ``create_<kind><Type>(name)`` calls

@@ -63,9 +63,9 @@ class Capability:
     other optional capabilities whose plain classes this one imports (their nodes need not
     run); a capability imports the core and these, nothing else.
 
-    The recipe's other places, checked by ``test/test_recipe.py``: ``readme`` is the heading
-    of its interface section in doc/driver.md; ``health`` the ``/diagnostics`` aspects its
-    nodes report (``spot_driver: <aspect>...``); ``field_test`` a test of it in
+    The recipe's other places, checked by ``test/test_layout_recipe_units.py``: ``readme`` is
+    the heading of its interface section in doc/driver.md; ``health`` the ``/diagnostics``
+    aspects its nodes report (``spot_driver: <aspect>...``); ``field_test`` a test of it in
     ``test/field_pass.txt`` (or, after "none: ", why the field profile cannot matter to it);
     ``unsimulated`` the robot services it calls that the simulator does not serve, each with
     the reason.

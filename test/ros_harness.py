@@ -195,7 +195,7 @@ class RosClient:
         """A publisher on ``topic`` that has matched a subscriber (the driver's) before it is
         returned, then a short settle for the subscriber to learn of it in turn: a message
         published earlier may reach nobody, and a test asserting "nothing happened" would
-        pass for the wrong reason. The only way tests make publishers (test_suite_lint)."""
+        pass for the wrong reason. The only way tests make publishers (test_suite_lint_units)."""
         publisher = self.node.create_publisher(msg_type, topic, qos)
         assert self.wait_for(lambda: publisher.get_subscription_count() > 0, timeout), \
             f"{topic}: no subscriber matched in {timeout} s"

@@ -1,128 +1,252 @@
-"""Units of docking and missions that need no robot: file reading, play settings and the
-proto -> ROS conversions."""
+"""GraphNav, Autowalk and local-grid pieces of the driver that need no robot: map and walk
+files, local grid decoding and thresholds, the map drawn as markers and points, and
+``map -> odom`` from a localization answer."""
 
 import math
 
+import numpy as np
 import pytest
-from bosdyn.api import world_object_pb2
-from bosdyn.api.docking import docking_pb2
-from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
+from bosdyn.api import local_grid_pb2, point_cloud_pb2, robot_state_pb2
+from bosdyn.api.autowalk import walks_pb2
+from bosdyn.api.graph_nav import graph_nav_pb2, map_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
-from google.protobuf import text_format
+from visualization_msgs.msg import Marker
 
-from spot_driver.docking import conversions as docking_msgs
+from spot_driver.autonomy import graph_nav_conversions as graph_nav
+from spot_driver.autonomy import local_grid_conversions as local_grid
+from spot_driver.autonomy.map_files import MapFileError, MapFiles, read_map, write_map
 from spot_driver.errors import CommandError
-from spot_driver.missions import conversions as mission_msgs
-from spot_driver.missions.session import play_settings, read_mission_file
-from spot_msgs.msg import DockState, WorldObject
+from spot_driver.missions.autowalk import is_walk, read_walk
 
 
-def _mission() -> nodes_pb2.Node:
-    root = nodes_pb2.Node(name="root")
-    root.sequence.children.add(name="nap").sleep.seconds = 1.5
-    return root
+def small_map() -> MapFiles:
+    graph = map_pb2.Graph()
+    for index, name in enumerate("abc"):
+        waypoint = graph.waypoints.add(id=name, snapshot_id=f"snap-{name}")
+        waypoint.waypoint_tform_ko.CopyFrom(SE3Pose(-index, 0, 0, Quat()).to_proto())
+        graph.anchoring.anchors.add(id=name, seed_tform_waypoint=SE3Pose(index, 0, 0, Quat())
+                                    .to_proto())
+    for a, b in ("ab", "bc"):
+        edge = graph.edges.add(snapshot_id=f"edge-{a}{b}")
+        edge.id.from_waypoint, edge.id.to_waypoint = a, b
+        edge.from_tform_to.CopyFrom(SE3Pose(1, 0, 0, Quat()).to_proto())
+    files = MapFiles(graph)
+    for waypoint in graph.waypoints:
+        snapshot = map_pb2.WaypointSnapshot(id=waypoint.snapshot_id)
+        cloud = snapshot.point_cloud
+        cloud.encoding = point_cloud_pb2.PointCloud.ENCODING_XYZ_32F
+        cloud.num_points = 2
+        cloud.data = np.array([[1, 0, 0], [0, 1, 0]], "<f4").tobytes()
+        cloud.source.frame_name_sensor = "odom"
+        cloud.source.transforms_snapshot.child_to_parent_edge_map["odom"].parent_frame_name = ""
+        files.waypoint_snapshots[snapshot.id] = snapshot
+    for edge in graph.edges:
+        files.edge_snapshots[edge.snapshot_id] = map_pb2.EdgeSnapshot(id=edge.snapshot_id)
+    return files
 
 
-@pytest.mark.parametrize("text", [True, False])
-def test_read_mission_file_text_and_binary(tmp_path, text):
-    path = tmp_path / "m"
-    if text:
-        path.write_text(text_format.MessageToString(_mission()))
-    else:
-        path.write_bytes(_mission().SerializeToString())
-    assert read_mission_file(str(path)) == _mission()
+def test_map_files_round_trip(tmp_path):
+    write_map(str(tmp_path / "m"), small_map())
+    files = read_map(str(tmp_path / "m"))
+    assert [w.id for w in files.graph.waypoints] == ["a", "b", "c"]
+    assert set(files.waypoint_snapshots) == {"snap-a", "snap-b", "snap-c"}
+    assert set(files.edge_snapshots) == {"edge-ab", "edge-bc"}
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "holds no mission node"),
-    (b"sequence { children { bogus_field: 1 } }", "neither a binary nor a text-format"),
-    (b"\xff\xff\xff\xff", "neither a binary nor a text-format"),
+@pytest.mark.parametrize("damage, message", [
+    (lambda root: (root / "graph").unlink(), "no 'graph' file"),
+    (lambda root: (root / "graph").write_bytes(b"\\xff\\xff\\xff"), "is not a Graph"),
+    (lambda root: (root / "waypoint_snapshots" / "snap-b").unlink(), "snap-b.*missing"),
+    (lambda root: (root / "edge_snapshots" / "edge-ab").write_bytes(b"\\x0a\\xff"),
+     "is not a EdgeSnapshot"),
 ])
-def test_read_mission_file_refuses_bad_content(tmp_path, content, message):
-    path = tmp_path / "bad"
-    path.write_bytes(content)
-    with pytest.raises(CommandError, match=message):
-        read_mission_file(str(path))
+def test_bad_map_directories_are_refused(tmp_path, damage, message):
+    write_map(str(tmp_path), small_map())
+    damage(tmp_path)
+    with pytest.raises(MapFileError, match=message):
+        read_map(str(tmp_path))
 
 
-def test_read_mission_file_refuses_missing(tmp_path):
+def test_map_refusals_without_files(tmp_path):
+    with pytest.raises(MapFileError, match="not found"):
+        read_map(str(tmp_path / "absent"))
+    with pytest.raises(MapFileError, match="no map directory"):
+        read_map("")
+    files = small_map()
+    files.graph.edges[0].id.to_waypoint = "ghost"
+    write_map(str(tmp_path), files)
+    with pytest.raises(MapFileError, match="unknown waypoint 'ghost'"):
+        read_map(str(tmp_path))
+    files = small_map()
+    files.graph.waypoints[0].snapshot_id = "../../etc/passwd"
+    (tmp_path / "graph").write_bytes(files.graph.SerializeToString())
+    with pytest.raises(MapFileError, match="cannot be a file name"):
+        read_map(str(tmp_path))
+
+
+def test_read_walk(tmp_path):
+    root = tmp_path / "route.walk"
+    assert is_walk(str(root)) and not is_walk(str(tmp_path / "mission.node"))
     with pytest.raises(CommandError, match="not found"):
-        read_mission_file(str(tmp_path / "absent"))
-    with pytest.raises(CommandError, match="no mission file"):
-        read_mission_file("")
+        read_walk(str(root))
+    (root / "missions").mkdir(parents=True)
+    with pytest.raises(CommandError, match="has no"):
+        read_walk(str(root))
+    walk_file = root / "missions" / "autogenerated.walk"
+    walk_file.write_bytes(b"\\xff\\xff")
+    with pytest.raises(CommandError, match="not an Autowalk"):
+        read_walk(str(root))
+    walk_file.write_bytes(walks_pb2.Walk(mission_name="empty").SerializeToString())
+    with pytest.raises(CommandError, match="no elements"):
+        read_walk(str(root))
+    walk = walks_pb2.Walk(mission_name="w")
+    walk.elements.add(name="e").target.navigate_to.destination_waypoint_id = "a"
+    walk_file.write_bytes(walk.SerializeToString())
+    assert read_walk(str(root)) == (walk, str(root))
+    assert read_walk(str(walk_file)) == (walk, str(root))
 
 
-def test_play_settings():
-    settings = play_settings(0.5, 0.0, True, False, 2)
-    assert settings.velocity_limit.max_vel.linear.x == 0.5
-    assert settings.velocity_limit.min_vel.linear.x == -0.5
-    assert settings.velocity_limit.max_vel.angular >= 100  # unlimited beyond the robot's
-    assert settings.disable_directed_exploration and settings.ground_clutter_mode == 2
-    assert not play_settings(0.0, 0.0, False, False, 0).HasField("velocity_limit")
-    for bad in (float("nan"), float("inf"), -1.0):
-        with pytest.raises(CommandError, match="finite, non-negative"):
-            play_settings(bad, 0.0, False, False, 0)
-    with pytest.raises(CommandError, match="ground_clutter_mode"):
-        play_settings(0.0, 0.0, False, False, 9)
+def _grid(values: np.ndarray, rle: bool) -> local_grid_pb2.LocalGrid:
+    grid = local_grid_pb2.LocalGrid(local_grid_type_name="no_step",
+                                    frame_name_local_grid_data="corner",
+                                    cell_format=local_grid_pb2.LocalGrid.CELL_FORMAT_INT16,
+                                    cell_value_scale=0.001)
+    grid.extent.cell_size, grid.extent.num_cells_x, grid.extent.num_cells_y = 0.5, 3, 2
+    cells = np.round(values / 0.001).astype("<i2")
+    if rle:
+        grid.encoding = local_grid_pb2.LocalGrid.ENCODING_RLE
+        grid.data = np.array([cells[0], cells[3]], "<i2").tobytes()
+        grid.rle_counts.extend([3, 3])
+    else:
+        grid.encoding = local_grid_pb2.LocalGrid.ENCODING_RAW
+        grid.data = cells.tobytes()
+    tree = grid.transforms_snapshot.child_to_parent_edge_map
+    tree["odom"].parent_frame_name = ""
+    tree["corner"].parent_frame_name = "odom"
+    tree["corner"].parent_tform_child.CopyFrom(SE3Pose(2, 3, 0, Quat()).to_proto())
+    return grid
 
 
-def test_mission_status_names_running_nodes_and_questions():
-    info = mission_pb2.MissionInfo(id=3, root=mission_pb2.NodeInfo(
-        id=1, name="root", children=[mission_pb2.NodeInfo(id=2, name="ask"),
-                                     mission_pb2.NodeInfo(id=3, name="sit")]))
-    names = mission_msgs.node_names(info)
-    assert names == {1: "root", 2: "ask", 3: "sit"}
-    state = mission_pb2.State(status=mission_pb2.State.STATUS_RUNNING, mission_id=3,
-                              tick_counter=9)
-    old = state.history.add(tick_counter=8)
-    old.node_states.add(id=3, result=util_pb2.RESULT_RUNNING)
-    newest = state.history.add(tick_counter=9)
-    newest.node_states.add(id=2, result=util_pb2.RESULT_RUNNING)
-    newest.node_states.add(id=1, result=util_pb2.RESULT_RUNNING)
-    newest.node_states.add(id=3, result=util_pb2.RESULT_SUCCESS)
-    question = state.questions.add(id=7, text="Go?", source="answer")
-    question.options.add(text="yes", answer_code=1)
-    msg = mission_msgs.mission_status(state, names, None)
-    assert msg.status_name == "STATUS_RUNNING" and msg.tick_counter == 9
-    assert msg.running_nodes == ["ask", "root"]
-    assert msg.questions[0].id == 7 and list(msg.questions[0].option_codes) == [1]
-    assert mission_msgs.running_nodes(mission_pb2.State(), names) == []
+def test_local_grid_decoding_and_occupancy():
+    values = np.array([-0.2, -0.2, -0.2, 0.5, 0.5, 0.5], np.float32)
+    raw, rle = _grid(values, False), _grid(values, True)
+    assert np.allclose(local_grid.decode(raw), values)
+    assert np.allclose(local_grid.decode(rle), values)
+    occupancy = local_grid.occupancy_grid(rle, None, "odom", 0.0, "spot1/")
+    assert list(occupancy.data) == [100, 100, 100, 0, 0, 0]
+    assert (occupancy.info.width, occupancy.info.height) == (3, 2)
+    assert occupancy.header.frame_id == "spot1/odom"
+    assert occupancy.info.origin.position.x == 2 and occupancy.info.origin.position.y == 3
+    raw.rle_counts.append(1)
+    raw.encoding = local_grid_pb2.LocalGrid.ENCODING_RLE
+    with pytest.raises(local_grid.GridDecodeError):
+        local_grid.decode(raw)
+    short = _grid(values, False)
+    short.data = short.data[:-2]
+    with pytest.raises(local_grid.GridDecodeError, match="5 cells"):
+        local_grid.decode(short)
 
 
-def test_dock_state_message():
-    state = docking_pb2.DockState(status=docking_pb2.DockState.DOCK_STATUS_DOCKED, dock_id=520,
-                                  dock_type=docking_pb2.DOCK_TYPE_SPOT_DOCK,
-                                  power_status=docking_pb2.DockState.LINK_STATUS_CONNECTED)
-    msg = docking_msgs.dock_state(state, None)
-    assert (msg.status, msg.status_name, msg.dock_id) == (DockState.STATUS_DOCKED,
-                                                          "DOCK_STATUS_DOCKED", 520)
-    assert msg.dock_type == DockState.DOCK_TYPE_SPOT_DOCK
-    assert msg.power_status == DockState.POWER_CONNECTED
+def test_graph_drawn_as_markers_and_points():
+    files = small_map()
+    markers = graph_nav.graph_markers(files.graph, None, "map").markers
+    assert markers[0].action == Marker.DELETEALL
+    spheres = next(m for m in markers if m.ns == "waypoints")
+    assert [p.x for p in spheres.points] == [0, 1, 2]
+    lines = next(m for m in markers if m.ns == "edges")
+    assert [p.x for p in lines.points] == [0, 1, 1, 2]
+    assert {m.text for m in markers if m.ns == "names"} == {"a", "b", "c"}
+    points = graph_nav.snapshot_points(files.graph, files.waypoint_snapshots)
+    # Each snapshot holds the same two odom points; the map agrees with odom (waypoint i at
+    # odom x = i and seed x = i), so seen from every waypoint they land in the same place.
+    assert points.shape == (6, 3)
+    assert sorted(points[:, 0].tolist()) == [0, 0, 0, 1, 1, 1]
+    files.graph.anchoring.anchors[2].seed_tform_waypoint.position.x = 5.0  # c is 3 m off
+    moved = graph_nav.snapshot_points(files.graph, files.waypoint_snapshots)
+    assert sorted(moved[:, 0].tolist()) == [0, 0, 1, 1, 3, 4]
 
 
-def test_world_objects_are_expressed_in_tf_root():
-    obj = world_object_pb2.WorldObject(id=5, name="dock")
-    obj.dock_properties.dock_id = 520
-    obj.dock_properties.frame_name_dock = "dock_520"
-    snapshot = obj.transforms_snapshot
-    odom_tform_body = SE3Pose(1.0, 0.0, 0.5, Quat.from_yaw(math.pi / 2))
-    vision_tform_dock = SE3Pose(0.0, 2.0, 0.0, Quat())
-    for child, parent, pose in (("body", "", None), ("odom", "body", odom_tform_body.inverse()),
-                                ("vision", "body", odom_tform_body.inverse()),
-                                ("dock_520", "vision", vision_tform_dock)):
-        edge = snapshot.child_to_parent_edge_map[child]
-        edge.parent_frame_name = parent
-        if pose is not None:
-            edge.parent_tform_child.CopyFrom(pose.to_proto())
-    tag = world_object_pb2.WorldObject(id=6, name="no frames")
-    tag.apriltag_properties.tag_id = 1
-    tag.apriltag_properties.frame_name_fiducial = "fiducial_1"  # not in its snapshot
-    array, transforms = docking_msgs.world_objects([obj, tag], "odom", 0, "spot/")
-    (msg,) = array.objects
-    assert (msg.type, msg.fiducial_id, msg.frame_id) == (WorldObject.TYPE_DOCK, 520,
-                                                        "spot/dock_520")
-    assert msg.pose.header.frame_id == "spot/odom"
-    assert (msg.pose.pose.position.x, msg.pose.pose.position.y) == pytest.approx((0.0, 2.0))
-    (transform,) = transforms
-    assert (transform.header.frame_id, transform.child_frame_id) == ("spot/odom",
-                                                                      "spot/dock_520")
+def test_map_to_odom_composes_back_to_the_localization():
+    state = graph_nav_pb2.GetLocalizationStateResponse()
+    assert graph_nav.map_tform_odom(state) is None  # not localized
+    seed_tform_body = SE3Pose(3, 4, 0.5, Quat.from_yaw(0.7))
+    odom_tform_body = SE3Pose(-1, 2, 0.5, Quat.from_yaw(-0.4))
+    state.localization.waypoint_id = "a"
+    state.localization.seed_tform_body.CopyFrom(seed_tform_body.to_proto())
+    tree = state.robot_kinematics.transforms_snapshot.child_to_parent_edge_map
+    tree["body"].parent_frame_name = ""
+    tree["odom"].parent_frame_name = "body"
+    tree["odom"].parent_tform_child.CopyFrom(odom_tform_body.inverse().to_proto())
+    seed_tform_odom = graph_nav.map_tform_odom(state)
+    composed = seed_tform_odom * odom_tform_body
+    assert composed.x == pytest.approx(3) and composed.y == pytest.approx(4)
+    assert composed.rot.to_yaw() == pytest.approx(0.7)
+    assert abs(seed_tform_odom.z) < 1e-9  # planar: map and odom share the ground
+    msg = graph_nav.map_to_odom_transform(seed_tform_odom, None, "map", "odom")
+    assert (msg.header.frame_id, msg.child_frame_id) == ("map", "odom")
+    pose = graph_nav.localization_pose(composed, None, "map")
+    assert pose.pose.pose.position.x == pytest.approx(3)
+    assert pose.pose.covariance[0] > 0 and math.isfinite(pose.pose.covariance[35])
+
+
+def test_a_localization_is_stamped_at_the_newest_published_robot_state():
+    """A localization answer is stamped when the robot served it, after the newest robot
+    state on /tf: the driver puts it at that state's instant (map -> odom from the answer, the
+    body where that state has it), so tf2 never extrapolates past /tf at its stamp."""
+    odom_tform_body = SE3Pose(-1, 2, 0.5, Quat.from_yaw(-0.4))
+    state = graph_nav_pb2.GetLocalizationStateResponse()
+    state.localization.waypoint_id = "a"
+    state.localization.seed_tform_body.CopyFrom(SE3Pose(3, 4, 0.5, Quat.from_yaw(0.7))
+                                                .to_proto())
+    state.localization.timestamp.FromNanoseconds(10_500_000_000)  # served later
+    tree = state.robot_kinematics.transforms_snapshot.child_to_parent_edge_map
+    tree["body"].parent_frame_name = ""
+    tree["odom"].parent_frame_name = "body"
+    tree["odom"].parent_tform_child.CopyFrom(odom_tform_body.inverse().to_proto())
+    published = robot_state_pb2.KinematicState()
+    published.CopyFrom(state.robot_kinematics)
+    published.acquisition_timestamp.FromNanoseconds(10_480_000_000)  # newest on /tf
+    moved = SE3Pose(-0.9, 2, 0.5, Quat.from_yaw(-0.4))  # the body 10 cm on since then
+    published.transforms_snapshot.child_to_parent_edge_map["odom"].parent_tform_child.CopyFrom(
+        moved.inverse().to_proto())
+    fix = graph_nav.localization_at(state, published)
+    assert fix.timestamp.ToNanoseconds() == 10_480_000_000
+    assert fix.timestamp.ToNanoseconds() < state.localization.timestamp.ToNanoseconds()
+    composed = fix.map_tform_root * moved
+    assert (fix.map_tform_body.x, fix.map_tform_body.y) == pytest.approx((composed.x,
+                                                                          composed.y))
+    assert graph_nav.localization_at(state, None) is None  # no robot state yet
+
+
+@pytest.mark.parametrize("root", ["odom", "vision", "body"])
+def test_map_is_the_parent_of_the_tf_root_and_the_tree_stays_one(root):
+    """With tf_root vision, map -> vision (odom already has a parent: body); with body (as
+    spot_ros2), map -> body, its graph_nav_map -> body; the driver's /tf for that root plus
+    GraphNav's map edge give every frame one parent."""
+    from rclpy.serialization import deserialize_message
+    from tf2_msgs.msg import TFMessage
+
+    from spot_driver.state.pipeline import StatePipeline
+    from spot_sim import SimConfig
+    from spot_sim.body.robot import SimRobot
+    from spot_sim.core.clock import RobotClock
+
+    robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
+    robot.step()
+    state = robot.robot_state()
+    out = StatePipeline(root).messages(state, 0, (True, 0, 0), (0, 0))
+    parents = {t.child_frame_id: t.header.frame_id
+               for t in deserialize_message(out.tf, TFMessage).transforms}
+    localization = graph_nav_pb2.GetLocalizationStateResponse()
+    localization.localization.waypoint_id = "a"
+    localization.localization.seed_tform_body.CopyFrom(SE3Pose(1, 2, 0.5, Quat()).to_proto())
+    localization.robot_kinematics.CopyFrom(state.kinematic_state)
+    seed_tform_root = graph_nav.map_tform_odom(localization, root)
+    edge = graph_nav.map_to_odom_transform(seed_tform_root, None, "map", root)
+    assert edge.child_frame_id == root and root not in parents
+    parents[edge.child_frame_id] = edge.header.frame_id
+    assert {p for p in parents.values() if p not in parents} == {"map"}
+    composed = seed_tform_root * SE3Pose.from_proto(
+        state.kinematic_state.transforms_snapshot.child_to_parent_edge_map[root]
+        .parent_tform_child).inverse()
+    assert (composed.x, composed.y) == pytest.approx((1, 2))  # map -> root -> body

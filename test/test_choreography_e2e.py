@@ -34,7 +34,7 @@ def world(tmp_path_factory):
                       params={"choreography_status_rate": 10.0, "enable_perception": False,
                               # a 15 s dance must not end on a loaded CI machine's 2 s stall
                               # of the in-process robot (outage detection is
-                              # test_resilience_e2e's)
+                              # test_core_resilience_e2e's)
                               "link_timeout": 5.0},
                       subscriptions=(("/status/choreography", ChoreographyStatus),
                                      ("/tf", TFMessage),

@@ -34,4 +34,4 @@ CAPABILITY = Capability(
     parameters=PARAMETERS,
     readme="GraphNav, recording and local grids (nodes `spot_graph_nav`, `spot_local_grids`)",
     health=("graph_nav localization",),
-    field_test="test/test_graph_nav_e2e.py::test_localize_to_fiducial_then_navigate")
+    field_test="test/test_autonomy_e2e.py::test_localize_to_fiducial_then_navigate")

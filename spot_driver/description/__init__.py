@@ -21,5 +21,5 @@ CAPABILITY = Capability(
     optional=False,
     parameters=PARAMETERS,
     readme="Robot model, RViz, MoveIt and Nav2 (node `spot_description`)",
-    field_test=("test/test_robot_model_e2e.py::"
+    field_test=("test/test_description_e2e.py::"
                 "test_late_subscriber_gets_the_robot_description_of_the_connected_robot"))

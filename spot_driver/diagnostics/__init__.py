@@ -16,4 +16,4 @@ CAPABILITY = Capability(
     parameters=PARAMETERS,
     readme="Connection supervision, health and security (nodes `spot_driver`, `spot_diagnostics`)",
     health=("connection", "time sync", "lease", "e-stop", "power", "battery", "faults"),
-    field_test="test/test_resilience_e2e.py::test_diagnostics_report_every_aspect_at_1_hz")
+    field_test="test/test_core_resilience_e2e.py::test_diagnostics_report_every_aspect_at_1_hz")

@@ -23,4 +23,4 @@ CAPABILITY = Capability(
     nodes=("spot_driver.docking.node:DockingNode",),
     parameters=PARAMETERS,
     readme="Docking and world objects (node `spot_docking`)",
-    field_test="test/test_docking_mission_e2e.py::test_undock_walk_away_and_dock_again")
+    field_test="test/test_docking_missions_e2e.py::test_undock_walk_away_and_dock_again")

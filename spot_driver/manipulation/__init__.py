@@ -21,4 +21,4 @@ CAPABILITY = Capability(
     parameters=PARAMETERS,
     uses=("perception",),
     readme="Arm and gripper (node `spot_arm`)",
-    field_test="test/test_arm_e2e.py::test_joint_move_reaches_the_target")
+    field_test="test/test_manipulation_e2e.py::test_joint_move_reaches_the_target")

@@ -23,4 +23,4 @@ CAPABILITY = Capability(
     parameters=PARAMETERS,
     uses=("autonomy",),
     readme="Missions (node `spot_mission`)",
-    field_test="test/test_docking_mission_e2e.py::test_mission_with_a_prompt_answered_over_ros")
+    field_test="test/test_docking_missions_e2e.py::test_mission_with_a_prompt_answered_over_ros")

@@ -21,4 +21,4 @@ CAPABILITY = Capability(
     optional=False,
     parameters=PARAMETERS,
     readme="Lease, power and body commands (nodes `spot_commands`, `spot_motion`)",
-    field_test="test/test_driver_core.py::test_claim_power_stand_walk_and_stop_when_commands_stop")
+    field_test="test/test_core_e2e.py::test_claim_power_stand_walk_and_stop_when_commands_stop")

@@ -26,7 +26,7 @@ SHM_SEGMENT = 64 * 1024 * 1024  # images and clouds between local processes (con
 # address), announces the robot's address as an external locator, and ignores another
 # host's loopback locators: so the operator learns only ROBOT_IP, and sends nothing to the
 # payload's own addresses, which it cannot reach (with the null address it did: ~40
-# packets/s to its default gateway; test_across_the_robot counts them).
+# packets/s to its default gateway; test_network_e2e counts them).
 LOOPBACK = "127.0.0.1"
 NAMESPACE = "http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles"
 

@@ -32,4 +32,4 @@ CAPABILITY = Capability(
     parameters=PARAMETERS,
     readme="Robot state (node `spot_state`)",
     health=("stream robot_state",),
-    field_test="test/test_driver_core.py::test_every_topic_arrives_with_a_valid_tree")
+    field_test="test/test_core_e2e.py::test_every_topic_arrives_with_a_valid_tree")

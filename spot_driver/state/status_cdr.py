@@ -1,8 +1,8 @@
 """RobotState status sections straight to CDR bytes (the status half of the state cycle).
 
 Produces what ``rclpy.serialization.serialize_message`` makes of the messages built by
-``status`` (checked field by field in test_status_cdr.py), without building rclpy messages,
-so the statuses can be published at the full robot-state rate.
+``status`` (checked field by field in test_state_status_cdr_units.py), without building rclpy
+messages, so the statuses can be published at the full robot-state rate.
 
 Two steps: a state's status sections are first read into plain tuples (``Sections``), then
 each message is one list of values and one ``struct`` pack, whose format is cached per shape

@@ -22,7 +22,7 @@ from bosdyn.client.exceptions import InvalidRequestError, LeaseUseError, Respons
 from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from google.protobuf import text_format
-from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
+from test_body_sim import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, holds, running_sim
 

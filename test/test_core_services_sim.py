@@ -70,7 +70,7 @@ from bosdyn.client.ray_cast import UnknownFrameError as RayCastUnknownFrameError
 from bosdyn.client.robot_command import RobotCommandBuilder, UnsupportedError, blocking_stand
 from bosdyn.client.robot_state import RobotStateClient
 from bosdyn.client.spot_check import SpotCheckClient, run_spot_check
-from test_sim_motion import commander, operated, state_of, wait_for
+from test_body_sim import commander, operated, state_of, wait_for
 
 from conftest import connect, holds, running_sim
 from spot_sim.core.directory import LIVENESS_FAULT

@@ -28,7 +28,7 @@ from bosdyn.client.robot_command import (
     blocking_stand,
 )
 from bosdyn.util import seconds_to_duration
-from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
+from test_body_sim import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, holds, running_sim
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from bosdyn.client.lease import LeaseClient
 from ros_harness import REPO, LaunchProcess, SimProcess, ros2, ros2_call
-from test_sim_motion import wait_for
+from test_body_sim import wait_for
 
 from conftest import MISSING, PASSWORD, USERNAME, connect
 

@@ -8,7 +8,7 @@ import sys
 import time
 
 import pytest
-import test_sim_arm
+import test_manipulation_sim
 from bosdyn.api import (
     arm_command_pb2,
     basic_command_pb2,
@@ -29,11 +29,12 @@ from bosdyn.client.robot_command import (
     blocking_stand,
 )
 from bosdyn.util import seconds_to_duration
-from test_sim_motion import commander, state_of, wait_for
+from test_body_sim import commander, state_of, wait_for
 
 from conftest import PASSWORD, USERNAME, connect, holds, running_sim
 
-arm_sim, arm_robot = test_sim_arm.arm_sim, test_sim_arm.arm_robot  # the arm's fixtures
+# the arm's fixtures
+arm_sim, arm_robot = test_manipulation_sim.arm_sim, test_manipulation_sim.arm_robot
 Cartesian = arm_command_pb2.ArmCartesianCommand
 Impedance = arm_command_pb2.ArmImpedanceCommand
 ConstrainedFb = basic_command_pb2.ConstrainedManipulationCommand.Feedback

@@ -1,7 +1,7 @@
 """Across the robot over TCP (``network:=payload_tcp``): for robots that do not route the
 payload's own traffic back to the operator, the operator dials each of the launch's processes
 through the robot's forward and everything flows over those connections. One operator, one
-robot router (DNAT 21000-22000 only), one payload, as in ``test_across_the_robot.py``."""
+robot router (DNAT 21000-22000 only), one payload, as in ``test_network_e2e.py``."""
 
 import os
 import subprocess
@@ -10,7 +10,7 @@ import warnings
 
 import netns
 import pytest
-from test_across_the_robot import probe, require_namespaces, start_payload
+from test_network_e2e import probe, require_namespaces, start_payload
 
 from spot_driver.network.operator import environment
 

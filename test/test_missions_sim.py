@@ -17,7 +17,7 @@ from bosdyn.api.docking import docking_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.robot_command import RobotCommandBuilder
 from bosdyn.mission.client import CustomParamsError, MissionClient, ValidationError
-from test_sim_motion import operated, wait_for
+from test_body_sim import operated, wait_for
 
 from conftest import connect, holds, running_sim
 from spot_sim.missions.compiler import REFUSED

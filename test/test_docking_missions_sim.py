@@ -16,7 +16,7 @@ from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from bosdyn.client.world_object import WorldObjectClient
 from bosdyn.mission.client import InvalidAnswerCode, MissionClient, ValidationError
-from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
+from test_body_sim import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import connect, running_sim
 
@@ -65,7 +65,7 @@ def _nogo(frame_tform_box: SE3Pose, frame: str = VISION_FRAME_NAME, lifetime_s: 
 
 def test_world_object_mutations_and_nogo_regions_through_the_sdk(sim, robot):
     """Add, list, change, expire and delete user objects; perceived objects stay the robot's.
-    (Walks stopping at a region: test_robot_command_e2e and test_world_objects_units.)"""
+    (Walks stopping at a region: test_body_e2e and test_docking_world_objects_units.)"""
     robot.time_sync.wait_for_sync()  # the SDK converts the objects' times to the robot's
     objects = robot.ensure_client(WorldObjectClient.default_service_name)
     Request, Response = (world_object_pb2.MutateWorldObjectRequest,

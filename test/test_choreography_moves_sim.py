@@ -15,7 +15,7 @@ from bosdyn.client.exceptions import InvalidRequestError
 from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import blocking_stand
 from google.protobuf import text_format
-from test_sim_motion import commander, odom_tform_body, operated, state_of, wait_for
+from test_body_sim import commander, odom_tform_body, operated, state_of, wait_for
 
 from conftest import PASSWORD, SDK_DIR, USERNAME, connect, running_sim
 

@@ -175,14 +175,14 @@ RUNS = (
 
 # Example directory -> the test file that runs its programs (with fixtures of their own).
 RUN_ELSEWHERE = {
-    "joint_control": "test_sim_joint_control.py",
-    "upload_choreographed_sequence": "test_sim_choreography_moves.py",
-    "spot_cam": "test_sim_spot_cam_payload.py",
-    "data_acquisition_service": "test_sim_data_acquisition.py",
-    "arm_constrained_manipulation": "test_sim_arm_modes.py",
-    "remote_mission_service": "test_sim_payload_routing.py",
-    "bddf_download": "test_sim_data_acquisition.py",
-    "area_callback": "test_sim_payload_routing.py",
+    "joint_control": "test_low_level_sim.py",
+    "upload_choreographed_sequence": "test_choreography_moves_sim.py",
+    "spot_cam": "test_spot_cam_payload_sim.py",
+    "data_acquisition_service": "test_data_acquisition_sim.py",
+    "arm_constrained_manipulation": "test_manipulation_modes_sim.py",
+    "remote_mission_service": "test_core_payloads_sim.py",
+    "bddf_download": "test_data_acquisition_sim.py",
+    "area_callback": "test_core_payloads_sim.py",
 }
 
 # Example directory -> why it does not run against the simulated robot here.
@@ -192,7 +192,7 @@ DOES_NOT_RUN = {
     "arm_wasd": "a person at a curses keyboard interface",
     "animation_recorder": "a person at a curses keyboard interface (its recording RPCs and "
                           "the SDK's log-to-animation converter run in "
-                          "test_sim_choreography.py)",
+                          "test_choreography_sim.py)",
     "xbox_controller": "a person with a game controller",
     "visualizer": "a window (VTK)",
     "graph_nav_view_map": "a window (VTK)",
@@ -231,10 +231,10 @@ DOES_NOT_RUN = {
                                 "simulated)",
     "self_registration": "grpcio-tools to compile its announce protos, and an administrator "
                          "authorizing the payload (the routing it needs is simulated: "
-                         "test_sim_payload_routing.py)",
+                         "test_core_payloads_sim.py)",
     "service_customization": "a webcam (its image server) and TensorFlow (its network compute "
                              "worker); its data-acquisition plugin is one of the kind "
-                             "test_sim_payload_routing.py runs",
+                             "test_core_payloads_sim.py runs",
     "graph_nav_extract_point_cloud": "a map folder written by graph_nav_command_line (a person at "
                                      "its prompt)",
     "replay_mission": "a mission file or Autowalk folder recorded on a robot",

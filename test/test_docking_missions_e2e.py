@@ -31,7 +31,7 @@ def world(tmp_path_factory):
                       params={"mission_pause_window": PAUSE_WINDOW, "docking_state_rate": 5.0,
                               # An in-process robot stalled 3.3 s under a full run's load
                               # (stop 52's CI): link loss is not what these tests check
-                              # (test_resilience_e2e does).
+                              # (test_core_resilience_e2e does).
                               "link_timeout": 5.0},
                       subscriptions=(("/status/docking", DockState, {"latched": True}),
                                      ("/world_objects", WorldObjectArray, best_effort),

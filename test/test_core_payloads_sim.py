@@ -17,8 +17,8 @@ from bosdyn.client.directory_registration import DirectoryRegistrationClient
 from bosdyn.client.exceptions import UnimplementedError
 from bosdyn.mission.client import MissionClient
 from bosdyn.mission.remote_client import RemoteClient
-from test_sim_mission_nodes import run
-from test_sim_motion import operated, wait_for
+from test_body_sim import operated, wait_for
+from test_missions_sim import run
 
 from conftest import PASSWORD, SDK_EXAMPLES, USERNAME, missing, running_sim
 from spot_sim import SimConfig, SimulatedSpot

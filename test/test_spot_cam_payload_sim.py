@@ -31,7 +31,7 @@ from bosdyn.client.spot_cam.power import PowerClient
 from bosdyn.client.spot_cam.ptz import PtzClient
 from bosdyn.client.spot_cam.streamquality import StreamQualityClient
 from bosdyn.client.spot_cam.version import VersionClient
-from test_sim_spot_cam import wait_for
+from test_spot_cam_sim import wait_for
 
 from conftest import PASSWORD, USERNAME, connect, missing, running_sim, wav_bytes
 

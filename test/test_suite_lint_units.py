@@ -11,7 +11,10 @@
   would then pass for the wrong reason;
 - no ``preexec_fn``: a fork in a test process that runs gRPC (the simulated robot) aborted
   the child (``epoll ... Bad file descriptor``); ``ros_harness.DEFAULT_SIGINT`` resets
-  Ctrl-C's disposition in the child instead.
+  Ctrl-C's disposition in the child instead;
+- a test file says where it belongs by its name, ``test_<capability>[_<topic>]_<kind>.py``:
+  the kind is ``units`` (no simulated robot, no driver), ``sim`` (a simulated service through
+  the SDK's own clients) or ``e2e`` (through ROS and the driver).
 """
 
 import ast
@@ -95,6 +98,16 @@ def test_the_suite_keeps_its_rules(rule):
         if lines:
             found[path.name] = lines
     assert not found, f"{rule.__doc__.strip()} {found}"
+
+
+TEST_NAME = re.compile(r"test_[a-z0-9]+(_[a-z0-9]+)*_(units|sim|e2e)\.py")
+
+
+def test_every_test_file_names_its_capability_and_kind():
+    assert TEST_NAME.fullmatch("test_spot_cam_payload_sim.py")
+    assert not TEST_NAME.fullmatch("test_sim_arm.py")
+    unnamed = [p.name for p in TESTS.glob("test_*.py") if not TEST_NAME.fullmatch(p.name)]
+    assert not unnamed, f"name them test_<capability>[_<topic>]_<units|sim|e2e>.py: {unnamed}"
 
 
 def test_each_rule_finds_what_it_is_for():

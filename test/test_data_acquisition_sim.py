@@ -27,7 +27,7 @@ from bosdyn.client.data_buffer import DataBufferClient
 from bosdyn.client.directory_registration import DirectoryRegistrationClient
 from bosdyn.client.image import build_image_request
 from bosdyn.client.server_util import GrpcServiceRunner
-from test_sim_spot_cam import wait_for
+from test_spot_cam_sim import wait_for
 
 from conftest import PASSWORD, SDK_EXAMPLES, USERNAME, connect, holds, missing, running_sim
 from spot_sim import SimConfig, SimulatedSpot

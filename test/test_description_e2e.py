@@ -26,8 +26,8 @@ from ros_harness import DriverProcess, RosClient, driver_world, odom_tform
 from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-from test_nav2_config import bringup, launch_module
-from test_robot_model import LEG_NAMES, nav2_topics_and_frames, rviz_topics
+from test_description_units import LEG_NAMES, nav2_topics_and_frames, rviz_topics
+from test_nav2_units import bringup, launch_module
 from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, running_sim

@@ -155,7 +155,7 @@ def test_the_recipe_fails_when_a_place_is_removed():
     arm = next(c for c in registry.CAPABILITIES if c.name == "manipulation")
     assert missing_places(arm, served, field) == []
     assert missing_places(replace(arm, readme="Arm and legs"), served, field)
-    assert missing_places(replace(arm, field_test="test/test_arm_e2e.py::test_nothing"),
+    assert missing_places(replace(arm, field_test="test/test_manipulation_e2e.py::test_nothing"),
                           served, field)
     assert missing_places(replace(arm, field_test="none: "), served, field)
     assert missing_places(replace(arm, parameters=None), served, field)

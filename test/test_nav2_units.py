@@ -75,7 +75,7 @@ def launch_module():
 TEMPLATE = (REPO / "config" / "nav2_params.yaml").read_text()
 CONFIGURATIONS = ("", "spot1")  # the README's: no namespace, robot_name:=spot1
 # what the driver publishes for Nav2, relative to its namespace (checked against a running
-# driver in test_robot_model_e2e)
+# driver in test_description_e2e)
 DRIVER = {"odometry": ODOMETRY, "local_grids/obstacle_distance": GRID,
           **{topic: POINTS for topic in nav2_config.POINT_TOPICS}}
 

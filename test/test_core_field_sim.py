@@ -14,7 +14,7 @@ from bosdyn.client.power import power_on_motors
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from bosdyn.client.spot_check import SpotCheckClient, run_spot_check
 from bosdyn.client.time_sync import TimeSyncClient, TimeSyncEndpoint
-from test_sim_motion import commander, operated, state_of, wait_for
+from test_body_sim import commander, operated, state_of, wait_for
 
 from conftest import connect, running_sim
 from spot_sim.cli import field_profile, parse_args

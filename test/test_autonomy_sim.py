@@ -35,7 +35,7 @@ from bosdyn.client.power import power_on_motors
 from bosdyn.client.recording import GraphNavRecordingServiceClient
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from bosdyn.mission.client import MissionClient
-from test_sim_motion import commander, odom_tform_body, wait_for
+from test_body_sim import commander, odom_tform_body, wait_for
 
 from conftest import connect, running_sim
 
@@ -83,7 +83,7 @@ def mapped(tmp_path_factory):
     certs = tmp_path_factory.mktemp("certs")
     with running_sim(certs) as sim:
         robot = connect(sim)
-        from test_sim_motion import operated
+        from test_body_sim import operated
         with operated(robot):
             power_on_motors(robot.ensure_client("power"), timeout_sec=10)
             blocking_stand(commander(robot), timeout_sec=10)

@@ -169,7 +169,7 @@ def test_nav2_footprint_covers_the_model_and_velocities_are_within_the_clamps():
 
 def nav2_topics_and_frames() -> tuple[set[str], set[str]]:
     """Every topic and frame the Nav2 example names (checked against a running driver in
-    test_robot_model_e2e)."""
+    test_description_e2e)."""
     nav2 = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
     topics, frames = set(), set()
 
