@@ -16,7 +16,7 @@ import numpy as np
 from bosdyn.api import geometry_pb2, power_pb2, robot_state_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
-from spot_sim.body import command_rules, joint_rules, kinematics, power_rules
+from spot_sim.body import joint_rules, kinds, kinematics, power_rules
 from spot_sim.body.base import Base
 from spot_sim.body.battery import Battery
 from spot_sim.body.commands import Command, CommandBook, finish
@@ -210,7 +210,7 @@ class SimRobot:
         with self._lock:
             now = self.clock.now_nsec()
             command = self.book.add_mobility(kind, now, **kwargs)
-            command_rules.begin(self, command, now)
+            kinds.begin(self, command, now)
             return command
 
     def record_command(self, kind: str) -> Command:
@@ -331,7 +331,7 @@ class SimRobot:
         with self._lock:
             self.last_step_ns = now
             power_rules.step(self, now)
-            command_rules.step(self, now)
+            kinds.step(self, now)
             self.docking.step(self, now)
             legs = self.legs
             self.base.step(dt, held=not legs.standing(now), powered=self.power.on, now_ns=now)

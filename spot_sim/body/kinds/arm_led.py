@@ -1,0 +1,89 @@
+"""Kinds the arm leads: follow-arm (the body walks to stand at its offset behind the hand's
+goal) and constrained manipulation (the hand moves a grasped object along its constraint,
+``spot_sim.manipulation.arm_modes``)."""
+
+import math
+
+from spot_sim.body import mobility
+from spot_sim.body.kinds.kind import (
+    TIMED_OUT,
+    Acceptance,
+    Kind,
+    Response,
+    expired,
+    finite,
+    present,
+    refuse,
+    stand_up,
+)
+from spot_sim.core.clock import timestamp_to_nsec
+from spot_sim.manipulation import arm_kinematics, arm_modes
+
+
+def _begin(robot, command, now: int) -> None:
+    stand_up(robot, now)
+    robot.base.halt()
+
+
+def _offset(ctx: Acceptance, request) -> dict:
+    """The body's offset from the hand (x, y in the body frame, m): the request's, or by
+    default where the hand is at the arm's ready pose."""
+    offset = request.body_offset_from_hand
+    finite((offset.x, offset.y, offset.z), "body_offset_from_hand")
+    if request.HasField("body_offset_from_hand"):
+        return {"details": {"offset": (offset.x, offset.y)}}
+    hand = arm_kinematics.hand_pose(arm_kinematics.READY)
+    return {"details": {"offset": (float(hand[0, 3]), float(hand[1, 3]))}}
+
+
+def _step_follow_arm(robot, command, now: int) -> None:
+    """The body walks to stand at its offset behind a hand goal held in the world (a
+    Cartesian arm command in odom or vision), facing it; otherwise it stands."""
+    arm, base = robot.arm, robot.base
+    task = arm.task if arm is not None else None
+    if task is None or task.world_anchor is None or task.overridden or \
+            not robot.legs.standing(now):
+        base.halt()
+        return
+    hand = mobility.compose(task.world_anchor, mobility.Se2(
+        float(task.world_goal_hand[0, 3]), float(task.world_goal_hand[1, 3]), 0.0))
+    body = base.odom_body
+    distance = math.hypot(hand.x - body.x, hand.y - body.y)
+    yaw = math.atan2(hand.y - body.y, hand.x - body.x) if distance > 0.1 else body.yaw
+    off_x, off_y = command.details["offset"]
+    c, s = math.cos(yaw), math.sin(yaw)
+    goal = mobility.Se2(hand.x - c * off_x + s * off_y, hand.y - s * off_x - c * off_y, yaw)
+    if mobility.goal_reached(body, goal):
+        base.halt()
+        return
+    config = robot.config
+    base.target_velocity = mobility.goal_velocity(body, goal, base.velocity,
+                                                  base.velocity_limit, config.max_linear_accel,
+                                                  config.max_angular_accel)
+
+
+def _constrained_end(ctx: Acceptance, request) -> int:
+    end_ns = timestamp_to_nsec(request.end_time)  # robot time, set by the caller
+    if end_ns < ctx.now_ns:
+        refuse(Response.STATUS_EXPIRED, "end_time is in the past")
+    return end_ns
+
+
+def _step_constrained(robot, command, now: int) -> None:
+    expired(robot, command, now, TIMED_OUT)
+
+
+def _constrained_feedback(robot, command, now: int, fb) -> None:
+    task = robot.arm.tasks.get(command.id) if robot.arm is not None else None
+    if task is not None:
+        arm_modes.fill_constrained_feedback(robot, task, fb)
+
+
+KINDS = (
+    Kind("follow_arm", "follow_arm_request", needs_arm=True, accept=_offset, begin=_begin,
+         step=_step_follow_arm, feedback=present("follow_arm_feedback")),
+    Kind("constrained_manipulation", "constrained_manipulation_request", full_body=True,
+         needs_arm=True, end=_constrained_end,
+         arm_task=lambda robot, request: arm_modes.constrained_task(robot, 0, request),
+         begin=_begin, step=_step_constrained, feedback=_constrained_feedback),
+)

@@ -1,0 +1,22 @@
+"""The joint kind (the joint-control API's JointCommand): the base halts and the legs enter
+joint mode for this command; the joint streams drive them from there
+(``spot_sim.low_level``)."""
+
+from bosdyn.api import basic_command_pb2 as basic
+
+from spot_sim.body.kinds.kind import Kind
+
+
+def _begin(robot, command, now: int) -> None:
+    robot.base.halt()
+    robot.legs.joint_mode.arm(command.id, now)
+
+
+def _feedback(robot, command, now: int, fb) -> None:
+    Joint = basic.JointCommand.Feedback
+    fb.joint_feedback.status = Joint.STATUS_ACTIVE \
+        if robot.legs.joint_mode.command_id == command.id else Joint.STATUS_UNKNOWN
+
+
+KINDS = (Kind("joint", "joint_request", full_body=True, license="joint_control", begin=_begin,
+              feedback=_feedback),)

@@ -1,0 +1,140 @@
+"""What a command kind is: one declaration with what the robot needs to run it, how a
+RobotCommand of it is accepted, what it does when it starts and on every physics tick while
+it is in charge, and the feedback the robot gives for it. ``spot_sim.body.kinds`` lists them.
+
+The functions act on the robot's parts and run under the robot's lock (``SimRobot`` calls
+``begin`` and ``step``; robot-command accepts and reads feedback as one step of the robot).
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bosdyn.api import robot_command_pb2
+
+from spot_sim.body import mobility
+from spot_sim.body.commands import Command, CommandRejectedError, Feedback, finish
+from spot_sim.body.mobility import Se2
+from spot_sim.core.clock import timestamp_to_nsec
+
+Response = robot_command_pb2.RobotCommandResponse
+MAX_VELOCITY_HORIZON_NS = 30 * 1_000_000_000  # end times further ahead are TOO_DISTANT
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """What accepting a request reads besides the request: the robot (a ``SimRobot``, under
+    its lock), whether the caller's clock is time-synced, and the robot's time now."""
+
+    robot: Any
+    clock_synced: bool
+    now_ns: int
+
+
+def refuse(status: int, message: str) -> None:
+    raise CommandRejectedError(status, message)
+
+
+def no_end(ctx: Acceptance, request) -> None:
+    """A command that runs until it is replaced (or finishes by itself)."""
+    return None
+
+
+def no_fields(ctx: Acceptance, request) -> dict:
+    return {}
+
+
+def halt(robot, command: Command, now_ns: int) -> None:
+    robot.base.halt()
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One command kind. ``request``: its field in ``MobilityCommand.Request`` or (with
+    ``full_body``) ``FullBodyCommand.Request``; None for a kind no RobotCommand names (a
+    dance's). ``end`` and ``accept`` read the request into the command's end time and fields
+    (they raise ``CommandRejectedError``); ``arm_task`` builds the arm task of a kind that
+    moves the arm; ``begin`` and ``step`` drive the legs and base; ``feedback`` fills the
+    command's part of RobotCommandFeedback (full body or mobility)."""
+
+    name: str
+    request: str | None = None
+    full_body: bool = False
+    needs_power: bool = True
+    needs_arm: bool = False
+    allowed_in_fault: bool = False
+    license: str | None = None
+    end: Callable[[Acceptance, Any], int | None] = no_end
+    accept: Callable[[Acceptance, Any], dict] = no_fields
+    arm_task: Callable[[Any, Any], Any] | None = None
+    begin: Callable[[Any, Command, int], None] = halt
+    step: Callable[[Any, Command, int], None] | None = None
+    feedback: Callable[[Any, Command, int, Any], None] | None = None
+
+
+# --- what several kinds share --------------------------------------------------------------
+def stand_up(robot, now_ns: int) -> None:
+    robot.legs.start_posture(True, now_ns)
+
+
+def end_time(ctx: Acceptance, request, *, horizon: bool = False) -> int:
+    """A walking command's end time (client time turned robot time by the SDK): required,
+    from a time-synced clock, not past, and (``horizon``) at most 30 s ahead."""
+    if not request.HasField("end_time"):
+        refuse(Response.STATUS_INVALID_REQUEST, "end_time is required")
+    if not ctx.clock_synced:
+        refuse(Response.STATUS_NO_TIMESYNC, "no time sync for this clock identifier")
+    end_ns = timestamp_to_nsec(request.end_time)
+    if end_ns < ctx.now_ns:
+        refuse(Response.STATUS_EXPIRED, "end_time is in the past")
+    if horizon and end_ns - ctx.now_ns > MAX_VELOCITY_HORIZON_NS:
+        refuse(Response.STATUS_TOO_DISTANT, "end_time is too far ahead")
+    return end_ns
+
+
+def frame_pose(robot, frame: str) -> Se2:
+    """odom_T_frame for the gravity-aligned frames commands may be expressed in."""
+    if frame == "odom":
+        return Se2()
+    if frame == "vision":
+        return mobility.inverse(robot.base.vision_odom)
+    if frame in ("body", "flat_body"):
+        return robot.base.odom_body
+    refuse(Response.STATUS_UNKNOWN_FRAME, f"unknown frame {frame!r}")
+
+
+def finite(values, what: str) -> None:
+    if not all(math.isfinite(v) for v in values):
+        refuse(Response.STATUS_INVALID_REQUEST, f"{what} is not finite")
+
+
+def expired(robot, command: Command, now_ns: int, status: int | None) -> bool:
+    """Past its end time: the base halts and ``command`` ends with ``status``."""
+    if command.end_ns is None or now_ns <= command.end_ns:
+        return False
+    robot.base.halt()
+    finish(command, status, now_ns)
+    return True
+
+
+def settled_in_place(robot, command: Command, now_ns: int) -> bool:
+    """Whether ``command`` still drives the robot and the legs stand still, standing."""
+    posture = robot.legs.posture
+    return robot.book.mobility is command and posture.standing and not posture.moving(now_ns)
+
+
+def present(name: str):
+    """Feedback that only says which command it is (an empty message named ``name``)."""
+    return lambda robot, command, now, fb: getattr(fb, name).SetInParent()
+
+
+def completed_once_done(name: str, feedback):
+    """Feedback ``name`` that says COMPLETED once the command is done, IN_PROGRESS before."""
+    def fill(robot, command, now, fb) -> None:
+        getattr(fb, name).status = feedback.STATUS_COMPLETED if command.done \
+            else feedback.STATUS_IN_PROGRESS
+    return fill
+
+
+TIMED_OUT = Feedback.STATUS_COMMAND_TIMED_OUT
