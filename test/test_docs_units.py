@@ -1,5 +1,6 @@
 """The documentation site (doc/, Sphinx) builds with no warning, its generated pages say what
-the registry and every launch file declare, and a link to a page that does not exist fails the
+the registry and every launch file declare (a reference page per capability, with its
+parameters and the tests named for it), and a link to a page that does not exist fails the
 build."""
 
 import shutil
@@ -24,11 +25,20 @@ def build(source, out) -> subprocess.CompletedProcess:
 def test_the_docs_build_with_no_warning_and_list_every_capability(tmp_path):
     result = build(DOC, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    page = (tmp_path / "generated" / "capabilities.html").read_text()
-    for capability in registry.CAPABILITIES:
+    overview = (tmp_path / "generated" / "capabilities.html").read_text()
+    for name in (p.name for p in registry.SECTIONS[0].parameters):
+        assert f">{name}<" in overview, name
+    for capability in registry.CAPABILITIES:  # one reference page each
+        page = (tmp_path / "generated" / "capabilities" / f"{capability.name}.html").read_text()
         assert f"{capability.name}<a class=\"headerlink\"" in page, capability.name
-    for name in registry.PARAMETERS:
-        assert f">{name}<" in page, name
+        assert f'href="capabilities/{capability.name}.html"' in overview, capability.name
+        section = capability.parameters
+        for name in (p.name for p in (section.parameters if section is not None else ())):
+            assert f">{name}<" in page, (capability.name, name)
+        tests = sorted((REPO / "test").glob(f"test_{capability.name}_*.py"))
+        assert all(f">{t.name}<" in page for t in tests), capability.name
+    started = (tmp_path / "generated" / "getting_started.html").read_text()
+    assert "A five-minute tour" in started and "Coming from spot_ros2" in started
     examples = (tmp_path / "generated" / "examples.html").read_text()
     assert "walk_forward" in examples and "wiggle_arm" in examples
     migration = (tmp_path / "migration.html").read_text()

@@ -1,8 +1,11 @@
-"""Pages written from the code when the docs build starts (``generated/``, not in git): the
-capabilities with their launch switches, nodes and parameters (from the driver's registry),
-every launch file's arguments (from the files themselves), and the examples package's README.
+"""Pages written from the code when the docs build starts (``generated/``, not in git): a
+reference page per capability with its launch switch, nodes, parameters, health, simulator
+side and tests (from the driver's registry, the simulator's folders and the test files),
+every launch file's arguments (from the files themselves), the examples package's README and
+the README's getting-started part.
 So these tables cannot drift from what the driver does."""
 
+import ast
 import importlib.util
 import re
 import shutil
@@ -16,27 +19,71 @@ REPO = Path(registry.__file__).resolve().parents[1]  # the source tree the drive
 
 def capabilities_page() -> str:
     lines = ["# Capabilities and parameters", "",
-             "Each capability of the driver (`spot_driver/registry.py`): its launch switch, its "
-             "nodes, and the parameters it declares, with their defaults as "
-             "`config/spot_driver.yaml` has them. Written from the registry at build time.", ""]
-    lines += _parameters("Connection", registry.SECTIONS[0].parameters)
-    for capability in registry.CAPABILITIES:
-        lines += _capability(capability)
+             "Each capability of the driver (`spot_driver/registry.py`) has a reference page, "
+             "written from the registry at build time: its launch switch, nodes and parameters "
+             "(with their defaults as `config/spot_driver.yaml` has them), what it reports to "
+             "`/diagnostics`, the robot services it calls and the simulator's side of them, and "
+             "the tests that prove it.", ""]
+    lines += [f"- [{c.name}](capabilities/{c.name}.md): {c.summary}."
+              for c in registry.CAPABILITIES]
+    lines += ["", *_parameters("Connection", registry.SECTIONS[0].parameters)]
     return "\n".join(lines) + "\n"
 
 
-def _capability(capability: Capability) -> list[str]:
+def capability_page(capability: Capability) -> str:
+    """One capability's reference page."""
     if not capability.optional:
         switch = "always on"
     else:
         state = "on" if capability.default_enabled else "off (opt-in)"
         switch = f"launch argument `{capability.launch_argument}`, default {state}"
     nodes = ", ".join(f"`{path.rsplit(':', 1)[-1]}`" for path in capability.nodes) or "none"
-    lines = [f"## {capability.name}", "", f"{capability.summary}.", "",
-             f"Switch: {switch}. Node classes: {nodes}.", ""]
+    lines = [f"# {capability.name}", "", f"{capability.summary}.", "",
+             f"Switch: {switch}. Node classes: {nodes} (executor `{capability.executor}`). "
+             f"Code: `spot_driver/{capability.name}/`.", ""]
+    if capability.readme:
+        lines += [f"Its topics, services and actions: \"{capability.readme}\" in "
+                  "[The driver](../../driver.md).", ""]
+    if capability.uses:
+        lines += ["Uses the plain classes of: " + ", ".join(
+            f"[{name}]({name}.md)" for name in capability.uses) + ".", ""]
     if capability.parameters is not None:
-        lines += _parameters("Parameters", capability.parameters.parameters, level="###")
+        lines += _parameters("Parameters", capability.parameters.parameters)
+    if capability.health:
+        lines += ["## Health", "", "Aspects it reports on `/diagnostics`: "
+                  + ", ".join(f"`{aspect}`" for aspect in capability.health) + ".", ""]
+    lines += _simulator(capability) + _tests(capability)
+    return "\n".join(lines) + "\n"
+
+
+def _first_sentence(path: Path) -> str:
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    text = " ".join(doc.split())
+    return _cell(text.split(". ")[0].rstrip(".")) if text else ""
+
+
+def _simulator(capability: Capability) -> list[str]:
+    folder = REPO / "spot_sim" / capability.name
+    services = sorted(folder.glob("*_service.py")) if folder.is_dir() else []
+    lines = []
+    if services:
+        lines += ["## The simulated robot's side", "",
+                  f"`spot_sim/{capability.name}/`, serving:", ""]
+        lines += [f"- `{p.name}`: {_first_sentence(p)}" for p in services] + [""]
+    if capability.unsimulated:
+        lines += ["Robot services it calls that the simulator does not serve:", ""]
+        lines += [f"- `{service}`: {_cell(why)}" for service, why in capability.unsimulated]
+        lines += [""]
     return lines
+
+
+def _tests(capability: Capability) -> list[str]:
+    files = sorted((REPO / "test").glob(f"test_{capability.name}_*.py"))
+    lines = ["## Tests", ""]
+    lines += [f"- `{p.name}`: {_first_sentence(p)}" for p in files]
+    if capability.field_test:
+        lines += [f"- field profile: `{_cell(capability.field_test)}`"]
+    return [*lines, ""]
 
 
 def _parameters(title: str, parameters, level: str = "##") -> list[str]:
@@ -82,11 +129,26 @@ def launch_arguments_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def getting_started_page() -> str:
+    """The README's landing part (what it is, the two commands, the five-minute tour, on a
+    robot, from spot_ros2), its links made relative to ``generated/``."""
+    text = (REPO / "README.md").read_text().split("\n## Documentation", 1)[0]
+    text = text.replace("# spot_ros2_driver\n", "# Getting started\n", 1)
+    text = text.replace("](doc/", "](../").replace("](examples/README.md)", "](examples.md)")
+    return text.rstrip() + "\n"
+
+
 def write(app) -> None:
     out = Path(app.srcdir) / "generated"
     out.mkdir(exist_ok=True)
     (out / "capabilities.md").write_text(capabilities_page())
+    pages = out / "capabilities"
+    shutil.rmtree(pages, ignore_errors=True)
+    pages.mkdir()
+    for capability in registry.CAPABILITIES:
+        (pages / f"{capability.name}.md").write_text(capability_page(capability))
     (out / "launch_arguments.md").write_text(launch_arguments_page())
+    (out / "getting_started.md").write_text(getting_started_page())
     shutil.copyfile(REPO / "examples" / "README.md", out / "examples.md")
 
 
