@@ -50,7 +50,8 @@ def test_the_operator_dials_the_driver_over_tcp_through_the_forward(tcp_robot):
     out = probe(topology, topology.operator_ns, operator, *args)
     if out["discovery_s"] is None:
         # Seen in two CI runs and in 2 of ~90 runs here (under CPU load): the operator dialed
-        # the driver's port but discovered nobody in 30 s; the cause is not found yet (doc/developer_notes.md).
+        # the driver's port but discovered nobody in 30 s; the cause is not found yet
+        # (doc/developer_notes.md).
         # A new operator process is tried once, as a user would restart RViz; the first
         # attempt is reported, and a second miss fails with both attempts' sockets.
         first = f"first attempt: {out}\n{_sockets(topology)}"
