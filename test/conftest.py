@@ -83,9 +83,29 @@ def connect(sim: SimulatedSpot, authenticate: bool = True, password: str = PASSW
     return robot
 
 
+def client(robot, client_type):
+    """``robot``'s SDK client of ``client_type``, by its default service name."""
+    return robot.ensure_client(client_type.default_service_name)
+
+
 @pytest.fixture
 def robot(sim):
     robot = connect(sim)
+    yield robot
+    robot.time_sync.stop()
+
+
+@pytest.fixture(scope="module")
+def equipped_sim(tmp_path_factory):
+    """A simulated robot with an arm, a Spot CAM and the audio-visual system, for a module."""
+    with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_spot_cam=True,
+                     has_audio_visual=True) as spot:
+        yield spot
+
+
+@pytest.fixture
+def equipped_robot(equipped_sim):
+    robot = connect(equipped_sim)
     yield robot
     robot.time_sync.stop()
 

@@ -1,10 +1,15 @@
-"""The simulated Spot's lease, e-stop, power and commands, driven by the official SDK only."""
+"""The simulated Spot's lease, e-stop, power and commands, driven by the official SDK only;
+stance with feedback, fan commands, the safety-rated stop, Spot Check."""
 
 import contextlib
 import time
 
 import pytest
-from bosdyn.api import lease_pb2
+from bosdyn.api import (
+    lease_pb2,
+    power_pb2,
+)
+from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client.estop import EstopClient, EstopEndpoint, EstopKeepAlive
 from bosdyn.client.exceptions import LeaseUseError
 from bosdyn.client.frame_helpers import ODOM_FRAME_NAME, VISION_FRAME_NAME, get_a_tform_b
@@ -13,6 +18,7 @@ from bosdyn.client.lease import (
     LeaseKeepAlive,
     ResourceAlreadyClaimedError,
 )
+from bosdyn.client.math_helpers import Quat, SE3Pose, Vec2
 from bosdyn.client.power import EstoppedError, power_on_motors, safe_power_off_motors
 from bosdyn.client.robot_command import (
     ExpiredError,
@@ -23,8 +29,9 @@ from bosdyn.client.robot_command import (
     blocking_stand,
 )
 from bosdyn.client.robot_state import RobotStateClient
+from bosdyn.client.spot_check import SpotCheckClient, run_spot_check
 
-from conftest import USERNAME, connect
+from conftest import USERNAME, client, connect, running_sim
 
 ESTOP_TIMEOUT = 2.0
 
@@ -266,3 +273,104 @@ def test_battery_discharges_faster_with_motors_on(robot):
         robot.power_on(timeout_sec=10)
         assert wait_for(lambda: state_of(robot).battery_states[0].charge_percentage.value
                         < first, 3.0)  # the motors draw
+
+
+def test_stance_command_with_feedback(sim, robot):
+    from bosdyn.api import basic_command_pb2
+
+    with operated(robot):
+        power_on_motors(robot.ensure_client("power"), timeout_sec=10)
+        blocking_stand(commander(robot), timeout_sec=10)
+        snapshot = state_of(robot).kinematic_state.transforms_snapshot
+        odom_t_body = get_a_tform_b(snapshot, "odom", "body")
+        feet = [odom_t_body * SE3Pose(x, y, 0, Quat())
+                for x, y in ((0.3, 0.15), (0.3, -0.15), (-0.3, 0.15), (-0.3, -0.15))]
+        command = RobotCommandBuilder.stance_command(
+            "odom", *[Vec2(f.x, f.y).to_proto() for f in feet])
+        command_id = commander(robot).robot_command(command, end_time_secs=time.time() + 5)
+        Stance = basic_command_pb2.StanceCommand.Feedback
+
+        def status():
+            feedback = commander(robot).robot_command_feedback(command_id)
+            return (feedback.feedback.synchronized_feedback.mobility_command_feedback
+                    .stance_feedback.status)
+
+        assert wait_for(lambda: status() == Stance.STATUS_STANCED, timeout=5)
+        far = RobotCommandBuilder.stance_command(
+            "odom", *[Vec2(f.x + 3.0, f.y).to_proto() for f in feet])
+        far_id = commander(robot).robot_command(far, end_time_secs=time.time() + 5)
+        command_id = far_id
+        assert status() == Stance.STATUS_TOO_FAR_AWAY
+        missing = RobotCommandBuilder.stance_command(
+            "odom", *[Vec2(f.x, f.y).to_proto() for f in feet])
+        del missing.synchronized_command.mobility_command.stance_request.stance \
+            .foot_positions["hr"]
+        with pytest.raises(sdk_errors.InvalidRequestError):
+            commander(robot).robot_command(missing, end_time_secs=time.time() + 5)
+
+
+def test_fan_commands_run_for_their_duration_and_a_newer_one_takes_over(sim, robot):
+    from bosdyn.client.power import PowerClient
+
+    power = client(robot, PowerClient)
+    Feedback = power_pb2.FanPowerCommandFeedbackResponse
+    with operated(robot):
+        with pytest.raises(sdk_errors.InvalidRequestError):
+            power.fan_power_command(percent_power=150, duration=1)
+        first = power.fan_power_command(percent_power=50, duration=10)
+        assert first.status == first.STATUS_OK
+        assert power.fan_power_command_feedback(first.command_id).status == \
+            Feedback.STATUS_RUNNING
+        second = power.fan_power_command(percent_power=100, duration=1)
+        overridden = power.fan_power_command_feedback(first.command_id)
+        assert overridden.status == Feedback.STATUS_OVERRIDDEN_BY_COMMAND
+        assert overridden.HasField("early_stop_time")
+        assert wait_for(lambda: power.fan_power_command_feedback(second.command_id).status
+                        == Feedback.STATUS_COMPLETE, 3.0)
+
+
+def test_a_safety_stop_resets_only_on_a_robot_with_the_safety_rated_stop(tmp_path):
+    """The plain robot has no safety-rated stop function (its hardware configuration says
+    so) and refuses; one fitted with it (``safety_rated_stop``) resets either stop."""
+    from bosdyn.client.power import (
+        PowerClient,
+        SafetyStopIncompatibleHardwareError,
+        SafetyStopUnknownStopTypeError,
+    )
+
+    Request = power_pb2.ResetSafetyStopRequest
+    for config, works in (({}, False), ({"safety_rated_stop": True}, True)):
+        with running_sim(tmp_path / f"certs{works}", **config) as fitted:
+            spot = connect(fitted)
+            hardware = spot.ensure_client(RobotStateClient.default_service_name) \
+                .get_robot_hardware_configuration()
+            assert hardware.redundant_safety_stop_enabled == works
+            power = client(spot, PowerClient)
+            with operated(spot):
+                with pytest.raises(SafetyStopUnknownStopTypeError):
+                    power.reset_safety_stop(Request.SAFETY_STOP_UNKNOWN)
+                for kind in (Request.SAFETY_STOP_PRIMARY, Request.SAFETY_STOP_REDUNDANT):
+                    if works:
+                        assert power.reset_safety_stop(kind).status == \
+                            power_pb2.ResetSafetyStopResponse.STATUS_OK
+                    else:
+                        with pytest.raises(SafetyStopIncompatibleHardwareError):
+                            power.reset_safety_stop(kind)
+            spot.time_sync.stop()
+
+
+def test_spot_check_runs_with_feedback_and_refuses_a_standing_robot(sim, robot):
+    from bosdyn.client.spot_check import SpotCheckNotSittingError
+
+    checks = client(robot, SpotCheckClient)
+    with operated(robot):
+        result = run_spot_check(checks, robot.lease_wallet.get_lease(), timeout_sec=20,
+                                update_frequency=2.0)
+        assert result.state == result.STATE_FINISHED and result.progress == pytest.approx(1.0)
+        assert set(result.camera_results) == {"frontleft", "frontright", "left", "right",
+                                              "back"}
+        assert sim.robot.powered  # Spot Check powers the motors on itself
+        blocking_stand(commander(robot), timeout_sec=10)
+        with pytest.raises(SpotCheckNotSittingError):
+            run_spot_check(checks, robot.lease_wallet.get_lease(), timeout_sec=10,
+                           update_frequency=2.0)

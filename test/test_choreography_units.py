@@ -1,14 +1,17 @@
 """Choreography pieces of the driver that need no robot: reading sequence and animation
-files, the robot's move specifications and the check of a sequence against them."""
+files, the robot's move specifications and the check of a sequence against them, the status
+and feedback messages."""
 
 import math
 from pathlib import Path
 
 import pytest
+from bosdyn.api.spot import choreography_sequence_pb2
 from bosdyn.api.spot import choreography_sequence_pb2 as seq_pb2
 
+from spot_driver.choreography import conversions as chor
 from spot_driver.choreography.files import read_animation, read_sequence
-from spot_driver.choreography.specs import check_sequence, length_slices, parse_moves
+from spot_driver.choreography.specs import Bounds, Move, check_sequence, length_slices, parse_moves
 from spot_driver.errors import CommandError
 
 DATA = Path(__file__).parent / "data" / "choreography"
@@ -123,3 +126,34 @@ def test_state_recording_requests_are_checked_before_the_robot_is_asked(tmp_path
     with pytest.raises(CommandError, match="does not exist"):
         recording.target_file(str(tmp_path / "nowhere"), "walk")
     assert (tmp_path / "walk.cha").read_text() == "kept"
+
+
+Status = choreography_sequence_pb2.ChoreographyStatusResponse
+
+
+def test_choreography_status_and_feedback():
+    status = Status(status=Status.STATUS_DANCING, execution_id=7, sequence_name="twirl",
+                    current_slice=10.0, sequence_slices=70, sequence_slices_per_minute=120.0)
+    status.active_moves.add().move.type = "rotate_body"
+    msg = chor.status_msg(status, stamp=chor.ChoreographyStatus().header.stamp)
+    assert (msg.status, msg.execution_id, msg.active_moves) == ("STATUS_DANCING", 7,
+                                                               ["rotate_body"])
+    feedback = chor.feedback(status)
+    assert feedback.time_to_end == pytest.approx(30.0)  # 60 slices at 120 per minute
+    status.status = 999  # a status a newer robot may add: named by its number
+    assert chor.feedback(status).status == "999"
+    status.sequence_slices_per_minute = 0.0
+    assert chor.feedback(status).time_to_end == 0.0
+
+
+def test_choreography_move_lists_its_parameters():
+    info = choreography_sequence_pb2.MoveInfo(name="sway", move_length_slices=4,
+                                              controls_legs=True)
+    info.exit_state = choreography_sequence_pb2.MoveInfo.TRANSITION_STATE_STAND
+    move = Move(info, {"sway.amplitude": Bounds(default=0.1, minimum=0.0, maximum=0.3)})
+    msg = chor.move_msg(move)
+    assert (msg.name, msg.length_slices, msg.exit_state) == ("sway", 4,
+                                                             "TRANSITION_STATE_STAND")
+    assert list(msg.controls) == ["legs"]
+    assert [(p.name, p.minimum, p.default_value, p.maximum) for p in msg.parameters] == [
+        ("sway.amplitude", 0.0, 0.1, 0.3)]

@@ -17,6 +17,7 @@ import yaml
 import yourdfpy
 
 from spot_driver.description import robot_model, rviz_config
+from spot_driver.description.config_files import rendered_file
 from spot_driver.manipulation import arm_trajectory
 from spot_driver.state.joint_states import urdf_joint_name
 from spot_sim.body import kinematics
@@ -282,3 +283,13 @@ def test_package_xml_declares_every_python_dependency():
     for module in PIP_ONLY & third_party:
         assert module.replace("bosdyn", "bosdyn-client") in comment, module
     assert "moveit_ros_visualization" in declared  # the MoveIt RViz option
+
+
+def test_rendered_file_holds_the_rendering_for_the_prefix(tmp_path):
+    template = tmp_path / "tool.yaml"
+    template.write_text("frame: body\n")
+    path = rendered_file(str(template), lambda text, prefix: text.replace("body",
+                                                                          prefix + "body"),
+                         "spot1/", ".yaml")
+    assert Path(path).read_text() == "frame: spot1/body\n" and path.endswith(".yaml")
+    Path(path).unlink()

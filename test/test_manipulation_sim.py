@@ -1,4 +1,5 @@
-"""The simulated Spot's arm, gripper and manipulation API, driven by the official SDK only."""
+"""The simulated Spot's arm, gripper, manipulation API and inverse kinematics, driven by the
+official SDK only."""
 
 import math
 import time
@@ -13,9 +14,13 @@ from bosdyn.api import (
     robot_command_pb2,
     trajectory_pb2,
 )
+from bosdyn.api.spot import inverse_kinematics_pb2
+from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client import frame_helpers
 from bosdyn.client.arm_surface_contact import ArmSurfaceContactClient
+from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.image import ImageClient
+from bosdyn.client.inverse_kinematics import InverseKinematicsClient
 from bosdyn.client.manipulation_api_client import ManipulationApiClient
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from bosdyn.client.power import power_on_motors
@@ -30,7 +35,7 @@ from bosdyn.client.robot_command import (
 from bosdyn.util import seconds_to_duration
 from test_body_sim import commander, odom_tform_body, operated, state_of, wait_for
 
-from conftest import connect, holds, running_sim
+from conftest import client, connect, holds, running_sim
 
 ArmFb = arm_command_pb2
 State = manipulation_api_pb2.ManipulationFeedbackState
@@ -348,3 +353,31 @@ def test_surface_contact_presses_on_the_floor_along_the_trajectory(arm_robot):
     time.sleep(3.0)  # sleep: past the sweep's duration (surface contact has no feedback)
     hand, force = _hand_and_force(arm_robot)
     assert hand.z > 0.05 and force == pytest.approx((0.0, 0.0, 0.0), abs=1e-6)
+
+
+def test_inverse_kinematics_from_the_arm_kinematics(equipped_sim, equipped_robot):
+    from spot_sim.manipulation import arm_kinematics
+
+    ik = client(equipped_robot, InverseKinematicsClient)
+    snapshot = state_of(equipped_robot).kinematic_state.transforms_snapshot
+    odom_t_body = get_a_tform_b(snapshot, "odom", "body")
+    body_t_tool = SE3Pose(0.7, 0.0, 0.3, Quat())  # no wrist-mounted tool: the tool is the hand
+    task = inverse_kinematics_pb2.InverseKinematicsRequest.ToolPoseTask(
+        task_tform_desired_tool=body_t_tool.to_proto())
+    request = inverse_kinematics_pb2.InverseKinematicsRequest(
+        root_frame_name="odom", scene_tform_task=odom_t_body.to_proto(), tool_pose_task=task)
+    response = ik.inverse_kinematics(request)
+    assert response.status == response.STATUS_OK
+    q = [j.position.value for j in response.robot_configuration.joint_states][:6]
+    hand = arm_kinematics.hand_pose(q)
+    assert hand[:3, 3] == pytest.approx([0.7, 0.0, 0.3], abs=2e-3)  # the sim arm's own FK
+    reported = get_a_tform_b(response.robot_configuration.transforms_snapshot, "body", "hand")
+    assert (reported.x, reported.y, reported.z) == pytest.approx((0.7, 0.0, 0.3), abs=2e-3)
+    far = inverse_kinematics_pb2.InverseKinematicsRequest(
+        root_frame_name="odom", scene_tform_task=odom_t_body.to_proto(),
+        tool_pose_task=inverse_kinematics_pb2.InverseKinematicsRequest.ToolPoseTask(
+            task_tform_desired_tool=SE3Pose(5.0, 0, 0, Quat()).to_proto()))
+    assert ik.inverse_kinematics(far).status == response.STATUS_NO_SOLUTION_FOUND
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        ik.inverse_kinematics(inverse_kinematics_pb2.InverseKinematicsRequest(
+            root_frame_name="hand", tool_pose_task=task))

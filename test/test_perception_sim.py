@@ -1,10 +1,22 @@
-"""The simulated cameras and lidar, through the official SDK only."""
+"""The simulated cameras and lidar, through the official SDK only; the gripper camera's
+parameters and what they do to its images, IR emitters, ray casts, the standard point-cloud
+name."""
+
 
 import numpy as np
 import pytest
 import simplejpeg
-from bosdyn.api import image_pb2, point_cloud_pb2
+from bosdyn.api import (
+    gripper_camera_param_pb2,
+    image_pb2,
+    ir_enable_disable_pb2,
+    point_cloud_pb2,
+    ray_cast_pb2,
+)
+from bosdyn.client import exceptions as sdk_errors
+from bosdyn.client.common import common_header_errors
 from bosdyn.client.frame_helpers import get_a_tform_b
+from bosdyn.client.gripper_camera_param import GripperCameraParamClient
 from bosdyn.client.image import (
     ImageClient,
     UnknownImageSourceError,
@@ -12,9 +24,12 @@ from bosdyn.client.image import (
     UnsupportedPixelFormatRequestedError,
     build_image_request,
 )
+from bosdyn.client.ir_enable_disable import IREnableDisableServiceClient
 from bosdyn.client.point_cloud import PointCloudClient
+from bosdyn.client.ray_cast import RayCastClient
+from bosdyn.client.ray_cast import UnknownFrameError as RayCastUnknownFrameError
 
-from conftest import connect, running_sim
+from conftest import client, connect, running_sim
 from spot_driver.conversions import point_cloud
 from spot_driver.perception import images
 from spot_sim.perception.point_cloud_encoding import DEFAULT_PARAMETERS
@@ -142,3 +157,94 @@ def test_the_camera_ray_cast_matches_the_plain_ray_cast_from_any_pose():
         same = surface.ravel() == surface_all
         assert (~same).sum() <= 3  # float rounding on box edges only
         assert np.allclose(t.ravel()[same], t_all[same], rtol=1e-4, atol=1e-4, equal_nan=True)
+
+
+def test_gripper_camera_params_round_trip(equipped_sim, equipped_robot):
+    params = client(equipped_robot, GripperCameraParamClient)
+    request = gripper_camera_param_pb2.GripperCameraParamRequest()
+    request.params.brightness.value = 0.8
+    request.params.camera_mode = request.params.MODE_1920_1080
+    params.set_camera_params(request)
+    got = params.get_camera_params(gripper_camera_param_pb2.GripperCameraGetParamRequest())
+    assert got.params.brightness.value == pytest.approx(0.8)
+    assert got.params.camera_mode == request.params.MODE_1920_1080
+    request.params.brightness.value = 3.0
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        params.set_camera_params(request)
+    assert params.get_camera_params(gripper_camera_param_pb2.GripperCameraGetParamRequest()) \
+        .params.brightness.value == pytest.approx(0.8)  # the refused request changed nothing
+    request.params.brightness.value = 0.5
+    request.params.camera_mode = request.params.MODE_640_480
+    params.set_camera_params(request)
+
+
+def _hand_image(robot) -> tuple[int, int, float]:
+    """(cols, rows, mean grey level) of one hand colour image, and what ListImageSources
+    says of its size."""
+    images = client(robot, ImageClient)
+    listed = {s.name: s for s in images.list_image_sources()}["hand_color_image"]
+    shot = images.get_image([build_image_request(
+        "hand_color_image", image_format=image_pb2.Image.FORMAT_RAW)])[0].shot.image
+    assert (listed.cols, listed.rows) == (shot.cols, shot.rows)
+    pixels = np.frombuffer(shot.data, np.uint8)
+    assert pixels.size == shot.cols * shot.rows * 3
+    return shot.cols, shot.rows, float(pixels.mean())
+
+
+def test_gripper_camera_settings_change_the_hand_images(equipped_sim, equipped_robot):
+    params = client(equipped_robot, GripperCameraParamClient)
+    cols, rows, auto = _hand_image(equipped_robot)
+    assert (cols, rows) == (640, 480)
+    Params = gripper_camera_param_pb2.GripperCameraParams
+    request = gripper_camera_param_pb2.GripperCameraParamRequest()
+    request.params.camera_mode = Params.MODE_1280_720
+    request.params.exposure_auto.value = False
+    request.params.exposure_absolute.value = 0.05  # a fifth of what auto exposure chooses
+    params.set_camera_params(request)
+    cols, rows, dark = _hand_image(equipped_robot)
+    assert (cols, rows) == (1280, 720)
+    assert dark < 0.5 * auto
+    request = gripper_camera_param_pb2.GripperCameraParamRequest()
+    request.params.camera_mode = Params.MODE_4208_3120
+    request.params.exposure_auto.value = True
+    params.set_camera_params(request)
+    cols, rows, bright = _hand_image(equipped_robot)
+    assert (cols, rows) == (4208, 3120)
+    assert bright == pytest.approx(auto, rel=0.1)
+    request.params.camera_mode = Params.MODE_640_480
+    params.set_camera_params(request)
+
+
+def test_ir_enable_disable(sim, robot):
+    ir = client(robot, IREnableDisableServiceClient)
+    ir.set_ir_enabled(False)
+    assert sim.ir.ir_enabled is False
+    ir.set_ir_enabled(True)
+    assert sim.ir.ir_enabled is True
+    unknown = ir_enable_disable_pb2.IREnableDisableRequest()  # neither ON nor OFF
+    with pytest.raises(sdk_errors.InvalidRequestError):
+        ir.call(ir._stub.IREnableDisable, unknown, error_from_response=common_header_errors)
+    assert sim.ir.ir_enabled is True  # a refused request changes nothing
+
+
+def test_ray_cast_hits_the_floor_and_boxes(sim, robot):
+    rays = client(robot, RayCastClient)
+    Hit = ray_cast_pb2.RayIntersection
+    down = rays.raycast((0, 0, 2), (0, 0, -1), [Hit.TYPE_GROUND_PLANE], frame_name="odom")
+    assert down.hits[0].distance_meters == pytest.approx(2.0, abs=1e-4)
+    # The red box spans x 2.2-2.8 at y 0.4-1.0, 0.8 m high: a ray along +x at y 0.7, z 0.4.
+    box = rays.raycast((0, 0.7, 0.4), (1, 0, 0), [Hit.TYPE_VOXEL_MAP], frame_name="odom")
+    assert box.hits[0].type == Hit.TYPE_VOXEL_MAP
+    assert box.hits[0].hit_position_in_hit_frame.x == pytest.approx(2.2, abs=1e-3)
+    body = rays.raycast((0, 0, 0), (0, 0, -1), [Hit.TYPE_GROUND_PLANE], frame_name="body")
+    assert body.hit_frame_name == "body" and body.hits[0].distance_meters > 0.1
+    with pytest.raises(RayCastUnknownFrameError):
+        rays.raycast((0, 0, 0), (0, 0, -1), [Hit.TYPE_GROUND_PLANE], frame_name="no_such_frame")
+
+
+def test_point_cloud_under_its_standard_name(sim, robot):
+    clouds = client(robot, PointCloudClient)
+    sources = [s.name for s in clouds.list_point_cloud_sources()]
+    assert sources == ["velodyne-point-cloud"]
+    (response,) = clouds.get_point_cloud_from_sources(sources)
+    assert response.point_cloud.num_points > 1000

@@ -1,11 +1,15 @@
-"""Perception conversions against straightforward reference implementations (hypothesis)."""
+"""Perception conversions against straightforward reference implementations (hypothesis),
+and camera names turned into image sources."""
 
 import struct
 
 import numpy as np
 import pytest
 import simplejpeg
-from bosdyn.api import image_pb2, point_cloud_pb2
+from bosdyn.api import (
+    image_pb2,
+    point_cloud_pb2,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rclpy.serialization import deserialize_message, serialize_message
@@ -13,6 +17,7 @@ from sensor_msgs.msg import CompressedImage, Image, PointCloud2, PointField
 
 from spot_driver.conversions import point_cloud, sensor_cdr
 from spot_driver.perception import images
+from spot_driver.perception.cameras import UnknownCameraError, camera_sources
 from spot_sim.perception import point_cloud_encoding
 
 PC = point_cloud_pb2.PointCloud
@@ -384,3 +389,12 @@ def test_the_front_cameras_stitch_into_the_virtual_camera_between_them():
     assert (stitched[~covered] == 0).all()
     with pytest.raises(ValueError, match="image 0 is 320x240"):
         stitcher.stitch([np.zeros((240, 320, 1), np.uint8)] * 2)
+
+
+def test_camera_sources_by_name():
+    front = camera_sources("frontleft")
+    assert (front.visual, front.depth) == ("frontleft_fisheye_image", "frontleft_depth")
+    assert camera_sources("hand", color=True).visual == "hand_color_image"
+    assert camera_sources("hand").visual == "hand_image"
+    with pytest.raises(UnknownCameraError, match="unknown camera 'nosuch'; Spot's cameras are"):
+        camera_sources("nosuch")

@@ -1,12 +1,14 @@
 """Acquisition on a link with a round trip (no ROS, no robot): the requests in flight follow a
 stream's round trip within its cap, a stalled call costs only its own tick, and a stream's
 answers are handled one at a time and published in order; the stream's health says why it
-falls short."""
+falls short; the driver's own added latency reaches /diagnostics; streams of one rate keep
+evenly spread phases."""
 
 import random
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from conftest import holds
@@ -218,3 +220,165 @@ def test_answers_are_handed_on_in_request_order_and_late_ones_given_up():
     assert not order.turn(late, 0.0)  # its turn is gone: dropped as overtaken
     order.done(late)
     assert order.turn(after, 0.0)
+
+
+def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
+    """Response received -> handled; failed handling is not a latency; diagnostics carry
+    p50 and p99."""
+    import time
+
+    from spot_driver.acquisition import Scheduler, Stream
+    from spot_driver.diagnostics.stream_health import StreamReading, stream_status
+
+    class Slow(Stream):
+        name = "slow"
+
+        def __init__(self) -> None:
+            super().__init__(rate_hz=50.0, report=lambda message: None)
+            self.calls = 0
+
+        def fetch(self):
+            return None
+
+        def handle(self, response) -> None:
+            self.calls += 1
+            if self.calls % 2:
+                raise ValueError("every other response is bad")
+            time.sleep(0.004)  # sleep: the stand-in robot's round trip
+
+    stream = Slow()
+    assert stream.stats.added_ms(0.5, 0.99) is None
+    scheduler = Scheduler([stream])
+    scheduler.start()
+    try:
+        deadline = time.monotonic() + 10
+        while len(stream.stats.added.samples) < 10 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        scheduler.stop()
+    handled = len(stream.stats.added.samples)
+    assert handled >= 10 and stream.stats.errors >= handled - 1
+    p50, p99 = stream.stats.added_ms(0.5, 0.99)
+    assert 4.0 <= p50 <= p99 < 1000.0
+    assert stream.stats.added_ms(0.5, window_s=1e-9) is None  # none that recent
+    status = stream_status("spot_driver: ", "hw", StreamReading(
+        "slow", 50.0, 25.0, True, (30.0, 45.0), 2, 2, 12, 0, 0, 5, added_ms=(p50, p99)))
+    values = {v.key: v.value for v in status.values}
+    assert float(values["added_latency_ms_p99"]) >= float(values["added_latency_ms_p50"]) >= 4
+
+def test_added_latency_keeps_only_the_windows_samples():
+    """Samples older than the window are dropped as new ones come: the kept ones stop
+    growing once the window is full (a driver's memory must not creep for minutes)."""
+    from spot_driver.acquisition import ADDED_LATENCY_WINDOW_S, StreamStats
+
+    stats = StreamStats()
+    period_ns = 10_000_000  # 100 Hz
+    window_samples = int(ADDED_LATENCY_WINDOW_S * 1e9) // period_ns
+    for i in range(3 * window_samples):
+        stats.record_added(i * period_ns, i * period_ns + 1_000_000)
+    assert window_samples <= len(stats.added.samples) <= window_samples + 1
+    assert stats.added.samples[0][0] >= (3 * window_samples - 1) * period_ns - \
+        int(ADDED_LATENCY_WINDOW_S * 1e9)
+
+def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
+    """A fetch that takes nearly two periods: two lanes keep the rate (one lane could not pass
+    22 Hz) with at most two requests out; a stream nobody wants is not fetched; a failing
+    fetch is reported and the stream goes on."""
+    import threading
+    import time
+
+    from spot_driver.acquisition import Scheduler, Stream
+
+    class Slow(Stream):
+        name = "slow"
+
+        def __init__(self, fail: bool = False, wanted: bool = True) -> None:
+            super().__init__(rate_hz=40.0, max_in_flight=2, report=self.reports.append)
+            self.fetched, self.most_out, self._out = 0, 0, 0
+            self._fail, self._wanted = fail, wanted
+            self._lock = threading.Lock()
+
+        reports: list = []
+
+        def wanted(self) -> bool:
+            return self._wanted
+
+        def fetch(self):
+            with self._lock:
+                self._out += 1
+                self.most_out = max(self.most_out, self._out)
+            time.sleep(0.045)  # sleep: the stand-in's round trip, 1.8 times the 25 ms period
+            with self._lock:
+                self._out -= 1
+                self.fetched += 1
+            if self._fail:
+                raise RuntimeError("camera gone")
+            return b"frame"
+
+        def handle(self, response) -> None:
+            self.stats.delivered += 1
+
+    slow, failing, unwanted = Slow(), Slow(fail=True), Slow(wanted=False)
+    scheduler = Scheduler([slow, failing, unwanted])
+    scheduler.start()
+    time.sleep(1.0)  # sleep: the span the scheduler runs for
+    scheduler.stop()
+    fetched = slow.fetched
+    assert holds(lambda: slow.fetched == fetched, 0.1)  # nothing after stop()
+    assert 30 <= slow.stats.delivered <= 42, slow.stats.delivered  # 40 Hz, not 1/45 ms
+    assert slow.most_out == 2
+    assert failing.stats.errors >= 20 and failing.stats.last_error == "camera gone"
+    assert unwanted.fetched == 0 and unwanted.stats.requested == 0
+
+def test_streams_of_one_rate_take_evenly_spread_turns():
+    from spot_driver.acquisition import phases
+
+    camera, lidar, state = 1 / 15, 0.1, 0.02
+    offsets = phases([camera] * 5 + [lidar, state])
+    cameras = sorted(offsets[:5])
+    assert cameras[0] == 0.0
+    assert np.allclose(np.diff(cameras), camera / 5)  # 13.3 ms apart, not bunched
+    assert all(0.0 <= o < p for o, p in zip(offsets, [camera] * 5 + [lidar, state], strict=True))
+    assert phases([]) == []
+
+def test_a_stream_keeps_its_phase_through_an_idle_spell_and_a_slow_call():
+    """Ticks stay on start + k * period after the stream was unwanted for a while and after
+    a call three and a half periods long (ticks are skipped, not shifted): a shifted stream
+    would run half a period off its ticks, while load only makes calls a little late."""
+    import time
+
+    from spot_driver.acquisition import Scheduler, Stream
+
+    period = 0.1
+
+    class Camera(Stream):
+        name = "camera"
+
+        def __init__(self) -> None:
+            super().__init__(rate_hz=1 / period, max_in_flight=1)
+            self.calls: list[float] = []
+            self.since = time.monotonic() + 0.33  # unwanted for 0.33 s
+
+        def wanted(self) -> bool:
+            return time.monotonic() >= self.since
+
+        def fetch(self):
+            self.calls.append(time.monotonic())
+            if len(self.calls) == 2:
+                time.sleep(3.5 * period)  # sleep: a call this late is what is tested
+
+        def handle(self, response) -> None:
+            pass
+
+    stream = Camera()
+    scheduler = Scheduler([stream])
+    start = time.monotonic()
+    scheduler.start()
+    deadline = start + 30.0
+    while len(stream.calls) < 12 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    scheduler.stop()
+    assert len(stream.calls) >= 12, stream.calls
+    errors = [((t - start) / period + 0.5) % 1.0 - 0.5 for t in stream.calls]  # in periods
+    assert abs(float(np.median(errors))) < 0.25, errors
+    assert stream.stats.skipped >= 2
