@@ -1,7 +1,7 @@
 """The documentation site (doc/, Sphinx) builds with no warning, its generated pages say what
 the registry and every launch file declare (a reference page per capability, with its
-parameters and the tests named for it), and a link to a page that does not exist fails the
-build."""
+parameters, its interfaces and the tests named for it), and a link to a page that does not
+exist fails the build."""
 
 import shutil
 import subprocess
@@ -35,6 +35,8 @@ def test_the_docs_build_with_no_warning_and_list_every_capability(tmp_path):
         section = capability.parameters
         for name in (p.name for p in (section.parameters if section is not None else ())):
             assert f">{name}<" in page, (capability.name, name)
+        if capability.readme:  # its section of the docs, topics, services and actions
+            assert "Interfaces<a class=\"headerlink\"" in page, capability.name
         tests = sorted((REPO / "test").glob(f"test_{capability.name}_*.py"))
         assert all(f">{t.name}<" in page for t in tests), capability.name
     started = (tmp_path / "generated" / "getting_started.html").read_text()

@@ -1,6 +1,7 @@
 """Pages written from the code when the docs build starts (``generated/``, not in git): a
-reference page per capability with its launch switch, nodes, parameters, health, simulator
-side and tests (from the driver's registry, the simulator's folders and the test files),
+reference page per capability with its launch switch, nodes, parameters, interfaces (its
+section of the docs), health, simulator side and tests (from the driver's registry, the docs,
+the simulator's folders and the test files),
 every launch file's arguments (from the files themselves), the examples package's README and
 the README's getting-started part.
 So these tables cannot drift from what the driver does."""
@@ -9,6 +10,7 @@ import ast
 import importlib.util
 import re
 import shutil
+from functools import partial
 from pathlib import Path
 
 from spot_driver import registry
@@ -41,19 +43,43 @@ def capability_page(capability: Capability) -> str:
     lines = [f"# {capability.name}", "", f"{capability.summary}.", "",
              f"Switch: {switch}. Node classes: {nodes} (executor `{capability.executor}`). "
              f"Code: `spot_driver/{capability.name}/`.", ""]
-    if capability.readme:
-        lines += [f"Its topics, services and actions: \"{capability.readme}\" in "
-                  "[The driver](../../driver.md).", ""]
     if capability.uses:
         lines += ["Uses the plain classes of: " + ", ".join(
             f"[{name}]({name}.md)" for name in capability.uses) + ".", ""]
     if capability.parameters is not None:
         lines += _parameters("Parameters", capability.parameters.parameters)
+    if capability.readme:
+        lines += _interfaces(capability.readme)
     if capability.health:
         lines += ["## Health", "", "Aspects it reports on `/diagnostics`: "
                   + ", ".join(f"`{aspect}`" for aspect in capability.health) + ".", ""]
     lines += _simulator(capability) + _tests(capability)
     return "\n".join(lines) + "\n"
+
+
+def _demoted(match: re.Match, shift: int) -> str:
+    """A heading of an embedded section, under the page's "Interfaces" (level 3 at least)."""
+    return "#" * max(3, len(match.group(1)) + shift) + " "
+
+
+def _interfaces(heading: str) -> list[str]:
+    """The capability's section of the docs (topics, services, actions and how they behave),
+    its links made relative to ``generated/capabilities/``; a whole page is linked instead."""
+    for page in sorted((REPO / "doc").glob("*.md")):
+        text = page.read_text()
+        match = re.search(rf"^(#+) {re.escape(heading)}\n", text, re.M)
+        if match is None:
+            continue
+        level = len(match.group(1))
+        title = f"[{page.stem.replace('_', ' ')}](../../{page.name})"
+        if level == 1:
+            return ["## Interfaces", "", f"See {title}.", ""]
+        end = re.compile(rf"^#{{1,{level}}} ", re.M).search(text, match.end())
+        body = text[match.end():end.start() if end else len(text)].strip("\n")
+        body = re.sub(r"\]\((?!https?:|#)([^)]+\.md)", r"](../../\1", body)
+        body = re.sub(r"^(#+) ", partial(_demoted, shift=2 - level), body, flags=re.M)
+        return ["## Interfaces", "", f"From {title}, \"{heading}\":", "", body, ""]
+    return []
 
 
 def _first_sentence(path: Path) -> str:
