@@ -3,11 +3,12 @@
 import itertools
 from dataclasses import dataclass, field
 
-from bosdyn.api import basic_command_pb2
+from bosdyn.api import basic_command_pb2, robot_command_pb2
 
 from spot_sim.body.mobility import Se2
 
 Feedback = basic_command_pb2.RobotCommandFeedbackStatus
+INVALID_REQUEST = robot_command_pb2.RobotCommandResponse.STATUS_INVALID_REQUEST
 
 # Mobility command kinds that count as full-body commands in feedback.
 FULL_BODY_KINDS = {"stop_fb", "freeze", "selfright", "safe_power_off", "battery_change_pose",
@@ -36,6 +37,11 @@ class CommandRejectedError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+def reject(message: str, status: int = INVALID_REQUEST):
+    """Refuse a command: raise CommandRejectedError with ``status`` (default INVALID_REQUEST)."""
+    raise CommandRejectedError(status, message)
 
 
 def finish(command: Command, status: int | None, now_ns: int) -> None:

@@ -8,14 +8,10 @@ from bosdyn.api import geometry_pb2, robot_command_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_sim.body.commands import CommandRejectedError
+from spot_sim.body.commands import reject
 from spot_sim.core.clock import timestamp_to_nsec
 
 Response = robot_command_pb2.RobotCommandResponse
-
-
-def reject(message: str, status: int = Response.STATUS_INVALID_REQUEST):
-    raise CommandRejectedError(status, message)
 
 
 def seconds(duration) -> float:

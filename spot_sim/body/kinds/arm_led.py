@@ -5,6 +5,7 @@ goal) and constrained manipulation (the hand moves a grasped object along its co
 import math
 
 from spot_sim.body import mobility
+from spot_sim.body.commands import reject
 from spot_sim.body.kinds.kind import (
     TIMED_OUT,
     Acceptance,
@@ -13,7 +14,6 @@ from spot_sim.body.kinds.kind import (
     expired,
     finite,
     present,
-    refuse,
     stand_up,
 )
 from spot_sim.core.clock import timestamp_to_nsec
@@ -65,7 +65,7 @@ def _step_follow_arm(robot, command, now: int) -> None:
 def _constrained_end(ctx: Acceptance, request) -> int:
     end_ns = timestamp_to_nsec(request.end_time)  # robot time, set by the caller
     if end_ns < ctx.now_ns:
-        refuse(Response.STATUS_EXPIRED, "end_time is in the past")
+        reject("end_time is in the past", Response.STATUS_EXPIRED)
     return end_ns
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from bosdyn.api import robot_command_pb2
 
 from spot_sim.body import mobility
-from spot_sim.body.commands import Command, CommandRejectedError, Feedback, finish
+from spot_sim.body.commands import Command, Feedback, finish, reject
 from spot_sim.body.mobility import Se2
 from spot_sim.core.clock import timestamp_to_nsec
 
@@ -30,10 +30,6 @@ class Acceptance:
     robot: Any
     clock_synced: bool
     now_ns: int
-
-
-def refuse(status: int, message: str) -> None:
-    raise CommandRejectedError(status, message)
 
 
 def no_end(ctx: Acceptance, request) -> None:
@@ -82,14 +78,14 @@ def end_time(ctx: Acceptance, request, *, horizon: bool = False) -> int:
     """A walking command's end time (client time turned robot time by the SDK): required,
     from a time-synced clock, not past, and (``horizon``) at most 30 s ahead."""
     if not request.HasField("end_time"):
-        refuse(Response.STATUS_INVALID_REQUEST, "end_time is required")
+        reject("end_time is required", Response.STATUS_INVALID_REQUEST)
     if not ctx.clock_synced:
-        refuse(Response.STATUS_NO_TIMESYNC, "no time sync for this clock identifier")
+        reject("no time sync for this clock identifier", Response.STATUS_NO_TIMESYNC)
     end_ns = timestamp_to_nsec(request.end_time)
     if end_ns < ctx.now_ns:
-        refuse(Response.STATUS_EXPIRED, "end_time is in the past")
+        reject("end_time is in the past", Response.STATUS_EXPIRED)
     if horizon and end_ns - ctx.now_ns > MAX_VELOCITY_HORIZON_NS:
-        refuse(Response.STATUS_TOO_DISTANT, "end_time is too far ahead")
+        reject("end_time is too far ahead", Response.STATUS_TOO_DISTANT)
     return end_ns
 
 
@@ -101,12 +97,12 @@ def frame_pose(robot, frame: str) -> Se2:
         return mobility.inverse(robot.base.vision_odom)
     if frame in ("body", "flat_body"):
         return robot.base.odom_body
-    refuse(Response.STATUS_UNKNOWN_FRAME, f"unknown frame {frame!r}")
+    reject(f"unknown frame {frame!r}", Response.STATUS_UNKNOWN_FRAME)
 
 
 def finite(values, what: str) -> None:
     if not all(math.isfinite(v) for v in values):
-        refuse(Response.STATUS_INVALID_REQUEST, f"{what} is not finite")
+        reject(f"{what} is not finite", Response.STATUS_INVALID_REQUEST)
 
 
 def expired(robot, command: Command, now_ns: int, status: int | None) -> bool:

@@ -7,13 +7,13 @@ import math
 from bosdyn.api import basic_command_pb2 as basic
 
 from spot_sim.body import kinematics, mobility
+from spot_sim.body.commands import reject
 from spot_sim.body.kinds.kind import (
     Acceptance,
     Kind,
     Response,
     end_time,
     frame_pose,
-    refuse,
     settled_in_place,
     stand_up,
 )
@@ -29,7 +29,7 @@ def _reachable(ctx: Acceptance, request) -> dict:
     stance = request.stance
     missing = [foot for foot in FEET if foot not in stance.foot_positions]
     if missing:
-        refuse(Response.STATUS_INVALID_REQUEST, f"stance needs positions for feet {missing}")
+        reject(f"stance needs positions for feet {missing}", Response.STATUS_INVALID_REQUEST)
     frame = frame_pose(ctx.robot, stance.se2_frame_name or "odom")
     body = ctx.robot.base.odom_body
     nominal = kinematics.foot_positions_in_body(
@@ -38,7 +38,7 @@ def _reachable(ctx: Acceptance, request) -> dict:
     for index, foot in enumerate(FEET):
         position = stance.foot_positions[foot]
         if not (math.isfinite(position.x) and math.isfinite(position.y)):
-            refuse(Response.STATUS_INVALID_REQUEST, f"foot {foot} position is not finite")
+            reject(f"foot {foot} position is not finite", Response.STATUS_INVALID_REQUEST)
         in_odom = mobility.compose(frame, Se2(position.x, position.y, 0.0))
         in_body = mobility.compose(mobility.inverse(body), in_odom)
         if math.hypot(in_body.x - nominal[index][0], in_body.y - nominal[index][1]) > \

@@ -6,6 +6,7 @@ import math
 from bosdyn.api import basic_command_pb2 as basic
 
 from spot_sim.body import mobility
+from spot_sim.body.commands import reject
 from spot_sim.body.kinds.kind import (
     TIMED_OUT,
     Acceptance,
@@ -16,7 +17,6 @@ from spot_sim.body.kinds.kind import (
     finite,
     frame_pose,
     present,
-    refuse,
     stand_up,
 )
 from spot_sim.body.mobility import Se2
@@ -47,7 +47,7 @@ def _goal(ctx: Acceptance, request) -> dict:
     """The trajectory's last pose, in odom."""
     points = request.trajectory.points
     if not points:
-        refuse(Response.STATUS_INVALID_REQUEST, "trajectory has no points")
+        reject("trajectory has no points", Response.STATUS_INVALID_REQUEST)
     pose = points[-1].pose
     values = (pose.position.x, pose.position.y, pose.angle)
     finite(values, "goal")
