@@ -24,18 +24,19 @@ setup:
 ros-tools: setup
 	@scripts/ros_tools.sh $(ARGS)
 
-# Nav2 (Jazzy) on top of ros-tools: the servers launch/nav2.launch.py starts and the plugins
-# config/nav2_params.yaml names (about 35 min on 2 cores the first time). ARGS as for ros-tools.
+# Nav2 (Jazzy) on top of ros-tools: the servers spot_driver/launch/nav2.launch.py starts and
+# the plugins spot_driver/config/nav2_params.yaml names (about 35 min on 2 cores the first
+# time). ARGS as for ros-tools.
 nav2-tools: ros-tools
 	@LAYER=nav2 scripts/ros_tools.sh $(ARGS)
 
 lint: setup
-	@.venv/bin/ruff check spot_driver spot_sim test scripts benchmarks launch examples doc
+	@.venv/bin/ruff check spot_driver spot_sim spot_driver_examples test scripts benchmarks doc
 
-# config/spot_driver.yaml from the parameters the driver declares (spot_driver/config_file.py).
+# spot_driver/config/spot_driver.yaml from the parameters the driver declares (config_file.py).
 config: setup
 	@.venv/bin/python -c "from spot_driver import config_file, registry; \
-	open('config/spot_driver.yaml', 'w').write(config_file.render(list(registry.SECTIONS)))"
+	open('spot_driver/config/spot_driver.yaml', 'w').write(config_file.render(list(registry.SECTIONS)))"
 
 # The documentation site (doc/, Sphinx; warnings are errors) into doc/_build/html.
 docs: setup

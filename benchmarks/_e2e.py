@@ -97,7 +97,7 @@ def start_driver(port: int, ca: str, params: dict, namespace: str = "",
     if source is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(source), env.get("PYTHONPATH", "")])
     args = [sys.executable, "-m", module, "--ros-args", "--params-file",
-            str(REPO / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
+            str(REPO / "spot_driver" / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
             "-p", f"port:={port}", "-p", f"certificate:={ca}"]
     for key, value in params.items():
         args += ["-p", f"{key}:={value}"]

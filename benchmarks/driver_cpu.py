@@ -30,7 +30,7 @@ def main() -> dict:
                    BOSDYN_CLIENT_PASSWORD="bench-password")
         driver = subprocess.Popen(
             [sys.executable, "-m", "spot_driver", "--ros-args", "--params-file",
-             str(REPO / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
+             str(REPO / "spot_driver" / "config" / "spot_driver.yaml"), "-p", "hostname:=127.0.0.1",
              "-p", f"port:={sim.port}", "-p", f"certificate:={sim.ca_cert}",
              "-p", "robot_state_rate:=50.0", *EXTRA_ARGS, "--log-level", "warn"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -35,7 +35,7 @@ from std_srvs.srv import Trigger
 # a first version's return goals failed, the footprint hitting the box as it turned), and back
 GOALS = ((4.0, 0.7, 0.0), (0.0, 0.0, math.pi))
 ROUND_TRIPS = 3
-PARAMS = yaml.safe_load((_e2e.REPO / "config" / "nav2_params.yaml").read_text())
+PARAMS = yaml.safe_load((_e2e.REPO / "spot_driver" / "config" / "nav2_params.yaml").read_text())
 SERVERS = ("controller_server", "smoother_server", "planner_server", "behavior_server",
            "bt_navigator", "waypoint_follower", "velocity_smoother", "collision_monitor",
            "local_costmap/local_costmap", "global_costmap/global_costmap")

@@ -37,9 +37,10 @@ if [ -z "${ROS_DOMAIN_ID:-}" ]; then
 fi
 export ROS_LOG_DIR="$_SPOT_ROOT/.work/ros_log"
 export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
-export PYTHONPATH="$_SPOT_ROOT${PYTHONPATH:+:$PYTHONPATH}"
+# The packages' source trees first: an edit takes effect without a rebuild.
+export PYTHONPATH="$_SPOT_ROOT/spot_driver:$_SPOT_ROOT/spot_sim:$_SPOT_ROOT/spot_driver_examples${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$ROS_LOG_DIR"
 unset _spot_nounset
 # Large messages (images, clouds) need a bigger Fast DDS shared-memory segment.
-export FASTRTPS_DEFAULT_PROFILES_FILE="${FASTRTPS_DEFAULT_PROFILES_FILE:-$_SPOT_ROOT/config/fastdds_shm.xml}"
-export FASTDDS_DEFAULT_PROFILES_FILE="${FASTDDS_DEFAULT_PROFILES_FILE:-$_SPOT_ROOT/config/fastdds_shm.xml}"
+export FASTRTPS_DEFAULT_PROFILES_FILE="${FASTRTPS_DEFAULT_PROFILES_FILE:-$_SPOT_ROOT/spot_driver/config/fastdds_shm.xml}"
+export FASTDDS_DEFAULT_PROFILES_FILE="${FASTDDS_DEFAULT_PROFILES_FILE:-$_SPOT_ROOT/spot_driver/config/fastdds_shm.xml}"

@@ -407,7 +407,7 @@ def nav2_goal() -> str:
 
 def payload_ports() -> str:
     """The ports a payload listens on (from the port plan the launch checks, not a benchmark)."""
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "spot_driver"))  # the spot_driver package's folder
     from spot_driver.network import ports
 
     rows = []

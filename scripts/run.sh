@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: the simulated Spot on 127.0.0.1 and the driver connected to it.
 # Where `ros2 launch` is available (an apt ROS, or the kit scripts/setup.sh builds) this is
-# exactly what users run: `ros2 launch spot_driver spot_sim.launch.py`, with extra arguments as
+# exactly what users run: `ros2 launch spot_sim spot_sim.launch.py`, with extra arguments as
 # launch arguments (e.g. `make run ARGS="arm:=true robot_name:=spot1"`). Without it, the
 # console scripts are started directly and extra arguments go to the driver
 # (e.g. `make run ARGS="-p tf_root:=vision"`).
@@ -17,8 +17,8 @@ SPOT_SIM_PASSWORD="$(python -c 'import secrets; print(secrets.token_urlsafe(18))
 export SPOT_SIM_USERNAME SPOT_SIM_PASSWORD
 
 if command -v ros2 >/dev/null 2>&1 && python -c 'import launch_ros' 2>/dev/null; then
-  echo "[run] ros2 launch spot_driver spot_sim.launch.py (ROS_DOMAIN_ID=$ROS_DOMAIN_ID)"
-  exec ros2 launch spot_driver spot_sim.launch.py certs_dir:="$CERTS" "$@"
+  echo "[run] ros2 launch spot_sim spot_sim.launch.py (ROS_DOMAIN_ID=$ROS_DOMAIN_ID)"
+  exec ros2 launch spot_sim spot_sim.launch.py certs_dir:="$CERTS" "$@"
 fi
 
 SIM_OUT="$ROOT/.work/sim.out"
@@ -34,6 +34,6 @@ port="$(sed -n 's/^spot-sim listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$SIM_OUT")
 echo "[run] simulated Spot on 127.0.0.1:$port (ROS_DOMAIN_ID=$ROS_DOMAIN_ID)"
 
 BOSDYN_CLIENT_USERNAME="$SPOT_SIM_USERNAME" BOSDYN_CLIENT_PASSWORD="$SPOT_SIM_PASSWORD" \
-  python -m spot_driver --ros-args --params-file config/spot_driver.yaml \
+  python -m spot_driver --ros-args --params-file spot_driver/config/spot_driver.yaml \
     -p hostname:=127.0.0.1 -p port:="$port" -p certificate:="$CERTS/ca.crt" \
     -p estop_endpoint:=true "$@"

@@ -11,7 +11,7 @@ from collision_matrix import CollisionModel, disabled_pairs
 
 from spot_driver.description.robot_model import robot_description
 
-SRDF = Path(__file__).resolve().parent.parent / "config" / "moveit" / "spot.srdf"
+SRDF = Path(__file__).resolve().parent.parent / "spot_driver" / "config" / "moveit" / "spot.srdf"
 SAMPLES, SEED = 2000, 0  # what test/test_description_moveit_units.py regenerates and compares
 
 

@@ -12,7 +12,7 @@
 # keystore's public/ and that one enclave only (never the CA's private key).
 set -euo pipefail
 KEYSTORE="${1:?usage: sros2_keystore.sh KEYSTORE_DIR}"
-DDS="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/config/dds"
+DDS="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/spot_driver/config/dds"
 [ -f "$DDS/spot_policy.xml" ] || DDS="$(ros2 pkg prefix spot_driver)/share/spot_driver/config/dds"
 command -v ros2 >/dev/null && ros2 security --help >/dev/null 2>&1 \
   || { echo "sros2_keystore.sh: 'ros2 security' not found (install ros-<distro>-sros2)" >&2; exit 2; }

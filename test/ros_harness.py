@@ -27,7 +27,8 @@ from spot_driver.action_client import ActionClient
 from spot_sim.body.mobility import Se2
 
 REPO = Path(__file__).resolve().parent.parent
-CONFIG = REPO / "config" / "spot_driver.yaml"
+DRIVER_PKG = REPO / "spot_driver"  # the spot_driver package's folder
+CONFIG = DRIVER_PKG / "config" / "spot_driver.yaml"
 DISCOVERY_SETTLE_S = 0.5  # a new client's wait when its server offers no parameter service
 DISCOVERY_PROBE_S = 1.0  # a discovery probe is resent this often until answered
 DISCOVERY_SLOW_S = 5.0  # discovery slower than this is reported

@@ -34,7 +34,7 @@ stamp("state_received", 0.05); stamp("odometry_published", 0.05)
 def stamp_in_a_process(env_folder: Path) -> float:
     """Run STAMPER in a new process; the monotonic time (this process's clock) its steps
     count from, given once it has imported everything."""
-    env = {"PYTHONPATH": str(REPO)}
+    env = {"PYTHONPATH": f"{REPO / 'spot_driver'}:{REPO / 'spot_sim'}"}  # the packages' folders
     env["SPOT_STAGE_STAMPS"] = str(env_folder)
     child = subprocess.Popen([sys.executable, "-c", STAMPER], env=env, cwd=REPO, text=True,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -23,6 +23,7 @@ from spot_driver.state.pipeline import StatePipeline, model_frames
 from spot_sim.state.frame_tree import build_snapshot, robot_state_view, sensor_view
 
 REPO = Path(__file__).resolve().parent.parent
+DRIVER_PKG = REPO / "spot_driver"  # the spot_driver package\'s folder
 # spot_ros2's model (spot_macro.xacro, spot_arm_macro.urdf): its names for the arm's links and
 # the frames it has beyond the robot's, with their fixed poses in body
 SPOT_ROS2_ARM = {"arm_link_sh0", "arm_link_sh1", "arm_link_hr0", "arm_link_el0",
@@ -115,7 +116,7 @@ def test_a_hand_camera_hangs_from_spot_ros2s_wrist():
 def test_moveit_names_only_links_the_model_has(names):
     """The SRDF rendered for the naming names links of the model rendered for it."""
     links = set(model(True, names, "spot1/").link_map)
-    text = (REPO / "config" / "moveit" / "spot.srdf").read_text()
+    text = (DRIVER_PKG / "config" / "moveit" / "spot.srdf").read_text()
     srdf = ET.fromstring(moveit_config.srdf(text, "spot1/", "odom", names))
     named = {element.get(attribute) for element in srdf.iter()
              for attribute in ("link", "link1", "link2", "base_link", "tip_link",

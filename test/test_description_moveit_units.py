@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 import yaml
-from ros_harness import REPO
+from ros_harness import DRIVER_PKG, REPO
 
 from spot_driver.description import moveit_config
 from spot_driver.description.robot_model import robot_description
@@ -21,7 +21,7 @@ from spot_sim.manipulation import arm_kinematics
 sys.path.insert(0, str(REPO / "scripts"))  # the collision matrix is a development tool
 from collision_matrix import CollisionModel, checked_pairs, disabled_pairs
 
-MOVEIT = REPO / "config" / "moveit"
+MOVEIT = DRIVER_PKG / "config" / "moveit"
 # moveit_ros/move_group/src/move_group.cpp and planning_pipeline_parameters.yaml (2.12.4):
 # move_group reads planning_pipelines and default_planning_pipeline; each pipeline namespace
 # needs planning_plugins (default ["UNKNOWN"]: "Planning plugin name is empty or not defined")
@@ -61,7 +61,7 @@ def test_the_planning_pipeline_is_what_move_group_jazzy_loads():
     arm = pipeline["arm"]
     assert set(arm["planner_configs"]) <= set(configs)
     assert arm["default_planner_config"] in configs
-    launch = (REPO / "launch" / "moveit.launch.py").read_text()
+    launch = (DRIVER_PKG / "launch" / "moveit.launch.py").read_text()
     for key in ('"planning_pipelines": ["ompl"]', '"default_planning_pipeline": "ompl"',
                 '"ompl": moveit_config.ompl('):
         assert key in launch

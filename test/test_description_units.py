@@ -24,6 +24,7 @@ from spot_sim.body import kinematics
 from spot_sim.manipulation import arm_kinematics
 
 REPO = Path(__file__).resolve().parent.parent
+DRIVER_PKG = REPO / "spot_driver"  # the spot_driver package\'s folder
 LEG_NAMES = ("front_left", "front_right", "rear_left", "rear_right")
 # ROS packages used by name (launch Node(package=...)) or not registered in the wheels' index.
 ROS_BY_NAME = {"launch", "launch_ros", "xacro", "robot_state_publisher", "rviz2",
@@ -104,7 +105,7 @@ def test_urdf_forward_kinematics_equals_the_simulated_robot(seed=3):
 # ---------------------------------------------------------------------------------- MoveIt
 def test_moveit_files_name_only_what_the_model_has():
     model = load(True)
-    srdf = ET.parse(REPO / "config" / "moveit" / "spot.srdf").getroot()
+    srdf = ET.parse(DRIVER_PKG / "config" / "moveit" / "spot.srdf").getroot()
     links, joints = set(model.link_map), set(model.joint_map)
     for chain in srdf.iter("chain"):
         assert chain.get("base_link") in links and chain.get("tip_link") in links
@@ -116,15 +117,15 @@ def test_moveit_files_name_only_what_the_model_has():
         assert element.get("parent_link") in links
     for element in srdf.iter("passive_joint"):
         assert element.get("name") in joints
-    controllers = yaml.safe_load((REPO / "config/moveit/moveit_controllers.yaml").read_text())
+    controllers = yaml.safe_load((DRIVER_PKG / "config/moveit/moveit_controllers.yaml").read_text())
     manager = controllers["moveit_simple_controller_manager"]
     for name in manager["controller_names"]:
         for joint in manager[name]["joints"]:
             assert joint in model.actuated_joint_names
-    limits = yaml.safe_load((REPO / "config/moveit/joint_limits.yaml").read_text())
+    limits = yaml.safe_load((DRIVER_PKG / "config/moveit/joint_limits.yaml").read_text())
     assert set(limits["joint_limits"]) == {j for j in model.actuated_joint_names
                                            if j.startswith("arm_")}
-    assert yaml.safe_load((REPO / "config/moveit/kinematics.yaml").read_text())["arm"]
+    assert yaml.safe_load((DRIVER_PKG / "config/moveit/kinematics.yaml").read_text())["arm"]
 
 
 # ---------------------------------------------------------------------------------- Nav2
@@ -133,7 +134,7 @@ def _footprint(text: str) -> np.ndarray:
 
 
 def test_nav2_footprint_covers_the_model_and_velocities_are_within_the_clamps():
-    nav2 = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
+    nav2 = yaml.safe_load((DRIVER_PKG / "config" / "nav2_params.yaml").read_text())
     model = load(True)
     standing = dict(zip(sim_joint_names(False),
                         kinematics.leg_joint_positions(kinematics.STAND_HEIGHT), strict=True))
@@ -157,7 +158,7 @@ def test_nav2_footprint_covers_the_model_and_velocities_are_within_the_clamps():
         assert np.all(footprint.min(axis=0) <= low) and np.all(footprint.max(axis=0) >= high)
         assert np.all(footprint.max(axis=0) - high <= 0.15)  # not much larger than the robot
         assert params["robot_base_frame"] == "flat_body"  # body at rest: the same outline
-    driver = yaml.safe_load((REPO / "config" / "spot_driver.yaml").read_text())
+    driver = yaml.safe_load((DRIVER_PKG / "config" / "spot_driver.yaml").read_text())
     clamps = driver["/**"]["ros__parameters"]
     dwb = nav2["controller_server"]["ros__parameters"]["FollowPath"]
     assert dwb["max_vel_x"] <= clamps["max_linear_velocity_x"]
@@ -171,7 +172,7 @@ def test_nav2_footprint_covers_the_model_and_velocities_are_within_the_clamps():
 def nav2_topics_and_frames() -> tuple[set[str], set[str]]:
     """Every topic and frame the Nav2 example names (checked against a running driver in
     test_description_e2e)."""
-    nav2 = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
+    nav2 = yaml.safe_load((DRIVER_PKG / "config" / "nav2_params.yaml").read_text())
     topics, frames = set(), set()
 
     def walk(node) -> None:
@@ -193,14 +194,14 @@ def nav2_topics_and_frames() -> tuple[set[str], set[str]]:
 
 def rviz_topics() -> set[str]:
     """The topics RViz shows, resolved in a robot without namespace."""
-    return {"/" + t for t in rviz_config.topics((REPO / "rviz" / "spot.rviz").read_text())
+    return {"/" + t for t in rviz_config.topics((DRIVER_PKG / "rviz" / "spot.rviz").read_text())
             if t != "goal_pose"}
 
 
 def test_rviz_follows_the_robot_name():
     """Relative topics (RViz runs in the robot's namespace), frames with the robot's prefix,
     and displays that use only fields the driver publishes (its clouds are x, y, z only)."""
-    template = (REPO / "rviz" / "spot.rviz").read_text()
+    template = (DRIVER_PKG / "rviz" / "spot.rviz").read_text()
     assert all(not topic.startswith("/") for topic in rviz_config.topics(template))
     config = yaml.safe_load(rviz_config.render(template, "spot1/", "vision"))
     manager = config["Visualization Manager"]
@@ -214,12 +215,12 @@ def test_rviz_follows_the_robot_name():
 def test_rviz_across_a_link_takes_the_compressed_images():
     """Payload network modes and operator.launch.py: image displays on the robot's JPEG
     (image_transport reads the transport from the topic's last name); the rest unchanged."""
-    template = (REPO / "rviz" / "spot.rviz").read_text()
+    template = (DRIVER_PKG / "rviz" / "spot.rviz").read_text()
     local = rviz_config.topics(rviz_config.render(template, "spot1/"))
     remote = rviz_config.topics(rviz_config.render(template, "spot1/", compressed=True))
     assert "camera/frontleft/image" in local
     assert remote == local - {"camera/frontleft/image"} | {"camera/frontleft/image/compressed"}
-    launch = (REPO / "launch" / "operator.launch.py").read_text()
+    launch = (DRIVER_PKG / "launch" / "operator.launch.py").read_text()
     assert "compressed=True" in launch and "additional_env=env" in launch
 
 
@@ -244,23 +245,38 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-def test_package_xml_declares_every_ros_package_used():
-    root = ET.parse(REPO / "package.xml").getroot()
-    declared = {e.text for e in root if e.tag in ("depend", "exec_depend", "build_depend")}
-    ros = _ament_packages() | ROS_BY_NAME
-    files = [*sorted((REPO / "spot_driver").rglob("*.py")), *sorted((REPO / "launch").glob("*.py"))]
+# Each package's sources: its Python package and its launch files.
+PACKAGES = ("spot_driver", "spot_sim", "spot_driver_examples")
+
+
+def _sources(package: str) -> list[Path]:
+    folder = REPO / package
+    return [*sorted((folder / package).rglob("*.py")), *sorted(folder.glob("launch/*.py"))]
+
+
+def _declared(package: str, tags: tuple[str, ...]) -> set[str]:
+    root = ET.parse(REPO / package / "package.xml").getroot()
+    return {e.text for e in root if e.tag in tags}
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_package_xml_declares_every_ros_package_used(package):
+    declared = _declared(package, ("depend", "exec_depend", "build_depend"))
+    ros = _ament_packages() | ROS_BY_NAME | set(PACKAGES) | {"spot_msgs"}
     used = set()
-    for path in files:
+    for path in _sources(package):
         used |= _imports(path) & ros
-        used |= set(re.findall(r'package="([a-z0-9_]+)"', path.read_text())) - {"spot_driver"}
-    used.discard("spot_driver")
+        used |= set(re.findall(r'package="([a-z0-9_]+)"', path.read_text()))
+    used.discard(package)
     assert used, "no ROS package found: is AMENT_PREFIX_PATH set (scripts/env.sh)?"
-    assert {"rclpy", "control_msgs", "trajectory_msgs", "robot_state_publisher"} <= used
-    assert used <= declared, f"package.xml lacks {sorted(used - declared)}"
+    assert used <= declared, f"{package}/package.xml lacks {sorted(used - declared)}"
+    if package == "spot_driver":
+        assert {"rclpy", "control_msgs", "trajectory_msgs", "robot_state_publisher"} <= used
+    assert "spot_sim" not in declared or package != "spot_driver"  # the driver never needs it
 
 
-# Third-party Python modules the driver, the simulator and the launch files import, as rosdep
-# keys; the pip-only ones are named in package.xml's comment and the README.
+# Third-party Python modules the packages and their launch files import, as rosdep keys; the
+# pip-only ones are named in package.xml's comment and the README.
 ROSDEP_KEYS = {"numpy": "python3-numpy", "yaml": "python3-yaml", "grpc": "python3-grpcio",
                "cryptography": "python3-cryptography", "transforms3d": "python3-transforms3d",
                "scipy": "python3-scipy", "jwt": "python3-jwt", "google": "python3-protobuf",
@@ -268,21 +284,20 @@ ROSDEP_KEYS = {"numpy": "python3-numpy", "yaml": "python3-yaml", "grpc": "python
 PIP_ONLY = {"bosdyn", "simplejpeg"}
 
 
-def test_package_xml_declares_every_python_dependency():
-    root = ET.parse(REPO / "package.xml").getroot()
-    declared = {e.text for e in root if e.tag in ("depend", "exec_depend")}
-    comment = (REPO / "package.xml").read_text()
-    ros = _ament_packages() | ROS_BY_NAME | {"spot_driver", "spot_sim", "spot_msgs"}
-    files = [*(REPO / "spot_driver").rglob("*.py"), *(REPO / "spot_sim").rglob("*.py"),
-             *(REPO / "launch").glob("*.py")]
-    third_party = set().union(*(_imports(path) for path in files)) \
+@pytest.mark.parametrize("package", PACKAGES)
+def test_package_xml_declares_every_python_dependency(package):
+    declared = _declared(package, ("depend", "exec_depend"))
+    comment = (REPO / package / "package.xml").read_text()
+    ros = _ament_packages() | ROS_BY_NAME | set(PACKAGES) | {"spot_msgs"}
+    third_party = set().union(*(_imports(path) for path in _sources(package))) \
         - ros - set(sys.stdlib_module_names)
     assert third_party <= set(ROSDEP_KEYS) | PIP_ONLY, sorted(third_party)
     for module in third_party - PIP_ONLY:
-        assert ROSDEP_KEYS[module] in declared, f"package.xml lacks {ROSDEP_KEYS[module]}"
+        assert ROSDEP_KEYS[module] in declared, f"{package}/package.xml lacks {ROSDEP_KEYS[module]}"
     for module in PIP_ONLY & third_party:
-        assert module.replace("bosdyn", "bosdyn-client") in comment, module
-    assert "moveit_ros_visualization" in declared  # the MoveIt RViz option
+        assert module.replace("bosdyn", "bosdyn-client") in comment, (package, module)
+    if package == "spot_driver":
+        assert "moveit_ros_visualization" in declared  # the MoveIt RViz option
 
 
 def test_rendered_file_holds_the_rendering_for_the_prefix(tmp_path):

@@ -46,7 +46,7 @@ def test_the_docs_build_with_no_warning_and_list_every_capability(tmp_path):
     migration = (tmp_path / "migration.html").read_text()
     assert migration.count("<tr") > 100  # its tables are tables
     arguments = (tmp_path / "generated" / "launch_arguments.html").read_text()
-    for launch_file in sorted((REPO / "launch").glob("*.launch.py")):
+    for launch_file in generated_pages.launch_files():
         assert f"{launch_file.name}<a class=\"headerlink\"" in arguments, launch_file.name
         for argument in generated_pages.declared_arguments(launch_file):
             assert f">{argument.name}<" in arguments, (launch_file.name, argument.name)

@@ -24,7 +24,7 @@ from conftest import MISSING, PASSWORD, USERNAME, running_sim, wait_for
 from spot_msgs.srv import GetInverseKinematics
 from spot_sim.body.mobility import Se2
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parent.parent / "spot_driver_examples"
 HELPERS = {"__init__", "spot", "joint_stream"}
 RUN_TIMEOUT_S = 120.0
 SAMPLE_S = 0.05

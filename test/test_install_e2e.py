@@ -1,6 +1,8 @@
-"""The package as a user's plain ``colcon build`` installs it (no --symlink-install): every
-module and data file is installed, and the driver and the simulator start from the install
-space alone, with the source tree off the path."""
+"""The packages as a user's plain ``colcon build`` of the repository finds and installs them
+(no --symlink-install, no --paths): spot_driver, spot_sim and spot_driver_examples are
+siblings and the root is no package; every module and data file is installed, and the driver
+and the simulator start from the install space alone, with the source tree off the path.
+(spot_msgs is built by colcon in scripts/setup.sh and found there, not built twice.)"""
 
 import os
 import shutil
@@ -8,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from ros_harness import REPO, RosClient
@@ -15,54 +18,77 @@ from sensor_msgs.msg import JointState
 
 from conftest import PASSWORD, USERNAME
 
+PACKAGES = ("spot_driver", "spot_sim", "spot_driver_examples")
+
 
 @pytest.fixture(scope="module")
 def install(tmp_path_factory):
     base = tmp_path_factory.mktemp("plain_colcon")
     colcon = shutil.which("colcon")
     assert colcon, "colcon is not installed (scripts/setup.sh installs it)"
+    found = subprocess.run([colcon, "list", "--names-only", "--base-paths", str(REPO)],
+                           capture_output=True, text=True, timeout=120, cwd=base)
+    assert found.returncode == 0, found.stderr
+    # the packages a plain `colcon build` at the root finds (compat/ steps aside: COLCON_IGNORE)
+    assert sorted(found.stdout.split()) == sorted([*PACKAGES, "spot_msgs"]), found.stdout
     result = subprocess.run(
-        [colcon, "--log-base", str(base / "log"), "build", "--paths", str(REPO),
+        [colcon, "--log-base", str(base / "log"), "build", "--base-paths", str(REPO),
+         "--packages-select", *PACKAGES,
          "--build-base", str(base / "build"), "--install-base", str(base / "install"),
          "--event-handlers", "console_cohesion-", "status-"],
         capture_output=True, text=True, timeout=300, cwd=base)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return base / "install" / "spot_driver"
+    return base / "install"
 
 
-def _env(prefix) -> dict:
-    """The environment with the repository's own spot_driver (source tree, symlink install)
-    replaced by the plain install at ``prefix``."""
-    site = next(prefix.glob("lib/python3*/site-packages"))
+def _site(prefix: Path) -> Path:
+    return next(prefix.glob("lib/python3*/site-packages"))
+
+
+def _env(install: Path) -> dict:
+    """The environment with the repository's own packages (source trees, symlink install)
+    replaced by the plain install at ``install`` (one prefix per package, as colcon's
+    isolated layout has them)."""
+    ours = [str(REPO / package) for package in PACKAGES]
+
     def theirs(variable: str) -> list[str]:
         return [p for p in os.environ.get(variable, "").split(os.pathsep)
-                if p and p != str(REPO) and not p.startswith(str(REPO / "install" / "spot_driver"))]
+                if p and p != str(REPO) and p not in ours
+                and not any(p.startswith(str(REPO / "install" / package)) for package in PACKAGES)]
 
+    prefixes = [install / package for package in PACKAGES]
     path, ament = theirs("PYTHONPATH"), theirs("AMENT_PREFIX_PATH")
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *path]),
-                AMENT_PREFIX_PATH=os.pathsep.join([str(prefix), *ament]), PYTHONUNBUFFERED="1")
+    return dict(os.environ,
+                PYTHONPATH=os.pathsep.join([*(str(_site(p)) for p in prefixes), *path]),
+                AMENT_PREFIX_PATH=os.pathsep.join([*map(str, prefixes), *ament]),
+                PYTHONUNBUFFERED="1")
 
 
 def test_every_module_and_data_file_is_installed(install, tmp_path):
-    site = next(install.glob("lib/python3*/site-packages"))
-    for package in ("spot_driver", "spot_sim"):
-        sources = {p.relative_to(REPO).as_posix() for p in (REPO / package).rglob("*")
+    for package in ("spot_driver", "spot_sim", "spot_driver_examples"):
+        source, site = REPO / package / package, _site(install / package)
+        sources = {p.relative_to(source).as_posix() for p in source.rglob("*")
                    if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts}
-        installed = {p.relative_to(site).as_posix() for p in (site / package).rglob("*")
-                     if p.suffix in (".py", ".yaml")}
-        assert sources <= installed, f"not installed: {sorted(sources - installed)}"
-    share = install / "share" / "spot_driver"
+        installed = {p.relative_to(site / package).as_posix()
+                     for p in (site / package).rglob("*") if p.suffix in (".py", ".yaml")}
+        assert sources <= installed, f"{package}: not installed: {sorted(sources - installed)}"
+        assert (install / package / "share" / package / "package.xml").is_file(), package
+    share = install / "spot_driver" / "share" / "spot_driver"
     for name in ("launch/spot_driver.launch.py", "config/spot_driver.yaml",
-                 "urdf/spot.urdf.xacro", "rviz/spot.rviz", "package.xml"):
+                 "urdf/spot.urdf.xacro", "rviz/spot.rviz"):
         assert (share / name).is_file(), name
+    assert (install / "spot_sim" / "share" / "spot_sim" / "launch" / "spot_sim.launch.py").is_file()
     where = subprocess.run(
         [sys.executable, "-c", "import spot_driver.registry as r, spot_sim; "
-         "print(r.__file__); print(spot_sim.__file__); "
+         "from spot_sim.body import model; "
+         "print(r.__file__); print(spot_sim.__file__); print(model.geometry_file()); "
          "print([n for c in r.CAPABILITIES for n in c.nodes])"],
         capture_output=True, text=True, env=_env(install), cwd=tmp_path, timeout=60)
     assert where.returncode == 0, where.stderr
-    assert str(REPO / "spot_driver") not in where.stdout
-    assert where.stdout.count(str(site)) == 2, where.stdout
+    driver, sim, geometry = where.stdout.splitlines()[:3]
+    assert driver.startswith(str(_site(install / "spot_driver"))), driver
+    assert sim.startswith(str(_site(install / "spot_sim"))), sim
+    assert geometry.startswith(str(share)), geometry  # the simulator reads the driver's share
 
 
 def test_driver_and_simulator_start_from_the_install_space(install, tmp_path, certs_dir):
@@ -80,10 +106,10 @@ def test_driver_and_simulator_start_from_the_install_space(install, tmp_path, ce
         port = line.rsplit(":", 1)[1].strip()
         ros2 = shutil.which("ros2")
         command = [ros2, "run", "spot_driver", "spot_driver"] if ros2 else \
-            [str(next(install.glob("lib/spot_driver/spot_driver")))]
+            [str(install / "spot_driver" / "lib" / "spot_driver" / "spot_driver")]
         driver = subprocess.Popen(
             [*command, "--ros-args", "--params-file",
-             str(install / "share/spot_driver/config/spot_driver.yaml"),
+             str(install / "spot_driver/share/spot_driver/config/spot_driver.yaml"),
              "-p", "hostname:=127.0.0.1", "-p", f"port:={port}",
              "-p", f"certificate:={certs_dir / 'ca.crt'}"],
             stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path, start_new_session=True,

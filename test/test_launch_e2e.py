@@ -7,23 +7,24 @@ import time
 from pathlib import Path
 
 import pytest
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from ros_harness import ros2
 
 from conftest import missing
-from launch import LaunchDescription
 from spot_driver.launch_arguments import UnknownLaunchArgumentError, given, refusal, strict
 
-LAUNCH_FILES = sorted(p.name for p in (Path(__file__).resolve().parent.parent / "launch")
-                      .glob("*.launch.py"))
+REPO = Path(__file__).resolve().parent.parent
+LAUNCH_FILES = [(package, p.name) for package in ("spot_driver", "spot_sim")
+                for p in sorted((REPO / package / "launch").glob("*.launch.py"))]
 DECLARED = LaunchDescription([DeclareLaunchArgument("low_level", default_value="false"),
                               DeclareLaunchArgument("log_level", default_value="info")])
 
 
 def test_the_arguments_given_to_the_launched_file_only():
-    argv = ["/usr/bin/ros2", "launch", "spot_driver", "spot_sim.launch.py", "arm:=true",
+    argv = ["/usr/bin/ros2", "launch", "spot_sim", "spot_sim.launch.py", "arm:=true",
             "--debug", "robot_name:=spot1"]
-    assert given(argv, "/install/share/spot_driver/launch/spot_sim.launch.py") == \
+    assert given(argv, "/install/share/spot_sim/launch/spot_sim.launch.py") == \
         ["arm", "robot_name"]
     assert given(argv, "/install/share/spot_driver/launch/spot_driver.launch.py") is None
     assert given(["ros2", "launch", "./launch/nav2.launch.py", "x:=1"], "nav2.launch.py") == ["x"]
@@ -40,12 +41,12 @@ def test_an_undeclared_argument_is_refused_with_the_closest_name():
     assert strict(DECLARED, "there.launch.py", argv) is DECLARED  # included: not its own
 
 
-@pytest.mark.parametrize("launch_file", LAUNCH_FILES)
-def test_every_launch_file_refuses_a_misspelt_argument_before_starting(launch_file):
+@pytest.mark.parametrize(("package", "launch_file"), LAUNCH_FILES)
+def test_every_launch_file_refuses_a_misspelt_argument_before_starting(package, launch_file):
     if shutil.which("ros2") is None:
         missing("ros2 launch (scripts/setup.sh builds it from the workplace kit)")
     started = time.monotonic()
-    result = ros2("launch", "spot_driver", launch_file, "enable_low_level:=true", timeout=30)
+    result = ros2("launch", package, launch_file, "enable_low_level:=true", timeout=30)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert "unknown launch argument 'enable_low_level'" in output, output

@@ -12,7 +12,7 @@ from importlib import import_module
 from pathlib import Path
 
 import doc_pages
-from ros_harness import REPO
+from ros_harness import DRIVER_PKG, REPO
 
 from spot_driver import registry
 from spot_driver.capability import Capability
@@ -20,7 +20,7 @@ from spot_sim import registry as sim_registry
 from spot_sim.core.config import SimConfig
 from spot_sim.core.hardware import OPTIONS
 
-DRIVER = REPO / "spot_driver"
+DRIVER = DRIVER_PKG / "spot_driver"
 README = doc_pages.all_text()  # the README and doc/*.md
 NO_FIELD_TEST = "none: "
 
@@ -40,7 +40,7 @@ def node_names(capability: Capability) -> list[str]:
     """The ROS node names the capability's nodes give themselves."""
     names = []
     for path in capability.nodes:
-        source = (REPO / (path.split(":")[0].replace(".", "/") + ".py")).read_text()
+        source = (DRIVER_PKG / (path.split(":")[0].replace(".", "/") + ".py")).read_text()
         names += re.findall(r'super\(\)\.__init__\("(\w+)"', source)
     return names
 
@@ -98,8 +98,8 @@ def missing_places(capability: Capability, served: set[str], field: list[str]) -
                     if node not in section and node not in capability.readme]
     layout = doc_pages.page("layout")
     layout = layout[:layout.index("## Adding a capability")]
-    if f"`spot_driver/{name}/`" not in layout:
-        missing.append(f"doc/layout.md: no row for spot_driver/{name}/")
+    if f"`spot_driver/spot_driver/{name}/`" not in layout:
+        missing.append(f"doc/layout.md: no row for spot_driver/spot_driver/{name}/")
     if capability.parameters is None or not all(p.description for p in
                                                 capability.parameters.parameters):
         missing.append("parameters: no Section of described parameters")
@@ -119,7 +119,8 @@ def missing_places(capability: Capability, served: set[str], field: list[str]) -
     for service, caller in robot_services(capability).items():
         if service not in served and not reasons.get(service):
             missing.append(f"simulator: {caller} calls {service!r}, which spot_sim does not "
-                           "serve (add it to spot_sim/<capability>/, or say why in unsimulated)")
+                           "serve (add it to spot_sim/spot_sim/<capability>/, or say why in "
+                           "unsimulated)")
     return missing
 
 

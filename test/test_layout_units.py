@@ -9,12 +9,12 @@ from importlib import import_module
 from pathlib import Path
 
 import doc_pages
-from ros_harness import REPO
+from ros_harness import DRIVER_PKG, REPO
 
 from spot_driver import config_file, registry
 from spot_driver.capability import EXECUTORS, load
 
-DRIVER = REPO / "spot_driver"
+DRIVER = DRIVER_PKG / "spot_driver"
 CORE_FOLDERS = {"conversions", "nodes"}  # shared by every capability, not capabilities
 
 
@@ -46,7 +46,7 @@ def test_the_config_file_is_rendered_from_the_parameters_each_capability_declare
         section = capability.parameters
         assert section is not None and section.parameters, f"{capability.name}: no parameters"
         assert all(p.description for p in section.parameters), capability.name
-    config = (REPO / "config" / "spot_driver.yaml").read_text()
+    config = (DRIVER_PKG / "config" / "spot_driver.yaml").read_text()
     assert config == config_file.render(list(registry.SECTIONS)), \
         "config/spot_driver.yaml is not the rendering of the declarations: run make config"
     names = [p.name for s in registry.SECTIONS for p in s.parameters]
@@ -121,12 +121,12 @@ EXCEPTIONS: dict[str, str] = {}
 
 
 def test_no_module_is_over_400_lines_and_no_function_over_complexity_10():
-    long = {str(p.relative_to(REPO)): n for folder in (DRIVER, REPO / "spot_sim")
+    long = {str(p.relative_to(REPO)): n for folder in (DRIVER, REPO / "spot_sim" / "spot_sim")
             for p in folder.rglob("*.py") if (n := len(p.read_text().splitlines())) > MAX_LINES}
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--select", "C901", "--config",
          f"lint.mccabe.max-complexity={MAX_COMPLEXITY}", "--output-format", "concise",
-         "--no-cache", "spot_driver", "spot_sim"],
+         "--no-cache", "spot_driver/spot_driver", "spot_sim/spot_sim"],
         cwd=REPO, capture_output=True, text=True, check=False)
     complex_ = {line.split(":", 1)[0]: line for line in result.stdout.splitlines()
                 if "C901" in line}
@@ -150,10 +150,12 @@ def test_the_layout_table_names_what_exists():
     for path in named:
         assert (REPO / path).exists(), f"doc/layout.md names {path}, which does not exist"
     for folder in registry.PACKAGES:
-        assert f"`spot_driver/{folder}/`" in table, f"doc/layout.md misses spot_driver/{folder}/"
+        assert f"`spot_driver/spot_driver/{folder}/`" in table, \
+            f"doc/layout.md misses spot_driver/spot_driver/{folder}/"
     for module in DRIVER.glob("*.py"):
         if module.name not in ("__init__.py", "__main__.py"):
-            assert module.name in table, f"doc/layout.md misses spot_driver/{module.name}"
+            assert module.name in table, \
+                f"doc/layout.md misses spot_driver/spot_driver/{module.name}"
     import_module("spot_driver.main")
 
 
@@ -181,7 +183,7 @@ def test_the_fast_tier_loads_every_pure_module_of_the_driver():
     that neither talks to the robot nor makes ROS nodes is loaded by a fast-tier test."""
     tier = [line.strip() for line in (REPO / "test" / "fast_tier.txt").read_text().splitlines()
             if line.strip() and not line.startswith("#")]
-    pure = sorted(".".join(p.relative_to(REPO).with_suffix("").parts)
+    pure = sorted(".".join(p.relative_to(DRIVER_PKG).with_suffix("").parts)
                   for p in DRIVER.rglob("*.py")
                   if p.name not in ("__init__.py", "__main__.py") and _is_pure(p))
     named = set()  # imported inside a test function too
@@ -213,7 +215,7 @@ def test_no_module_takes_another_objects_lock():
     assert foreign_locks("with self._lock:\n    with self.state_lock:\n") == []
     assert foreign_locks("    with robot.lock:\n    with self.robot._lock:\n") == [
         "robot.lock", "self.robot._lock"]
-    found = {str(p.relative_to(REPO)): taken for folder in (DRIVER, REPO / "spot_sim")
+    found = {str(p.relative_to(REPO)): taken for folder in (DRIVER, REPO / "spot_sim" / "spot_sim")
              for p in folder.rglob("*.py") if (taken := foreign_locks(p.read_text()))}
     assert not found, found
 

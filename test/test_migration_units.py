@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from migration_page import NONE, interfaces, names, table
-from ros_harness import REPO
+from ros_harness import DRIVER_PKG, REPO
 
 from conftest import missing
 from spot_driver import registry
@@ -27,7 +27,7 @@ import spot_ros2_anchor
 
 def launch_arguments() -> set[str]:
     spec = importlib.util.spec_from_file_location("spot_driver_launch",
-                                                  REPO / "launch" / "spot_driver.launch.py")
+                                                  DRIVER_PKG / "launch" / "spot_driver.launch.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return {name for name, _, _ in module.ARGUMENTS}
@@ -46,10 +46,11 @@ def test_every_launch_argument_named_here_exists():
 
 
 def test_every_parameter_named_here_exists():
-    config = yaml.safe_load((REPO / "config" / "spot_driver.yaml").read_text())
+    config = yaml.safe_load((DRIVER_PKG / "config" / "spot_driver.yaml").read_text())
     declared = set(config["/**"]["ros__parameters"]) | {
         f"enable_{c.name}" for c in registry.CAPABILITIES if c.optional}
-    commented = (REPO / "config" / "spot_driver.yaml").read_text()  # optional ones, as examples
+    # the optional ones, as examples
+    commented = (DRIVER_PKG / "config" / "spot_driver.yaml").read_text()
     for theirs, ours, _note in table("parameter-table"):
         for name in names(ours):
             assert name in declared or f"# {name}:" in commented, \

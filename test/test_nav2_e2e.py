@@ -19,7 +19,7 @@ import pytest
 import yaml
 from lifecycle_msgs.srv import GetState
 from nav_msgs.msg import OccupancyGrid, Odometry
-from ros_harness import REPO, DriverProcess, LaunchProcess, RosClient, drive, turn_to
+from ros_harness import DRIVER_PKG, DriverProcess, LaunchProcess, RosClient, drive, turn_to
 from shapely import affinity
 from shapely.geometry import Point, Polygon
 from shapely.geometry import box as rectangle
@@ -33,7 +33,7 @@ from spot_sim.body.mobility import Se2
 from spot_sim.perception.scene import Scene
 
 BUILD_TIME = "about 35 min on 2 cores"
-PARAMS = yaml.safe_load((REPO / "config" / "nav2_params.yaml").read_text())
+PARAMS = yaml.safe_load((DRIVER_PKG / "config" / "nav2_params.yaml").read_text())
 FOOTPRINT = Polygon(ast.literal_eval(
     PARAMS["local_costmap"]["local_costmap"]["ros__parameters"]["footprint"]))
 GOAL_CHECKER = PARAMS["controller_server"]["ros__parameters"]["goal_checker"]
@@ -74,7 +74,7 @@ def params_file(tmp: Path) -> Path:
     """config/nav2_params.yaml with the voxel layer's grid published (``voxel_grid``, what
     RViz shows through nav2_costmap_2d's cloud node) and the local costmap sent whole, so the
     test sees what the points marked and what the costmap made of it."""
-    text = (REPO / "config" / "nav2_params.yaml").read_text()
+    text = (DRIVER_PKG / "config" / "nav2_params.yaml").read_text()
     marker = '        plugin: "nav2_costmap_2d::VoxelLayer"\n'
     costmap = "  local_costmap:\n    ros__parameters:\n"
     assert text.count(marker) == 1 and text.count(costmap) == 1

@@ -9,7 +9,7 @@ import importlib.util
 
 import pytest
 from nav2_rules import GRID, ODOMETRY, POINTS, Bringup, matches, node_entries, parameters_for
-from ros_harness import REPO
+from ros_harness import DRIVER_PKG
 
 from spot_driver.description import nav2_config
 
@@ -66,13 +66,14 @@ FRAME_PARAMETERS = {
 
 
 def launch_module():
-    spec = importlib.util.spec_from_file_location("nav2_launch", REPO / "launch/nav2.launch.py")
+    spec = importlib.util.spec_from_file_location("nav2_launch",
+                                                  DRIVER_PKG / "launch" / "nav2.launch.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-TEMPLATE = (REPO / "config" / "nav2_params.yaml").read_text()
+TEMPLATE = (DRIVER_PKG / "config" / "nav2_params.yaml").read_text()
 CONFIGURATIONS = ("", "spot1")  # the README's: no namespace, robot_name:=spot1
 # what the driver publishes for Nav2, relative to its namespace (checked against a running
 # driver in test_description_e2e)

@@ -52,7 +52,7 @@ def topology():
 def start_payload(robot, tmp: Path, *args: str, env: dict | None = None) -> LaunchProcess:
     """``env``: more environment for the payload's processes (e.g. ``SPOT_STAGE_STAMPS``)."""
     return LaunchProcess(
-        ["spot_driver", "spot_sim.launch.py", "network:=payload", f"robot_ip:={robot.robot_ip}",
+        ["spot_sim", "spot_sim.launch.py", "network:=payload", f"robot_ip:={robot.robot_ip}",
          f"certs_dir:={tmp / f'certs{robot.index}'}", f"robot_name:=spot{robot.index}", *args],
         tmp / f"payload{robot.index}.log",
         env={"ROS_DOMAIN_ID": "0", "HOME": str(tmp), **(env or {})},

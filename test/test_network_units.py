@@ -6,7 +6,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
-from ros_harness import REPO
+from ros_harness import DRIVER_PKG, REPO
 
 from conftest import missing
 from spot_driver.network import ports, profiles
@@ -157,7 +157,7 @@ def test_the_security_policy_lets_only_the_driver_and_operator_command(tmp_path)
     by hand, not in CI: sros2 is not on PyPI): its expressions read as DDS patterns."""
     from fnmatch import fnmatch
 
-    root = ET.parse(REPO / "config" / "dds" / "spot_policy.xml").getroot()
+    root = ET.parse(DRIVER_PKG / "config" / "dds" / "spot_policy.xml").getroot()
     assert root.get("version") == "0.2.0"
 
     def allowed(enclave: str, kind: str, verb: str, name: str) -> bool:
@@ -181,14 +181,14 @@ def test_the_security_policy_lets_only_the_driver_and_operator_command(tmp_path)
 
 def test_the_example_profiles_in_config_dds_are_what_the_renderer_writes():
     for name, text in profiles.examples().items():
-        shipped = (REPO / "config" / "dds" / name).read_text()
+        shipped = (DRIVER_PKG / "config" / "dds" / name).read_text()
         assert shipped == text, f"config/dds/{name} is stale: run scripts/render_dds_examples.py"
         ET.fromstring(text.split("\n", 1)[1])  # well-formed
 
 
 def test_the_governance_admits_only_the_keystores_participants():
     """config/dds/governance.xml (checked here against the OMG schema sros2 ships, by hand)."""
-    root = ET.parse(REPO / "config" / "dds" / "governance.xml").getroot()
+    root = ET.parse(DRIVER_PKG / "config" / "dds" / "governance.xml").getroot()
     rule = root.find("./domain_access_rules/domain_rule")
     assert rule.findtext("allow_unauthenticated_participants") == "false"
     assert rule.findtext("enable_join_access_control") == "true"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from bosdyn.client.lease import LeaseClient
-from ros_harness import REPO, LaunchProcess, SimProcess, ros2, ros2_call
+from ros_harness import DRIVER_PKG, REPO, LaunchProcess, SimProcess, ros2, ros2_call
 from test_body_sim import wait_for
 
 from conftest import MISSING, PASSWORD, USERNAME, connect
@@ -86,7 +86,7 @@ def topic_rate(topic: str, seconds: float = 6.0) -> float:
 @pytest.fixture(scope="module")
 def launched(tmp_path_factory):
     logs = tmp_path_factory.mktemp("launch")
-    launch = LaunchProcess(["spot_driver", "spot_sim.launch.py", f"certs_dir:={logs / 'certs'}",
+    launch = LaunchProcess(["spot_sim", "spot_sim.launch.py", f"certs_dir:={logs / 'certs'}",
                             "arm:=true"], logs / "launch.log")
     try:
         assert wait_for(lambda: "streaming camera" in launch.output(), 30), launch.output()
@@ -228,7 +228,7 @@ def test_signals_to_a_terminal_less_launch_stop_cleanly(robot, tmp_path, how):
     # (here, under the parallel phase's load, the driver's answer to a fresh CLI client was once
     # lost: "failed to send response (timeout)", rmw_fastrtps, ros2/ros2#1253).
     config = tmp_path / "spot_driver.yaml"
-    config.write_text((REPO / "config" / "spot_driver.yaml").read_text().replace(
+    config.write_text((DRIVER_PKG / "config" / "spot_driver.yaml").read_text().replace(
         "auto_claim: false", "auto_claim: true"))
     launch = LaunchProcess(
         ["spot_driver", "spot_driver.launch.py", f"config_file:={config}",

@@ -1,5 +1,5 @@
 """The real robot_state_publisher and tf2 (built from upstream Jazzy source: `make ros-tools`)
-beside the driver, as `ros2 launch spot_driver spot_sim.launch.py` starts them
+beside the driver, as `ros2 launch spot_sim spot_sim.launch.py` starts them
 (``launch_rsp:=auto``): with an arm and no robot name (tf_root odom); two robots with robot
 names side by side, one with tf_root vision. Checked through tf2's own buffer (``tf2_ros`` in
 Python, the kit's) and ``tf2_echo``: every link of the model resolves from odom, vision, body,
@@ -20,7 +20,7 @@ import rclpy
 import yourdfpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_harness import REPO, LaunchProcess
+from ros_harness import DRIVER_PKG, REPO, LaunchProcess
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
@@ -45,13 +45,13 @@ def require_kit():
 
 
 def launch(tmp: Path, name: str, *args: str) -> LaunchProcess:
-    return LaunchProcess(["spot_driver", "spot_sim.launch.py", f"certs_dir:={tmp / name}",
+    return LaunchProcess(["spot_sim", "spot_sim.launch.py", f"certs_dir:={tmp / name}",
                           *args], tmp / f"{name}.log")
 
 
 def config_with(tmp: Path, **values: str) -> Path:
     """config/spot_driver.yaml with ``values`` changed (e.g. tf_root: vision)."""
-    text = (REPO / "config" / "spot_driver.yaml").read_text()
+    text = (DRIVER_PKG / "config" / "spot_driver.yaml").read_text()
     for key, value in values.items():
         text, count = re.subn(rf"^(\s+{key}:) (\[[^\]]*\]|\S+)", rf"\1 {value}", text,
                               flags=re.M)

@@ -57,7 +57,7 @@ def walking(tmp_path_factory):
     require_kit()
     tmp = tmp_path_factory.mktemp("bag")
     ros = RosClient("bag_test_client")  # before the launch: a failure here leaves none
-    robot = LaunchProcess(["spot_driver", "spot_sim.launch.py", f"certs_dir:={tmp / 'certs'}",
+    robot = LaunchProcess(["spot_sim", "spot_sim.launch.py", f"certs_dir:={tmp / 'certs'}",
                            "publish_depth_points:=true"], tmp / "launch.log")
     stop = threading.Event()
     try:

@@ -16,14 +16,17 @@ from pathlib import Path
 from spot_driver import registry
 from spot_driver.capability import Capability
 
-REPO = Path(registry.__file__).resolve().parents[1]  # the source tree the driver runs from
+# the repository of the source tree the driver runs from (spot_driver/spot_driver/registry.py)
+REPO = Path(registry.__file__).resolve().parents[2]
+LAUNCH_PACKAGES = ("spot_driver", "spot_sim")  # the packages with launch files
 
 
 def capabilities_page() -> str:
     lines = ["# Capabilities and parameters", "",
-             "Each capability of the driver (`spot_driver/registry.py`) has a reference page, "
-             "written from the registry at build time: its launch switch, nodes and parameters "
-             "(with their defaults as `config/spot_driver.yaml` has them), what it reports to "
+             "Each capability of the driver (`spot_driver/spot_driver/registry.py`) has a "
+             "reference page, written from the registry at build time: its launch switch, nodes "
+             "and parameters (with their defaults as `spot_driver/config/spot_driver.yaml` has "
+             "them), what it reports to "
              "`/diagnostics`, the robot services it calls and the simulator's side of them, and "
              "the tests that prove it.", ""]
     lines += [f"- [{c.name}](capabilities/{c.name}.md): {c.summary}."
@@ -42,7 +45,7 @@ def capability_page(capability: Capability) -> str:
     nodes = ", ".join(f"`{path.rsplit(':', 1)[-1]}`" for path in capability.nodes) or "none"
     lines = [f"# {capability.name}", "", f"{capability.summary}.", "",
              f"Switch: {switch}. Node classes: {nodes} (executor `{capability.executor}`). "
-             f"Code: `spot_driver/{capability.name}/`.", ""]
+             f"Code: `spot_driver/spot_driver/{capability.name}/`.", ""]
     if capability.uses:
         lines += ["Uses the plain classes of: " + ", ".join(
             f"[{name}]({name}.md)" for name in capability.uses) + ".", ""]
@@ -89,12 +92,12 @@ def _first_sentence(path: Path) -> str:
 
 
 def _simulator(capability: Capability) -> list[str]:
-    folder = REPO / "spot_sim" / capability.name
+    folder = REPO / "spot_sim" / "spot_sim" / capability.name
     services = sorted(folder.glob("*_service.py")) if folder.is_dir() else []
     lines = []
     if services:
         lines += ["## The simulated robot's side", "",
-                  f"`spot_sim/{capability.name}/`, serving:", ""]
+                  f"`spot_sim/spot_sim/{capability.name}/`, serving:", ""]
         lines += [f"- `{p.name}`: {_first_sentence(p)}" for p in services] + [""]
     if capability.unsimulated:
         lines += ["Robot services it calls that the simulator does not serve:", ""]
@@ -142,16 +145,24 @@ def _default(argument) -> str:
     return f"`{text}`" if text else '`""`'
 
 
+def launch_files() -> list[Path]:
+    """Every launch file of the packages, by package."""
+    return [path for package in LAUNCH_PACKAGES
+            for path in sorted((REPO / package / "launch").glob("*.launch.py"))]
+
+
 def launch_arguments_page() -> str:
     lines = ["# Launch arguments", "",
-             "Every argument of every launch file of `spot_driver`, with its default and what it "
-             "does, read from the launch files when the docs are built. Each launch file refuses "
-             "an argument it does not declare, naming the closest one.", ""]
-    for launch_file in sorted((REPO / "launch").glob("*.launch.py")):
+             "Every argument of every launch file of `spot_driver` and `spot_sim`, with its "
+             "default and what it does, read from the launch files when the docs are built. "
+             "Each launch file refuses an argument it does not declare, naming the closest one.",
+             ""]
+    for launch_file in launch_files():
         rows = [f"| `{a.name}` | {_cell(_default(a))} | {_cell(a.description)} |"
                 for a in declared_arguments(launch_file)]
-        lines += [f"## {launch_file.name}", "", "| argument | default | what |",
-                  "| --- | --- | --- |", *rows, ""]
+        package = launch_file.parent.parent.name
+        lines += [f"## {launch_file.name}", "", f"`ros2 launch {package} {launch_file.name}`",
+                  "", "| argument | default | what |", "| --- | --- | --- |", *rows, ""]
     return "\n".join(lines) + "\n"
 
 
@@ -160,7 +171,8 @@ def getting_started_page() -> str:
     robot, from spot_ros2), its links made relative to ``generated/``."""
     text = (REPO / "README.md").read_text().split("\n## Documentation", 1)[0]
     text = text.replace("# spot_ros2_driver\n", "# Getting started\n", 1)
-    text = text.replace("](doc/", "](../").replace("](examples/README.md)", "](examples.md)")
+    text = text.replace("](doc/", "](../")
+    text = text.replace("](spot_driver_examples/README.md)", "](examples.md)")
     return text.rstrip() + "\n"
 
 
@@ -175,7 +187,7 @@ def write(app) -> None:
         (pages / f"{capability.name}.md").write_text(capability_page(capability))
     (out / "launch_arguments.md").write_text(launch_arguments_page())
     (out / "getting_started.md").write_text(getting_started_page())
-    shutil.copyfile(REPO / "examples" / "README.md", out / "examples.md")
+    shutil.copyfile(REPO / "spot_driver_examples" / "README.md", out / "examples.md")
 
 
 def setup(app) -> dict:

@@ -10,11 +10,11 @@ import os
 
 import yaml
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from launch import LaunchDescription
 from spot_driver.description import frame_names as naming
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file

@@ -24,7 +24,7 @@ def urdf_dir() -> Path:
         installed = Path(prefix) / "share" / PACKAGE / "urdf"
         if (installed / XACRO).is_file():
             return installed
-    return Path(__file__).resolve().parent.parent / "urdf"
+    return Path(__file__).resolve().parents[2] / "urdf"
 
 
 @cache

@@ -12,11 +12,11 @@ BOSDYN_CLIENT_PASSWORD (or give each a credentials file through its config file)
 import os
 
 from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
-from launch import LaunchDescription
 from spot_driver.launch_arguments import strict
 
 LAUNCH = os.path.join(get_package_share_directory("spot_driver"), "launch")
@@ -28,7 +28,10 @@ def _robots(context):
     out = []
     for name in ROBOTS:
         if simulated:
-            source = os.path.join(LAUNCH, "spot_sim.launch.py")
+            # the simulator's package, looked up only when asked for (a driver-only install
+            # launches real robots without it)
+            source = os.path.join(get_package_share_directory("spot_sim"), "launch",
+                                  "spot_sim.launch.py")
             arguments = {"robot_name": name,
                          "certs_dir": os.path.join("~", ".spot_sim_certs", name)}
         else:

@@ -13,8 +13,9 @@ FILE_NAME = "spot_kinematics.yaml"
 
 
 def geometry_file() -> Path:
-    """The repository's ``urdf/`` file, or the installed package share's."""
-    here = Path(__file__).resolve().parents[2] / "urdf" / FILE_NAME
+    """spot_driver's ``urdf/`` file beside this package in the source tree, or the installed
+    package share's."""
+    here = Path(__file__).resolve().parents[3] / "spot_driver" / "urdf" / FILE_NAME
     if here.is_file():
         return here
     for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):

@@ -1,6 +1,6 @@
 """The simulated Spot and the driver connected to it, in one launch (what `make run` starts).
 
-    ros2 launch spot_driver spot_sim.launch.py [arm:=true] [lidar:=false] [color_cameras:=true]
+    ros2 launch spot_sim spot_sim.launch.py [arm:=true] [lidar:=false] [color_cameras:=true]
         [robot_name:=spot1] [port:=0] [sim_profile:=field]
 
 The robot listens on 127.0.0.1 (a free port unless `port` is given) with its CA in
@@ -15,6 +15,7 @@ import socket
 import sys
 
 from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
 from launch.actions import (
     DeclareLaunchArgument,
     ExecuteProcess,
@@ -28,7 +29,6 @@ from launch.event_handlers import OnProcessIO
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
-from launch import LaunchDescription
 from spot_driver.launch_arguments import strict
 from spot_driver.registry import CAPABILITIES
 from spot_sim.core.hardware import OPTIONS as HARDWARE

@@ -13,9 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from launch.actions import DeclareLaunchArgument
-
 from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument
 
 
 class UnknownLaunchArgumentError(ValueError):

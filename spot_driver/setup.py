@@ -1,4 +1,4 @@
-"""spot_driver: the ROS 2 driver for Boston Dynamics Spot, and the simulated robot spot_sim."""
+"""spot_driver: the ROS 2 driver for Boston Dynamics Spot."""
 
 from glob import glob
 
@@ -10,8 +10,7 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     # Found, not listed: a capability's new sub-package is installed without touching this file.
-    packages=find_packages(include=["spot_driver", "spot_driver.*", "spot_sim", "spot_sim.*"]),
-    package_data={"": ["*.yaml"]},  # e.g. spot_sim/choreography/moves.yaml
+    packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
@@ -32,7 +31,6 @@ setup(
         "console_scripts": [
             "spot_driver = spot_driver.main:main",
             "spot_low_level = spot_driver.low_level.process:main",
-            "spot-sim = spot_sim.cli:main",
             "spot-operator-env = spot_driver.network.operator:main",
         ],
     },

@@ -24,12 +24,12 @@ from typing import NamedTuple
 
 import rclpy
 from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import LoadComposableNodes, Node
 from launch_ros.descriptions import ComposableNode
 
-from launch import LaunchDescription
 from spot_driver.description import nav2_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.launch_arguments import strict

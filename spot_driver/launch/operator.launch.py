@@ -14,11 +14,11 @@ import tempfile
 from pathlib import Path
 
 from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from launch import LaunchDescription
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.launch_arguments import strict
