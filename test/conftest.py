@@ -50,6 +50,13 @@ def certs_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("certs")
 
 
+def part(robot, kind: type):
+    """One part of a simulated robot (``Base``, ``Legs``, ``Arm``, ...) for a test to look at,
+    through the robot's door: a glance between its steps, as a test looks, not one of them."""
+    with robot.parts(kind) as (found,):
+        return found
+
+
 @contextlib.contextmanager
 def running_sim(certs_dir, **overrides):
     """A simulated robot; ``SPOT_SIM_PROFILE=field`` (``make test-field``) plays the field

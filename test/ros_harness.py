@@ -509,17 +509,17 @@ def drive(ros, robot, vx: float = 0.0, distance: float = 0.0,
     publisher = ros.publisher(Twist, topic, 10)
     twist = Twist()
     twist.linear.x = vx
-    start = robot.base.odom_body
+    start = robot.odom_body()
     deadline = time.monotonic() + 30.0
     while time.monotonic() < deadline:
-        now = robot.base.odom_body
+        now = robot.odom_body()
         if math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
             break
         publisher.publish(twist)
         time.sleep(0.05)
     publisher.publish(Twist())
     ros.node.destroy_publisher(publisher)
-    assert ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0), "still moving"
+    assert ros.wait_for(lambda: robot.velocity() == Se2(), timeout=5.0), "still moving"
 
 
 def turn_to(ros, robot, heading: float, tolerance: float = 0.03,
@@ -529,11 +529,11 @@ def turn_to(ros, robot, heading: float, tolerance: float = 0.03,
     publisher = ros.publisher(Twist, topic, 10)
     deadline = time.monotonic() + 30.0
     while time.monotonic() < deadline:
-        error = math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)
+        error = math.remainder(heading - robot.odom_body().yaw, 2 * math.pi)
         if abs(error) < tolerance:
             publisher.publish(Twist())
-            if ros.wait_for(lambda: robot.base.velocity == Se2(), timeout=5.0) and abs(
-                    math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance:
+            if ros.wait_for(lambda: robot.velocity() == Se2(), timeout=5.0) and abs(
+                    math.remainder(heading - robot.odom_body().yaw, 2 * math.pi)) < tolerance:
                 break
             continue
         twist = Twist()
@@ -541,5 +541,5 @@ def turn_to(ros, robot, heading: float, tolerance: float = 0.03,
         publisher.publish(twist)
         time.sleep(0.05)
     ros.node.destroy_publisher(publisher)
-    assert abs(math.remainder(heading - robot.base.odom_body.yaw, 2 * math.pi)) < tolerance, \
+    assert abs(math.remainder(heading - robot.odom_body().yaw, 2 * math.pi)) < tolerance, \
         "did not reach the heading"

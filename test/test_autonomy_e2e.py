@@ -89,8 +89,8 @@ def recorded(world):
     started = ros.call(Trigger, "/graph_nav/recording/start")
     assert started.success, started.message
     ids = [started.message.rsplit(" ", 1)[-1]]
-    stood = [sim.robot.base.odom_body]
-    heading = sim.robot.base.odom_body.yaw
+    stood = [sim.robot.odom_body()]
+    heading = sim.robot.odom_body().yaw
     for turns in range(3):
         if turns:
             heading += math.pi / 2
@@ -100,7 +100,7 @@ def recorded(world):
                         CreateWaypoint.Request(name=f"leg{len(ids)}"))
         assert made.success, made.message
         ids.append(made.waypoint_id)
-        stood.append(sim.robot.base.odom_body)
+        stood.append(sim.robot.odom_body())
     assert ros.call(Trigger, "/graph_nav/recording/stop").success
     directory = maps / "recorded"
     downloaded = ros.call(MapDirectory, "/graph_nav/download_map",
@@ -250,10 +250,10 @@ def test_cancel_mid_route_stops_the_robot(world, recorded):
                  NavigateRoute.Goal(waypoint_ids=[ids[2], ids[1], ids[0]]), feedback=feedback,
                  cancel_when=lambda f: 0 < f.remaining_route_length < 2.5)
     assert "canceled" in result.message
-    assert ros.wait_for(lambda: sim.robot.base.velocity.x == 0.0, timeout=1.0)
-    stopped_at = sim.robot.base.odom_body
-    assert holds(lambda: math.hypot(sim.robot.base.odom_body.x - stopped_at.x,
-                                    sim.robot.base.odom_body.y - stopped_at.y) < 0.01, 0.5)
+    assert ros.wait_for(lambda: sim.robot.velocity().x == 0.0, timeout=1.0)
+    stopped_at = sim.robot.odom_body()
+    assert holds(lambda: math.hypot(sim.robot.odom_body().x - stopped_at.x,
+                                    sim.robot.odom_body().y - stopped_at.y) < 0.01, 0.5)
 
 
 def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localization(
@@ -267,7 +267,7 @@ def test_navigate_to_the_last_waypoint_then_map_odom_body_equals_the_localizatio
     assert ros.wait_for(lambda: math.hypot(localization(ros).x - goal.x,
                                            localization(ros).y - goal.y) < 0.2, timeout=3)
     # standing still, and messages from then on: every source describes the same instant
-    assert ros.wait_for(lambda: sim.robot.base.velocity == Se2(), timeout=5.0)
+    assert ros.wait_for(lambda: sim.robot.velocity() == Se2(), timeout=5.0)
     ros.next_messages("/tf", 5)
     ros.next_messages("/graph_nav/localization", 1)
 

@@ -37,7 +37,9 @@ from bosdyn.client.robot_command import RobotCommandBuilder, blocking_stand
 from bosdyn.mission.client import MissionClient
 from test_body_sim import commander, odom_tform_body, wait_for
 
-from conftest import connect, running_sim
+from conftest import connect, part, running_sim
+from spot_sim.body.base import Base
+from spot_sim.body.legs import Legs
 
 Feedback = graph_nav_pb2.NavigationFeedbackResponse
 # Where the recording walk puts waypoints (odom x, y); the first is the map's seed.
@@ -189,7 +191,7 @@ def test_download_clear_upload_localize_navigate(mapped, tmp_path):
         commander(robot).robot_command(RobotCommandBuilder.stop_command())
         feedback = wait_navigation(graph_nav, command_id, 5.0)
         assert feedback.status == Feedback.STATUS_COMMAND_OVERRIDDEN
-        assert wait_for(lambda: sim.robot.base.velocity.x == 0.0, 2.0)
+        assert wait_for(lambda: sim.robot.velocity().x == 0.0, 2.0)
 
 
 def test_a_route_reissued_as_new_commands_continues_from_where_the_robot_is(mapped):
@@ -369,16 +371,16 @@ def test_autowalk_body_pose_wrappers_pose_the_body_for_the_action(mapped):
         loaded = autowalk.load_autowalk(walk, leases=[robot.lease_wallet.get_lease()])
         assert loaded.element_identifiers[0].action_id.node_id > 0  # the sleep itself
         mission.play_mission(time.time() + 60, leases=[robot.lease_wallet.get_lease()])
-        assert wait_for(lambda: sim.robot.base.rotation.to_pitch() == pytest.approx(
+        assert wait_for(lambda: part(sim.robot, Base).rotation.to_pitch() == pytest.approx(
             0.3, abs=0.01), 30, 0.05), "the body pose was not applied"
-        assert sim.robot.legs.height_offset == pytest.approx(-0.1, abs=0.01)
+        assert part(sim.robot, Legs).height_offset == pytest.approx(-0.1, abs=0.01)
         assert wait_for(lambda: mission.get_state().status in (
             mission_pb2.State.STATUS_SUCCESS, mission_pb2.State.STATUS_FAILURE,
             mission_pb2.State.STATUS_ERROR), 30, 0.2), mission.get_state()
         assert mission.get_state().status == mission_pb2.State.STATUS_SUCCESS, \
             mission.get_state()
-        assert sim.robot.legs.height_offset == 0.0  # a neutral stand after the action
-        assert abs(sim.robot.base.rotation.to_pitch()) < 1e-6
+        assert part(sim.robot, Legs).height_offset == 0.0  # a neutral stand after the action
+        assert abs(part(sim.robot, Base).rotation.to_pitch()) < 1e-6
 
 
 def test_bad_uploads_are_refused_and_change_nothing(mapped):

@@ -24,6 +24,7 @@ from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
+from conftest import part
 from spot_driver import qos
 from spot_msgs.action import RobotCommand, SpotCheck, Trajectory
 from spot_msgs.msg import BehaviorFaultState, Metrics, WorldObjectArray
@@ -35,7 +36,10 @@ from spot_msgs.srv import (
     OverrideGrasp,
 )
 from spot_sim.body import kinematics
+from spot_sim.body.base import Base
+from spot_sim.body.commands import CommandBook
 from spot_sim.core.clock import timestamp_to_nsec
+from spot_sim.manipulation.arm import Arm
 
 FEET = ("fl", "fr", "hl", "hr")
 
@@ -82,7 +86,7 @@ def test_a_stance_written_by_hand_ends_stanced_and_a_far_one_too_far(world):
                   feedback)
     assert result.success, result.message
     assert result.status == "mobility: STATUS_STANCED"
-    assert sim.robot.book.commands[result.command_id].kind == "stance"
+    assert part(sim.robot, CommandBook).commands[result.command_id].kind == "stance"
     last = robot_command_pb2.RobotCommandFeedback.FromString(bytes(result.feedback))
     assert last.synchronized_feedback.mobility_command_feedback.HasField("stance_feedback")
     assert feedback and "stance_feedback" in feedback[-1].feedback.feedback_text
@@ -98,8 +102,8 @@ def test_a_serialized_arm_and_gripper_command_runs_to_the_end(world):
     assert result.success, result.message
     assert result.status == "arm: STATUS_COMPLETE; gripper: STATUS_AT_GOAL"
     ready = kinematics_ready()
-    assert np.allclose(sim.robot.arm.q, ready, atol=0.02)
-    assert sim.robot.arm.open_percentage == pytest.approx(50.0, abs=2.0)
+    assert np.allclose(part(sim.robot, Arm).q, ready, atol=0.02)
+    assert part(sim.robot, Arm).open_percentage == pytest.approx(50.0, abs=2.0)
 
 
 def test_a_follow_arm_walk_ends_with_the_hand_at_its_goal(world):
@@ -108,7 +112,7 @@ def test_a_follow_arm_walk_ends_with_the_hand_at_its_goal(world):
     sim, _, ros = world
     snapshot = sim.robot.transforms_snapshot()
     goal = get_a_tform_b(snapshot, "odom", "flat_body") * SE3Pose(1.25, 0.0, 0.25, Quat())
-    start = sim.robot.base.odom_body
+    start = sim.robot.odom_body()
     command = RobotCommandBuilder.build_synchro_command(
         RobotCommandBuilder.follow_arm_command(),
         RobotCommandBuilder.arm_pose_command(goal.x, goal.y, goal.z, 1, 0, 0, 0, "odom", 2.0))
@@ -117,7 +121,7 @@ def test_a_follow_arm_walk_ends_with_the_hand_at_its_goal(world):
     assert result.status == "mobility: STATUS_PROCESSING; arm: STATUS_TRAJECTORY_COMPLETE"
     hand = get_a_tform_b(sim.robot.transforms_snapshot(), "odom", "hand")
     assert math.dist((hand.x, hand.y, hand.z), (goal.x, goal.y, goal.z)) < 0.01
-    end = sim.robot.base.odom_body
+    end = sim.robot.odom_body()
     assert math.hypot(end.x - start.x, end.y - start.y) > 0.15  # it walked
 
 
@@ -165,13 +169,13 @@ def robot_time_at(sim, monotonic_s: float) -> float:
 
 def test_a_velocity_command_runs_for_its_duration_then_the_robot_stops(world):
     sim, _, ros = world
-    start = sim.robot.base.odom_body
+    start = sim.robot.odom_body()
     command = RobotCommandBuilder.synchro_velocity_command(v_x=0.4, v_y=0.0, v_rot=0.0)
     sent = time.monotonic()
     result = send(ros, RobotCommand.Goal(command=command.SerializeToString(), duration=1.5))
     assert result.success and result.status == "mobility: STATUS_COMMAND_TIMED_OUT", \
         result.message
-    end = sim.robot.base.odom_body
+    end = sim.robot.odom_body()
     # The driver ends the command 1.5 s after it built it, in robot time; the robot walks
     # from the moment it arrives (on a loaded host, later than it was sent) to that end.
     received = sim.commands.commands("RobotCommand")[-1]
@@ -181,7 +185,7 @@ def test_a_velocity_command_runs_for_its_duration_then_the_robot_stops(world):
     walking = end_time - robot_time_at(sim, received.received)
     assert walking <= 1.5 + 0.05
     assert math.hypot(end.x - start.x, end.y - start.y) == pytest.approx(0.4 * walking, abs=0.1)
-    assert ros.wait_for(lambda: abs(sim.robot.base.velocity.x) < 1e-6, timeout=1.0)
+    assert ros.wait_for(lambda: abs(sim.robot.velocity().x) < 1e-6, timeout=1.0)
 
 
 def test_the_body_twist_topic_is_the_odometry_twist(world):
@@ -219,11 +223,11 @@ def test_the_body_twist_topic_is_the_odometry_twist(world):
 ], ids=["text", "bytes", "neither", "no-end-time", "nan", "frame", "timeout"])
 def test_bad_commands_are_refused_and_nothing_is_sent(world, goal, reason):
     sim, _, ros = world
-    before = len(sim.robot.book.commands)
+    before = len(part(sim.robot, CommandBook).commands)
     result = send(ros, goal)
     assert not result.success and reason in result.message, result.message
     assert result.command_id == 0
-    assert len(sim.robot.book.commands) == before
+    assert len(part(sim.robot, CommandBook).commands) == before
 
 
 def test_cancel_stops_the_robot(world):
@@ -232,11 +236,11 @@ def test_cancel_stops_the_robot(world):
     client = ros.action_client(RobotCommand, "/robot_command")
     handle = ros.wait_future(client.send_goal_async(
         RobotCommand.Goal(command=command.SerializeToString(), duration=10.0)))
-    assert ros.wait_for(lambda: sim.robot.base.velocity.x > 0.3, timeout=5.0)
+    assert ros.wait_for(lambda: sim.robot.velocity().x > 0.3, timeout=5.0)
     ros.wait_future(handle.cancel_goal_async())
     result = ros.wait_future(handle.get_result_async()).result
     assert not result.success and "canceled" in result.message
-    assert ros.wait_for(lambda: abs(sim.robot.base.velocity.x) < 1e-6, timeout=1.0)
+    assert ros.wait_for(lambda: abs(sim.robot.velocity().x) < 1e-6, timeout=1.0)
 
 
 def test_one_behavior_fault_is_cleared_by_its_id(world):
@@ -287,8 +291,8 @@ def test_trajectory_options_reach_the_robot(world):
     for precise in (False, True):
         # A goal that ends "near the goal" leaves the robot walking on to it, as on a robot:
         # measure the next goal from where the body comes to rest.
-        assert ros.wait_for(lambda: sim.robot.base.still, timeout=10.0)
-        start = sim.robot.base.odom_body
+        assert ros.wait_for(lambda: part(sim.robot, Base).still, timeout=10.0)
+        start = sim.robot.odom_body()
         goal = Trajectory.Goal(precise_positioning=precise, disable_obstacle_avoidance=precise)
         goal.target_pose.header.frame_id = "body"
         goal.target_pose.pose.position.x = 1.5
@@ -296,9 +300,9 @@ def test_trajectory_options_reach_the_robot(world):
         handle = ros.wait_future(client.send_goal_async(goal))
         result = ros.wait_future(handle.get_result_async(), timeout=30.0).result
         assert result.success, result.message
-        end = sim.robot.base.odom_body
+        end = sim.robot.odom_body()
         results[precise] = (math.hypot(end.x - start.x, end.y - start.y), result.message)
-        params = sim.robot.base.mobility_params
+        params = part(sim.robot, Base).mobility_params
         assert params.obstacle_params.disable_vision_body_obstacle_avoidance is precise
     # Without precise positioning the goal ends as soon as the robot is near the goal.
     assert "near the goal" in results[False][1] and results[False][0] < 1.5 - 0.02
@@ -362,7 +366,7 @@ def test_bad_nogo_regions_are_refused_and_nothing_is_added(world, fields, frame,
 
 def test_a_nogo_region_stops_walks_at_its_boundary_until_deleted(world):
     sim, _, ros = world
-    start = sim.robot.base.odom_body
+    start = sim.robot.odom_body()
     added = ros.call(AddNoGoRegion, "/world_objects/add_nogo_region", nogo_request(1.5))
     assert added.success, added.message
     assert added.id in nogo_ids(ros)
@@ -375,7 +379,7 @@ def test_a_nogo_region_stops_walks_at_its_boundary_until_deleted(world):
     heading = (math.cos(start.yaw), math.sin(start.yaw))
 
     def ahead() -> float:
-        here = sim.robot.base.odom_body
+        here = sim.robot.odom_body()
         return (here.x - start.x) * heading[0] + (here.y - start.y) * heading[1]
 
     assert ahead() == pytest.approx(1.5 - 0.1 - 0.55, abs=0.08)

@@ -13,7 +13,7 @@ from ros_harness import burst, driver_world, odom_tform
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import holds, wait_for
+from conftest import holds, part, wait_for
 from spot_msgs.action import ExecuteChoreography
 from spot_msgs.msg import ChoreographyStatus
 from spot_msgs.srv import (
@@ -24,6 +24,7 @@ from spot_msgs.srv import (
     UploadAnimation,
     UploadChoreography,
 )
+from spot_sim.body.base import Base
 
 DATA = Path(__file__).parent / "data" / "choreography"
 
@@ -197,7 +198,7 @@ def test_recorded_state_becomes_an_animation_the_robot_lists_as_a_move(world, tm
             time.sleep(0.05)
     finally:
         ros.node.destroy_publisher(publisher)
-    assert wait_for(lambda: sim.robot.base.still, 3.0)  # the walk recorded to its end
+    assert wait_for(lambda: part(sim.robot, Base).still, 3.0)  # the walk recorded to its end
     stopped = ros.call(Trigger, "/choreography/stop_recording_state")
     assert stopped.success, stopped.message
     for request, reason in ((RecordedStateToAnimation.Request(name="../up"), "must be 1-64"),

@@ -16,7 +16,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from conftest import PASSWORD, USERNAME, connect, running_sim
+from conftest import PASSWORD, USERNAME, connect, part, running_sim
 from spot_msgs.action import ArmJointMove, Gripper, Trajectory
 from spot_msgs.msg import (
     BatteryStateArray,
@@ -37,6 +37,9 @@ from spot_msgs.srv import (
     SetStandHeight,
     SetVelocityLimit,
 )
+from spot_sim.body.base import Base
+from spot_sim.body.commands import CommandBook
+from spot_sim.body.legs import Legs
 
 STATUS_TOPICS = {
     "/status/battery": BatteryStateArray, "/status/power": PowerState,
@@ -151,12 +154,12 @@ def test_statuses_go_out_with_every_robot_state(world):
 
 def test_services_fail_clearly_without_lease_and_change_nothing(world):
     sim, _, ros = world
-    commands_before = len(sim.robot.book.commands)
+    commands_before = len(part(sim.robot, CommandBook).commands)
     for name in ("power_on", "stand", "sit", "stop", "self_right"):
         response = trigger(ros, name)
         assert not response.success
         assert "lease" in response.message and "claim" in response.message
-    assert len(sim.robot.book.commands) == commands_before
+    assert len(part(sim.robot, CommandBook).commands) == commands_before
     assert not sim.robot.powered
 
 
@@ -165,11 +168,11 @@ def test_cmd_vel_without_lease_does_not_move_the_robot(world):
     publisher = ros.publisher(Twist, "/cmd_vel", 10)
     try:
         assert ros.wait_for(lambda: publisher.get_subscription_count() > 0, timeout=5.0)
-        before = len(sim.robot.book.commands)
+        before = len(part(sim.robot, CommandBook).commands)
         publisher.publish(Twist())
         # the driver's answer to that message: its log line (the first of this driver's)
         assert ros.wait_for(lambda: "cmd_vel ignored: no lease" in driver.output(), 5.0)
-        assert len(sim.robot.book.commands) == before
+        assert len(part(sim.robot, CommandBook).commands) == before
     finally:
         ros.node.destroy_publisher(publisher)
 
@@ -179,7 +182,7 @@ def test_stand_without_power_says_so(world):
     assert trigger(ros, "claim").success
     response = trigger(ros, "stand")
     assert not response.success and "not powered on" in response.message
-    assert not sim.robot.legs.posture.standing
+    assert not part(sim.robot, Legs).posture.standing
 
 
 def test_claim_power_stand_walk_and_stop_when_commands_stop(world):
@@ -234,7 +237,7 @@ def test_bad_cmd_vel_is_rejected_or_clamped(world):
     assert ros.wait_for(lambda: "cmd_vel rejected" in driver.output(), 5.0)
     after = odom(ros).pose.pose.position
     assert math.hypot(after.x - before.x, after.y - before.y) < 1e-6
-    assert all(math.isfinite(c.velocity.x) for c in sim.robot.book.commands.values()
+    assert all(math.isfinite(c.velocity.x) for c in part(sim.robot, CommandBook).commands.values()
                if c.velocity is not None)
     assert "cmd_vel rejected" in driver.output()
 
@@ -291,20 +294,20 @@ def test_cancelled_trajectory_stops_the_robot(world):
 def test_trajectory_in_unknown_frame_is_refused(world):
     sim, _, ros = world
     client = ros.action_client(Trajectory, "/trajectory")
-    commands_before = len(sim.robot.book.commands)
+    commands_before = len(part(sim.robot, CommandBook).commands)
     goal = Trajectory.Goal()
     goal.target_pose.header.frame_id = "no_such_frame"
     goal.target_pose.pose.orientation.w = 1.0
     handle = ros.wait_future(client.send_goal_async(goal))
     result = ros.wait_future(handle.get_result_async()).result
     assert not result.success and "unknown frame 'no_such_frame'" in result.message
-    assert len(sim.robot.book.commands) == commands_before
+    assert len(part(sim.robot, CommandBook).commands) == commands_before
 
 
 def test_arm_goals_on_a_robot_without_an_arm_fail_clearly(world):
     sim, driver, ros = world
     assert trigger(ros, "claim").success
-    before = len(sim.robot.book.commands)
+    before = len(part(sim.robot, CommandBook).commands)
     for action_type, name, goal in (
             (ArmJointMove, "/arm/joint_move", ArmJointMove.Goal(positions=[0.0] * 6)),
             (Gripper, "/gripper", Gripper.Goal(command=Gripper.Goal.OPEN))):
@@ -323,7 +326,7 @@ def test_arm_goals_on_a_robot_without_an_arm_fail_clearly(world):
     assert result.error_code == FollowJointTrajectory.Result.INVALID_GOAL
     assert "this robot has no arm" in result.error_string
     assert trigger(ros, "gripper/open").message == "this robot has no arm"
-    assert len(sim.robot.book.commands) == before
+    assert len(part(sim.robot, CommandBook).commands) == before
     assert driver.process.poll() is None
 
 
@@ -351,7 +354,7 @@ def test_gait_and_stairs_mode_reach_the_robot(world):
     refused = ros.call(SetLocomotion, "/locomotion_mode", SetLocomotion.Request(locomotion_hint=99))
     assert not refused.success and "unknown locomotion hint" in refused.message
     assert trigger(ros, "stand").success
-    params = sim.robot.base.mobility_params
+    params = part(sim.robot, Base).mobility_params
     assert params.locomotion_hint == 4 and params.stairs_mode == 2 and params.stair_hint
     assert ros.wait_for(lambda: ros.latest("/status/mobility_params").locomotion_hint == 4)
 
@@ -365,13 +368,13 @@ def test_body_pose_topic_moves_the_body(world):
     assert ros.wait_for(lambda: publisher.get_subscription_count() > 0)
     publisher.publish(pose)
     assert ros.wait_for(lambda: abs(odom(ros).pose.pose.position.z - 0.47) < 0.01, timeout=3.0)
-    commands = len(sim.robot.book.commands)
+    commands = len(part(sim.robot, CommandBook).commands)
     bad = Pose()
     bad.position.z = 5.0
     bad.orientation.w = 1.0
     publisher.publish(bad)
     assert ros.wait_for(lambda: "body_pose ignored" in driver.output(), 5.0)
-    assert len(sim.robot.book.commands) == commands
+    assert len(part(sim.robot, CommandBook).commands) == commands
     assert abs(odom(ros).pose.pose.position.z - 0.47) < 0.01
     ros.node.destroy_publisher(publisher)
 
@@ -449,7 +452,7 @@ def test_stamped_cmd_vel_moves_the_robot_and_stale_stamps_are_dropped(tmp_path):
         try:
             assert ros.wait_for(lambda: sim.robot.standing, timeout=15.0)
             publisher = ros.publisher(TwistStamped, "/cmd_vel", 10)
-            before = len(sim.robot.book.commands)
+            before = len(part(sim.robot, CommandBook).commands)
             stale = TwistStamped()
             stale.header.stamp = (ros.node.get_clock().now()
                                   - rclpy.duration.Duration(seconds=5)).to_msg()
@@ -459,7 +462,7 @@ def test_stamped_cmd_vel_moves_the_robot_and_stale_stamps_are_dropped(tmp_path):
                 time.sleep(0.02)
             # delivered and dropped (the driver says so), and nothing reached the robot
             assert ros.wait_for(lambda: "stamp is" in driver.output(), timeout=2.0)
-            assert len(sim.robot.book.commands) == before
+            assert len(part(sim.robot, CommandBook).commands) == before
             fresh = TwistStamped()
             fresh.twist.linear.x = 0.5
             for _ in range(20):

@@ -30,12 +30,13 @@ from test_description_units import LEG_NAMES, nav2_topics_and_frames, rviz_topic
 from test_nav2_units import bringup, launch_module
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, part, running_sim
 from spot_driver.action_client import ActionClient
 from spot_driver.description import frame_names as naming
 from spot_driver.description import nav2_config
 from spot_driver.description.robot_model import robot_description
 from spot_msgs.msg import FootStateArray
+from spot_sim.manipulation.arm import Arm
 
 CAMERA_HZ = 10.0
 LIDAR_HZ = 5.0
@@ -143,7 +144,7 @@ def test_moveit_controller_actions_exist_and_the_gripper_command_works(world):
     assert handle.accepted
     result = ros.wait_future(handle.get_result_async(), timeout=15).result
     assert result.reached_goal and result.position == pytest.approx(-1.0, abs=0.05)
-    assert sim.robot.arm.gripper == pytest.approx(-1.0, abs=0.05)
+    assert part(sim.robot, Arm).gripper == pytest.approx(-1.0, abs=0.05)
 
 
 def test_every_topic_and_frame_the_nav2_and_rviz_files_name_exists(world):

@@ -13,10 +13,12 @@ from ros_harness import driver_world
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import holds, wait_for
+from conftest import holds, part, wait_for
 from spot_msgs.action import Dock, Mission, Trajectory, Undock
 from spot_msgs.msg import BatteryStateArray, DockState, MissionStatus, WorldObjectArray
 from spot_msgs.srv import AnswerQuestion
+from spot_sim.body.legs import Legs
+from spot_sim.docking.docking import Docking
 from spot_sim.missions.compiler import child_nodes
 
 State = mission_pb2.State
@@ -71,7 +73,7 @@ def test_starts_docked_and_sees_its_dock(world):
 
 def test_dock_refused_without_power_and_for_unknown_ids(world):
     sim, _driver, ros = world
-    commands_before = len(sim.robot.docking.tasks)
+    commands_before = len(part(sim.robot, Docking).tasks)
     result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=520))  # motors are still off
     assert not result.success and "not powered on" in result.message
     assert ros.call(Trigger, "/power_on").success
@@ -80,7 +82,7 @@ def test_dock_refused_without_power_and_for_unknown_ids(world):
     assert "unknown dock id 999" in result.message
     result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=521))  # a real dock, out of view
     assert not result.success and "not in view" in result.message
-    assert len(sim.robot.docking.tasks) == commands_before  # none reached the robot's plan
+    assert len(part(sim.robot, Docking).tasks) == commands_before  # none reached the robot's plan
 
 
 def test_undock_walk_away_and_dock_again(world):
@@ -119,7 +121,7 @@ def test_undock_walk_away_and_dock_again(world):
     statuses = [f.status for f in feedback]
     assert statuses[0] == "STATUS_IN_PROGRESS" and statuses[-1] == "STATUS_DOCKED"
     assert ros.wait_for(lambda: docking_status(ros) == DockState.STATUS_DOCKED, timeout=3)
-    assert sim.robot.base.odom_body.x == pytest.approx(-2.0, abs=0.05)
+    assert sim.robot.odom_body().x == pytest.approx(-2.0, abs=0.05)
 
     def battery():
         return ros.latest("/status/battery").battery_states[0]
@@ -203,7 +205,7 @@ def test_mission_with_a_prompt_answered_over_ros(world, tmp_path, encoding):
     result = ros.wait_future(result_future, timeout=30).result
     assert result.success, result.message
     assert result.status == "STATUS_SUCCESS" and not result.failed_nodes
-    assert not sim.robot.legs.posture.standing
+    assert not part(sim.robot, Legs).posture.standing
     assert "STATUS_RUNNING" in {f.status for f in feedback}
     assert ros.wait_for(lambda: ros.latest("/status/mission") is not None
                         and ros.latest("/status/mission").status == MissionStatus.STATUS_SUCCESS)

@@ -18,7 +18,10 @@ from bosdyn.client.world_object import WorldObjectClient
 from bosdyn.mission.client import InvalidAnswerCode, MissionClient, ValidationError
 from test_body_sim import commander, odom_tform_body, operated, state_of, wait_for
 
-from conftest import connect, running_sim
+from conftest import connect, part, running_sim
+from spot_sim.body.battery import Battery
+from spot_sim.body.legs import Legs
+from spot_sim.docking.docking import Docking
 
 State = mission_pb2.State
 
@@ -114,12 +117,12 @@ def test_undock_then_dock_charges_the_battery(docked_sim):
         assert _dock_state(robot).status == docking_pb2.DockState.DOCK_STATUS_UNDOCKED
         assert odom_tform_body(robot).x == pytest.approx(-1.0, abs=0.05)
         blocking_dock_robot(robot, 520, timeout=30)
-        battery = docked_sim.robot.battery.percent
+        battery = part(docked_sim.robot, Battery).percent
         state = _dock_state(robot)
         assert (state.status, state.dock_id) == (docking_pb2.DockState.DOCK_STATUS_DOCKED, 520)
         assert odom_tform_body(robot).x == pytest.approx(-2.0, abs=0.05)
-        assert not docked_sim.robot.legs.posture.standing  # sits on the dock
-        assert wait_for(lambda: docked_sim.robot.battery.percent > battery, 3.0)  # charging
+        assert not part(docked_sim.robot, Legs).posture.standing  # sits on the dock
+        assert wait_for(lambda: part(docked_sim.robot, Battery).percent > battery, 3.0)  # charging
 
 
 def test_docking_refusals(sim, robot):
@@ -136,7 +139,7 @@ def test_docking_refusals(sim, robot):
             client.docking_command(521, clock, end)
         with pytest.raises(ResponseError, match="NOT_DOCKED"):
             client.docking_command(0, clock, end, docking_pb2.PREP_POSE_UNDOCK)
-    assert sim.robot.docking.active is None
+    assert part(sim.robot, Docking).active is None
 
 
 def _sequence(name, *children, always_restart=False):
@@ -209,7 +212,7 @@ def test_mission_stand_sleep_prompt_sit(sim, robot):
         state = _wait_status(client, {State.STATUS_SUCCESS, State.STATUS_FAILURE,
                                       State.STATUS_ERROR})
         assert state.status == State.STATUS_SUCCESS, state
-        assert not sim.robot.legs.posture.standing
+        assert not part(sim.robot, Legs).posture.standing
         assert state.answered_questions[0].accepted_answer_code == 1
 
 
@@ -226,7 +229,7 @@ def test_mission_pauses_when_pause_time_passes_and_resumes(sim, robot):
         client.load_mission(node, leases=_leases(robot))
         client.play_mission(time.time() + 1.0, leases=_leases(robot))
         _wait_status(client, {State.STATUS_PAUSED}, timeout=5)
-        assert wait_for(lambda: sim.robot.base.velocity.x == 0.0, timeout=2)
+        assert wait_for(lambda: sim.robot.velocity().x == 0.0, timeout=2)
         moved = odom_tform_body(robot).x
         assert moved > 0.05
         client.play_mission(time.time() + 10.0, leases=_leases(robot))

@@ -20,9 +20,12 @@ from ros_harness import DEFAULT_SIGINT, DriverProcess, RosClient
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from conftest import MISSING, PASSWORD, USERNAME, running_sim, wait_for
+from conftest import MISSING, PASSWORD, USERNAME, part, running_sim, wait_for
 from spot_msgs.srv import GetInverseKinematics
+from spot_sim.body.base import Base
+from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
+from spot_sim.manipulation.arm import Arm
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "spot_driver_examples"
 HELPERS = {"__init__", "spot", "joint_stream"}
@@ -101,11 +104,11 @@ def ahead_of(start: Se2, here: Se2) -> float:
 
 
 def body(robot) -> Se2:
-    return robot.base.odom_body
+    return robot.odom_body()
 
 
 def hand(robot) -> np.ndarray:
-    return robot.arm.hand()[:3, 3].copy()
+    return part(robot, Arm).hand()[:3, 3].copy()
 
 
 def near(points: list, target, tolerance: float) -> bool:
@@ -151,20 +154,20 @@ def test_the_driver_here_publishes_spot_ros2s_frame_names(world):
 
 def test_walk_forward_walks_one_metre_and_sits(world):
     sim = world[0]
-    start = sim.robot.base.odom_body
+    start = sim.robot.odom_body()
     output, _ = run(sim, "walk_forward")
     assert "walking 1.0 m forward" in output
-    assert ahead_of(start, sim.robot.base.odom_body) == pytest.approx(1.0, abs=0.1)
-    assert not sim.robot.legs.posture.standing
+    assert ahead_of(start, sim.robot.odom_body()) == pytest.approx(1.0, abs=0.1)
+    assert not part(sim.robot, Legs).posture.standing
 
 
 def test_spot_in_circle_goes_around_and_ends_where_it_started(world):
     sim = world[0]
-    start, radius = sim.robot.base.odom_body, 0.6
+    start, radius = sim.robot.odom_body(), 0.6
     centre = (start.x - radius * math.sin(start.yaw), start.y + radius * math.cos(start.yaw))
     _, samples = run(sim, "spot_in_circle", "--radius", str(radius), "--steps", "6",
                      sample=body)
-    end = sim.robot.base.odom_body
+    end = sim.robot.odom_body()
     assert math.hypot(end.x - start.x, end.y - start.y) < 0.15
     distances = [math.hypot(s.x - centre[0], s.y - centre[1]) for s in samples]
     # chords between six points on the circle (r cos(30 deg) to r), corners cut where a goal
@@ -180,7 +183,7 @@ def test_hello_spot_twists_the_body_saves_an_image_and_sits(world, tmp_path):
     image = tmp_path / "hello.pgm"
 
     def yaw(robot) -> float:
-        q = robot.base.rotation
+        q = part(robot, Base).rotation
         return math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y ** 2 + q.z ** 2))
 
     output, yaws = run(sim, "hello_spot", "--image", str(image), sample=yaw)
@@ -191,7 +194,7 @@ def test_hello_spot_twists_the_body_saves_an_image_and_sits(world, tmp_path):
     width, height = (int(v) for v in size.split())
     assert magic in (b"P5", b"P6") and depth == b"255" and width > 100 and height > 100
     assert len(pixels) == width * height * (1 if magic == b"P5" else 3)
-    assert not sim.robot.legs.posture.standing
+    assert not part(sim.robot, Legs).posture.standing
 
 
 def test_arm_simple_reaches_both_poses_and_stows(world):
@@ -199,14 +202,14 @@ def test_arm_simple_reaches_both_poses_and_stows(world):
     gripper = []
 
     def sample(robot):
-        gripper.append(robot.arm.gripper)
+        gripper.append(part(robot, Arm).gripper)
         return hand(robot)
 
     output, hands = run(sim, "arm_simple", sample=sample)
     assert near(hands, (0.75, 0.0, 0.25), 0.03), output
     assert near(hands, (0.75, 0.0, 0.0), 0.03), output
     assert min(gripper) < -1.4  # opened
-    assert sim.robot.arm.stowed
+    assert part(sim.robot, Arm).stowed
 
 
 def test_batch_trajectory_traces_the_rose_in_batches(world):
@@ -217,7 +220,7 @@ def test_batch_trajectory_traces_the_rose_in_batches(world):
     points = np.array(hands)
     drawn = points[np.abs(points[:, 0] - 0.75) < 0.02]  # on the rose's plane
     assert np.ptp(drawn[:, 1]) > 0.2 and np.ptp(drawn[:, 2]) > 0.2, (np.ptp(drawn, axis=0))
-    assert sim.robot.arm.stowed
+    assert part(sim.robot, Arm).stowed
 
 
 def test_inverse_kinematics_requests_move_the_arm_to_the_reachable_solutions(world):
@@ -225,45 +228,45 @@ def test_inverse_kinematics_requests_move_the_arm_to_the_reachable_solutions(wor
     output, hands = run(sim, "send_inverse_kinematics_requests", sample=hand)
     assert output.count("reachable; joints") == 2 and output.count("not reachable") == 1, output
     assert near(hands, (0.7, 0.2, 0.3), 0.03) and near(hands, (0.7, -0.2, 0.1), 0.03)
-    assert sim.robot.arm.stowed
+    assert part(sim.robot, Arm).stowed
 
 
 def test_arm_with_body_follow_walks_the_body_behind_the_hand(world):
     sim = world[0]
-    start = sim.robot.base.odom_body
+    start = sim.robot.odom_body()
     output, _ = run(sim, "arm_with_body_follow")
     assert "STATUS_TRAJECTORY_COMPLETE" in output, output
-    assert ahead_of(start, sim.robot.base.odom_body) > 0.15
+    assert ahead_of(start, sim.robot.odom_body()) > 0.15
 
 
 def test_nogo_example_stops_at_the_wall_then_walks_on_once_it_is_deleted(world):
     sim = world[0]
-    start = sim.robot.base.odom_body
+    start = sim.robot.odom_body()
     output, bodies = run(sim, "nogo_example", sample=body)
     assert "walking through it: trajectory: blocked:" in output, output
     assert "walking on: reached the goal" in output, output
     # the body's front (0.55 m ahead of its centre) stopped at the wall's near face
     stops = [ahead_of(start, b) for b in bodies]
     assert any(abs(s - (1.5 - 0.1 - 0.55)) < 0.08 for s in stops)
-    assert ahead_of(start, sim.robot.base.odom_body) == pytest.approx(0.85 + 1.0, abs=0.1)
-    assert not sim.robot.base.user_objects.objects
+    assert ahead_of(start, sim.robot.odom_body()) == pytest.approx(0.85 + 1.0, abs=0.1)
+    assert not part(sim.robot, Base).user_objects.objects
 
 
 def test_simple_sub_walks_to_each_published_pose(world):
     sim, _, ros, _ = world
     example = Run(sim, "simple_sub", "--count", "2")
     publisher = ros.publisher(Pose, "/pose_commands", 10, timeout=30)  # the example's reader
-    start = sim.robot.base.odom_body  # a pose sent while it still stands up waits its turn
+    start = sim.robot.odom_body()  # a pose sent while it still stands up waits its turn
     for x, y in ((0.5, 0.0), (0.0, 0.5)):
         pose = Pose()
         pose.position.x, pose.position.y, pose.orientation.w = x, y, 1.0
-        before = sim.robot.base.odom_body
+        before = sim.robot.odom_body()
         publisher.publish(pose)
         assert ros.wait_for(lambda b=before: math.hypot(
-            sim.robot.base.odom_body.x - b.x, sim.robot.base.odom_body.y - b.y) > 0.45, 30)
-        assert ros.wait_for(lambda: sim.robot.base.still, 10)
+            sim.robot.odom_body().x - b.x, sim.robot.odom_body().y - b.y) > 0.45, 30)
+        assert ros.wait_for(lambda: part(sim.robot, Base).still, 10)
     example.finish()
-    end = sim.robot.base.odom_body
+    end = sim.robot.odom_body()
     left = (-(end.x - start.x) * math.sin(start.yaw) + (end.y - start.y) * math.cos(start.yaw))
     assert ahead_of(start, end) == pytest.approx(0.5, abs=0.1)
     assert left == pytest.approx(0.5, abs=0.1)
@@ -288,15 +291,15 @@ def test_wasd_drives_with_keys_typed_into_its_terminal(world, tmp_path):
         while "status: ready" not in screen():
             assert time.monotonic() < deadline, screen()
             time.sleep(0.2)
-        start = sim.robot.base.odom_body
+        start = sim.robot.odom_body()
         for _ in range(15):  # w held for 1.5 s (a terminal's key repeat)
             subprocess.run([*tmux, "send-keys", "w"], check=True)
             time.sleep(0.1)
         deadline = time.monotonic() + 5
-        while not sim.robot.base.still:  # stops by itself once the key is released
+        while not part(sim.robot, Base).still:  # stops by itself once the key is released
             assert time.monotonic() < deadline, "still moving after the key was released"
             time.sleep(0.1)
-        assert ahead_of(start, sim.robot.base.odom_body) > 0.4
+        assert ahead_of(start, sim.robot.odom_body()) > 0.4
         subprocess.run([*tmux, "send-keys", "v"], check=True)
         deadline = time.monotonic() + 10
         while "sit:" not in screen():
@@ -333,25 +336,26 @@ def test_noarm_squat_crouches_and_stands_again(world, streams):
     sim = world[0]
 
     def knees(robot) -> list | None:  # while joint mode drives the legs
-        if not robot.legs.joint_mode.engaged:
+        if not part(robot, Legs).joint_mode.engaged:
             return None
-        return [robot.legs.posture.joints[i] for i in (2, 5, 8, 11)]
+        return [part(robot, Legs).posture.joints[i] for i in (2, 5, 8, 11)]
 
     output, samples = run(sim, "noarm_squat", sample=knees)
     assert "down" in output and "up" in output, output
     driven = np.array([s for s in samples if s is not None])
     assert len(driven) > 40  # 2 s at 20 Hz at least
     assert np.min(driven) == pytest.approx(-2.25, abs=0.15)
-    assert wait_for(lambda: sim.robot.legs.posture.standing, 5.0)  # back to standing
+    assert wait_for(lambda: part(sim.robot, Legs).posture.standing, 5.0)  # back to standing
 
 
 def test_wiggle_arm_turns_the_wrist_both_ways(world, streams):
     sim = world[0]
-    start = sim.robot.arm.q.copy()
+    start = part(sim.robot, Arm).q.copy()
     def sample(robot):  # while joint mode drives the joints
-        if not robot.legs.joint_mode.engaged:
+        if not part(robot, Legs).joint_mode.engaged:
             return None
-        return robot.arm.q.copy(), robot.arm.gripper, robot.legs.posture.joints.copy()
+        arm = part(robot, Arm)
+        return arm.q.copy(), arm.gripper, part(robot, Legs).posture.joints.copy()
 
     output, samples = run(sim, "wiggle_arm", sample=sample)
     driven = [s for s in samples if s is not None]
@@ -373,7 +377,7 @@ def test_set_gripper_gains_opens_at_the_nominal_gains_and_not_without_stiffness(
     sim = world[0]
 
     def gripper(robot):
-        return robot.legs.joint_mode.engaged, robot.arm.gripper
+        return part(robot, Legs).joint_mode.engaged, part(robot, Arm).gripper
 
     output, samples = run(sim, "set_gripper_gains", "--gains", "0,0", "--gains", "99,-1",
                           sample=gripper)
@@ -389,15 +393,15 @@ def test_set_gripper_gains_opens_at_the_nominal_gains_and_not_without_stiffness(
     # stayed closed through the first
     still = closed + int(np.nonzero(angles[closed:again] > -0.1)[0][-1])
     assert (still - closed) * SAMPLE_S > 1.5, (angles[closed:again], output)
-    assert wait_for(lambda: not sim.robot.legs.joint_mode.engaged, 5.0)
+    assert wait_for(lambda: not part(sim.robot, Legs).joint_mode.engaged, 5.0)
 
 
 def test_mixed_level_example_stands_drives_the_gripper_joint_level_then_sits(world, streams):
     sim = world[0]
 
     def state(robot):
-        return (robot.legs.joint_mode.engaged, robot.arm.gripper,
-                robot.legs.posture.standing)
+        return (part(robot, Legs).joint_mode.engaged, part(robot, Arm).gripper,
+                part(robot, Legs).posture.standing)
 
     output, samples = run(sim, "mixed_level_example", "--no-pause", sample=state)
     driven = engaged_samples(samples)
@@ -405,7 +409,7 @@ def test_mixed_level_example_stands_drives_the_gripper_joint_level_then_sits(wor
     assert min(g for g, _ in driven) < -1.3  # the gripper opened under joint-level control
     first = next(i for i, s in enumerate(samples) if s[0])
     assert samples[first - 1][2], "it stood (high level) before joint mode"
-    assert not samples[-1][0] and not sim.robot.legs.posture.standing  # then high level: sat
+    assert not samples[-1][0] and not part(sim.robot, Legs).posture.standing  # then high level: sat
 
 
 def test_joint_command_passthrough_forwards_another_nodes_targets(world, streams):
@@ -417,7 +421,7 @@ def test_joint_command_passthrough_forwards_another_nodes_targets(world, streams
     engaged = []
     try:
         targets = ros.publisher(JointState, "/joint_commands", timeout=60.0)
-        start = sim.robot.arm.q.copy()
+        start = part(sim.robot, Arm).q.copy()
         bad = JointState(name=["arm_wr1", "nosuch"], position=[0.0, 0.0])
         nan = JointState(name=["arm_wr1"], position=[float("nan")])
         goal = start[5] + 0.6
@@ -427,17 +431,18 @@ def test_joint_command_passthrough_forwards_another_nodes_targets(world, streams
             targets.publish(nan)
             wr1 = start[5] + (goal - start[5]) * min(1.0, t / 1.0)
             targets.publish(JointState(name=["arm_wr1"], position=[wr1]))
-            engaged.append(sim.robot.legs.joint_mode.engaged)
+            engaged.append(part(sim.robot, Legs).joint_mode.engaged)
             time.sleep(0.02)
-        arm = sim.robot.arm.q.copy()
+        arm = part(sim.robot, Arm).q.copy()
         assert sum(engaged) > len(engaged) / 2, example.stop()
         assert arm[5] == pytest.approx(goal, abs=0.05)
         assert np.abs(arm[:5] - start[:5]).max() < 0.05  # the joints not named held
-        assert wait_for(lambda: not sim.robot.legs.joint_mode.engaged, 5.0)  # targets stopped
+        # the targets stopped
+        assert wait_for(lambda: not part(sim.robot, Legs).joint_mode.engaged, 5.0)
     finally:
         example.process.send_signal(signal.SIGINT)
     output = example.finish(timeout=30.0)
     assert "refused: unknown joints ['nosuch']" in output, output
     assert "refused: a position that is not finite" in output, output
     assert "back to the stand controller" in output, output
-    assert wait_for(lambda: sim.robot.legs.posture.standing, 5.0)
+    assert wait_for(lambda: part(sim.robot, Legs).posture.standing, 5.0)

@@ -15,6 +15,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from conftest import part
 from spot_msgs.action import (
     ArmJointMove,
     ArmPose,
@@ -26,6 +27,7 @@ from spot_msgs.action import (
 )
 from spot_msgs.msg import ManipulatorState
 from spot_msgs.srv import GetInverseKinematics, OverrideGrasp
+from spot_sim.body.commands import CommandBook
 
 ARM = ["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "arm_wr1"]
 FJT = "/arm_controller/follow_joint_trajectory"
@@ -136,11 +138,11 @@ def test_unreachable_and_unknown_frame_poses_fail_clearly(world):
     goal.pose.pose.orientation.w = 1.0
     result = ros.run_action(ArmPose, "/arm/pose", goal)
     assert not result.success and "reach" in result.message
-    before = len(sim.robot.book.commands)
+    before = len(part(sim.robot, CommandBook).commands)
     goal.pose.header.frame_id = "no_such_frame"
     result = ros.run_action(ArmPose, "/arm/pose", goal)
     assert not result.success and "unknown frame 'no_such_frame'" in result.message
-    assert len(sim.robot.book.commands) == before
+    assert len(part(sim.robot, CommandBook).commands) == before
 
 
 def ik_request(frame: str, pose: SE3Pose) -> GetInverseKinematics.Request:
@@ -159,7 +161,7 @@ def test_inverse_kinematics_answers_and_its_solution_puts_the_hand_there(world):
                       ik_request("odom", target))
     assert answer.success and answer.reachable, answer.message
     assert answer.status == "STATUS_OK" and answer.joint_names[:6] == ARM
-    before = len(sim.robot.book.commands)
+    before = len(part(sim.robot, CommandBook).commands)
     far = ros.call(GetInverseKinematics, "/arm/inverse_kinematics",
                    ik_request("body", SE3Pose(3.0, 0.0, 0.0, Quat())))
     assert far.success and not far.reachable and far.status == "STATUS_NO_SOLUTION_FOUND", \
@@ -171,7 +173,7 @@ def test_inverse_kinematics_answers_and_its_solution_puts_the_hand_there(world):
         refused = ros.call(GetInverseKinematics, "/arm/inverse_kinematics",
                            ik_request(frame, pose))
         assert not refused.success and sentence in refused.message, refused.message
-    assert len(sim.robot.book.commands) == before  # asking moves nothing
+    assert len(part(sim.robot, CommandBook).commands) == before  # asking moves nothing
     # The solution, driven as a joint move, puts the hand on the target (the robot's own FK).
     goal = ArmJointMove.Goal(joint_names=ARM, positions=list(answer.joint_positions[:6]))
     goal.duration.sec = 1
@@ -216,16 +218,17 @@ def test_long_trajectory_is_sent_in_pieces(world):
     times = np.linspace(0.0, 3.0, 601)
     positions = [start + np.array([0.6 * math.sin(math.pi * t / 3.0), 0, 0, 0, 0, 0])
                  for t in times]
-    before = len(sim.robot.book.commands)
+    before = len(part(sim.robot, CommandBook).commands)
     result = ros.run_action(FollowJointTrajectory, FJT, fjt_goal(ARM, times, positions))
     assert result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.error_string
-    assert len(sim.robot.book.commands) - before == 3  # 601 points in pieces of at most 250
+    # 601 points in pieces of at most 250
+    assert len(part(sim.robot, CommandBook).commands) - before == 3
 
 
 def test_bad_trajectories_are_refused_and_nothing_is_sent(world):
     sim, _, ros = world
     here = arm_joints(ros)
-    before = len(sim.robot.book.commands)
+    before = len(part(sim.robot, CommandBook).commands)
     cases = [
         (fjt_goal(["arm_sh0", "arm_sh1", "arm_el0", "arm_el1", "arm_wr0", "elbow"],
                   [1.0], [here]), FollowJointTrajectory.Result.INVALID_JOINTS, "elbow"),
@@ -247,7 +250,7 @@ def test_bad_trajectories_are_refused_and_nothing_is_sent(world):
         result = ros.run_action(FollowJointTrajectory, FJT, goal)
         assert result.error_code == code, (text, result.error_string)
         assert text in result.error_string
-    assert len(sim.robot.book.commands) == before
+    assert len(part(sim.robot, CommandBook).commands) == before
 
 
 def test_cancel_mid_move_stops_the_arm(world):

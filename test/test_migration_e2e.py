@@ -13,9 +13,11 @@ from sensor_msgs.msg import CompressedImage, PointCloud2
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
-from conftest import PASSWORD, USERNAME, running_sim
+from conftest import PASSWORD, USERNAME, part, running_sim
 from spot_msgs.msg import BatteryStateArray
 from spot_msgs.srv import ListWorldObjects, SetStandHeight
+from spot_sim.body.legs import Legs
+from spot_sim.manipulation.arm import Arm
 
 ALIAS_TOPICS = {"/status/battery_states": (BatteryStateArray, False, False),
                 "/status/has_arm": (Bool, True, True),
@@ -87,19 +89,20 @@ def test_aliased_services_reach_the_robot(world):
         assert ros.call(Trigger, f"/{name}").success
     unstowed = ros.call(Trigger, "/arm_unstow")
     assert unstowed.success, unstowed.message
-    assert not sim.robot.arm.stowed
+    assert not part(sim.robot, Arm).stowed
     opened = ros.call(Trigger, "/open_gripper")
     assert opened.success, opened.message
-    assert ros.wait_for(lambda: sim.robot.arm.gripper < -1.4, 5), sim.robot.arm.gripper
+    arm = part(sim.robot, Arm)  # the robot's own arm (not rebuilt while it runs)
+    assert ros.wait_for(lambda: arm.gripper < -1.4, 5), arm.gripper
     closed = ros.call(Trigger, "/close_gripper")
     assert closed.success, closed.message
     stowed = ros.call(Trigger, "/arm_stow")
     assert stowed.success, stowed.message
-    assert sim.robot.arm.stowed
+    assert part(sim.robot, Arm).stowed
     lower = ros.call(SetStandHeight, "/set_stand_height", SetStandHeight.Request(height=-0.1))
     assert lower.success, lower.message
-    assert ros.wait_for(lambda: sim.robot.legs.height_offset == pytest.approx(-0.1, abs=0.01),
-                        5)
+    assert ros.wait_for(
+        lambda: part(sim.robot, Legs).height_offset == pytest.approx(-0.1, abs=0.01), 5)
     bad = ros.call(SetStandHeight, "/set_stand_height",
                    SetStandHeight.Request(height=float("nan")))
     assert not bad.success and "finite" in bad.message, bad.message  # our checks, passed on

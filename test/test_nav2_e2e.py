@@ -145,7 +145,7 @@ class Robot:
         path: list[Se2] = []
 
         def record(robot, _now) -> None:
-            path.append(robot.base.odom_body)
+            path.append(robot.odom_body())
 
         self.sim.robot.step_hooks.append(record)
         try:
@@ -173,9 +173,9 @@ class Robot:
 def stood_still(sim) -> Se2:
     """The robot's pose once it stands still."""
     deadline = time.monotonic() + 10.0
-    while sim.robot.base.velocity != Se2() and time.monotonic() < deadline:
+    while sim.robot.velocity() != Se2() and time.monotonic() < deadline:
         time.sleep(0.05)
-    return sim.robot.base.odom_body
+    return sim.robot.odom_body()
 
 
 def assert_at(pose: Se2, goal: Se2) -> None:
@@ -286,7 +286,7 @@ class TestOneRobotWithALidar:
 
 
     def test_a_goal_behind_a_box_is_reached_around_it(self, solo):
-        start = solo.sim.robot.base.odom_body
+        start = solo.sim.robot.odom_body()
         straight = Polygon([(start.x, start.y), (BEHIND_RED.x, BEHIND_RED.y),
                             (BEHIND_RED.x, BEHIND_RED.y + 0.01)])
         assert straight.intersects(box_polygon(RED_BOX))  # the box is in the way
@@ -310,8 +310,8 @@ class TestOneRobotWithALidar:
         from nav2_msgs.msg import CollisionMonitorState
         sim, ros = solo.sim, solo.ros
         turn_to(ros, sim.robot, math.pi)  # back from the goal to in front of the box
-        drive(ros, sim.robot, vx=0.3, distance=sim.robot.base.odom_body.x - 3.5)
-        here = sim.robot.base.odom_body
+        drive(ros, sim.robot, vx=0.3, distance=sim.robot.odom_body().x - 3.5)
+        here = sim.robot.odom_body()
         assert GREEN_BOX.lo[0] + 0.3 < here.x < GREEN_BOX.hi[0] - 0.3, here
         turn_to(ros, sim.robot, -math.pi / 2)
         ros.subscribe("/collision_monitor_state", CollisionMonitorState)
@@ -322,8 +322,8 @@ class TestOneRobotWithALidar:
         deadline = time.monotonic() + 20.0
         while time.monotonic() < deadline:
             publisher.publish(command)
-            speeds.append(sim.robot.base.velocity.x)
-            path.append(sim.robot.base.odom_body)
+            speeds.append(sim.robot.velocity().x)
+            path.append(sim.robot.odom_body())
             if len(speeds) > 40 and max(speeds) > 0.2 and all(abs(v) < 1e-3 for v in speeds[-20:]):
                 break
             time.sleep(0.05)
@@ -345,7 +345,7 @@ class TestOneRobotWithALidar:
         started = ros.call(Trigger, "/graph_nav/recording/start")
         assert started.success, started.message
         waypoint = started.message.rsplit(" ", 1)[-1]
-        seed = sim.robot.base.odom_body  # the map's origin: the first waypoint of the recording
+        seed = sim.robot.odom_body()  # the map's origin: the first waypoint of the recording
         assert ros.call(Trigger, "/graph_nav/recording/stop").success
         localized = ros.call(SetLocalization, "/graph_nav/set_localization",
                              SetLocalization.Request(method=SetLocalization.Request.WAYPOINT,

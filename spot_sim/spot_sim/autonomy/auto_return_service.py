@@ -4,7 +4,6 @@ walks back to a place on its recent path (``spot_sim.autonomy.auto_return``) wit
 lease, within ``max_displacement`` and ``max_duration``."""
 
 import math
-import threading
 
 from bosdyn.api import lease_pb2
 from bosdyn.api.auto_return import auto_return_pb2 as pb
@@ -15,6 +14,7 @@ from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from spot_sim.autonomy.auto_return import Breadcrumbs
 from spot_sim.body import mobility
 from spot_sim.body.robot import SimRobot
+from spot_sim.core.lock_order import DOMAIN, OrderedLock
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
 
@@ -45,7 +45,8 @@ class AutoReturnServicer(auto_return_service_pb2_grpc.AutoReturnServiceServicer)
         self.configuration: pb.ConfigureRequest | None = None
         self.returning: tuple[int, mobility.Se2] | None = None  # a return: command id, goal
         self._triggered = False  # comms loss already acted on (until the lease is used)
-        self._lock = threading.Lock()  # the path, the configuration and the return
+        # the path, the configuration and the return; taken before the robot's
+        self._lock = OrderedLock("auto_return", DOMAIN)
         robot.step_hooks.append(self.step)
 
     @unary(pb.ConfigureResponse)
@@ -103,7 +104,7 @@ class AutoReturnServicer(auto_return_service_pb2_grpc.AutoReturnServiceServicer)
             return ("the lease is not valid: "
                     f"{lease_pb2.LeaseUseResult.Status.Name(use.status)}")
         with self._lock:
-            goal = self.path.return_goal(robot.base.odom_body, params.max_displacement)
+            goal = self.path.return_goal(robot.odom_body(), params.max_displacement)
             if goal is None:
                 return ""  # nowhere to go back to: the robot stays
             refusal = robot.motion_refusal()
@@ -123,10 +124,10 @@ class AutoReturnServicer(auto_return_service_pb2_grpc.AutoReturnServiceServicer)
         with self._lock:
             if self.returning is not None and (
                     not robot.command_active(self.returning[0])
-                    or mobility.goal_reached(robot.base.odom_body, self.returning[1])):
+                    or mobility.goal_reached(robot.odom_body(), self.returning[1])):
                 self.returning = None
             if self.returning is None:
-                self.path.record(robot.base.odom_body)
+                self.path.record(robot.odom_body())
             configured = self.configuration
         if configured is None or not configured.leases:
             return

@@ -17,7 +17,6 @@ STATUS_LOST.
 
 import itertools
 import math
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -28,7 +27,10 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 
 from spot_sim.autonomy.map import GraphMap, se2_from_proto, se3_proto
 from spot_sim.body import mobility
+from spot_sim.body.base import Base
+from spot_sim.body.commands import CommandBook
 from spot_sim.body.mobility import Se2
+from spot_sim.core.lock_order import DOMAIN, OrderedLock
 
 T = TypeVar("T")
 
@@ -103,12 +105,12 @@ class LocalizationError(Exception):
 class GraphNav:
     """Map, localization and navigation commands, and (``Recorder``) recording: the graph-nav
     state of one robot, behind its own lock. A service that checks and changes several things
-    at once does so in ``atomically``; the robot is only reached through its methods, with
-    this lock held and never the other way round (``step`` runs in the physics loop, outside
-    the robot's lock)."""
+    at once does so in ``atomically``; the robot is reached through its methods and its door,
+    with this lock taken first (``core/lock_order.py`` refuses the other order; ``step`` runs
+    in the physics loop, outside the robot's lock)."""
 
     def __init__(self, scene) -> None:
-        self._lock = threading.RLock()
+        self._lock = OrderedLock("graph_nav", DOMAIN)  # taken before the robot's
         self.scene = scene
         self.map = GraphMap()
         self.seed_tform_vision: Se2 | None = None
@@ -194,7 +196,7 @@ class GraphNav:
         if not candidates:
             raise LocalizationError(Localize.STATUS_NO_MATCHING_FIDUCIAL,
                                     "no fiducial in view is in the map")
-        body = robot.base.odom_body
+        body = robot.odom_body()
         tag = min(candidates, key=lambda t: math.hypot(seen[t].x - body.x, seen[t].y - body.y))
         body_tform_tag = mobility.compose(mobility.inverse(body), seen[tag])
         poses = self.map.seed_poses()
@@ -220,7 +222,7 @@ class GraphNav:
             raise LocalizationError(Localize.STATUS_UNKNOWN_WAYPOINT,
                                     f"unknown waypoint {waypoint_id!r}")
         # Where the robot really is relative to the waypoint (what scan matching finds).
-        actual = mobility.compose(se2_from_proto(waypoint.waypoint_tform_ko), robot.base.odom_body)
+        actual = mobility.compose(se2_from_proto(waypoint.waypoint_tform_ko), robot.odom_body())
         distance, yaw = mobility.distance_to(waypoint_tform_body, actual)
         if distance > (max_distance or GUESS_MAX_DISTANCE) or yaw > (max_yaw or GUESS_MAX_YAW):
             raise LocalizationError(Localize.STATUS_FAILED,
@@ -254,7 +256,8 @@ class GraphNav:
                 return False
             task.end_ns = end_ns
             if task.motion is not None:
-                robot.atomically(lambda: setattr(task.motion, "end_ns", end_ns))
+                with robot.parts(CommandBook):  # the command is the robot's
+                    task.motion.end_ns = end_ns
             return True
 
     def motion_of(self, task_id: int) -> int | None:
@@ -294,10 +297,10 @@ class GraphNav:
 
     def step(self, robot, now_ns: int) -> None:
         """Follow the route: the physics loop's hook (and a new command's first step)."""
-        with self._lock:
-            robot.atomically(lambda: self._step(robot, now_ns))
+        with self._lock, robot.parts(Base) as (base,):  # the lock order: ours, the robot's
+            self._step(robot, base, now_ns)
 
-    def _step(self, robot, now_ns: int) -> None:
+    def _step(self, robot, base: Base, now_ns: int) -> None:
         task = self.active
         if task is None:
             return
@@ -305,7 +308,7 @@ class GraphNav:
             robot.new_command("stop")
             self._end(task, Feedback.STATUS_COMMAND_TIMED_OUT)
             return
-        if task.motion is not None and robot.book.mobility is not task.motion:
+        if task.motion is not None and not robot.in_charge(task.motion):
             self._end(task, Feedback.STATUS_COMMAND_OVERRIDDEN if robot.powered
                       else Feedback.STATUS_ROBOT_IMPAIRED)
             return
@@ -316,7 +319,7 @@ class GraphNav:
             self._end(task, Feedback.STATUS_LOST)
             return
         goal = self._goal(task, poses)
-        seed_tform_odom = mobility.compose(seed_tform_body, mobility.inverse(robot.base.odom_body))
+        seed_tform_odom = mobility.compose(seed_tform_body, mobility.inverse(base.odom_body))
         odom_goal = mobility.compose(mobility.inverse(seed_tform_odom), goal)
         if task.motion is None:
             task.motion = robot.new_command("trajectory", goal=odom_goal, end_ns=task.end_ns)
@@ -328,26 +331,26 @@ class GraphNav:
         if not last and distance < PASS_DISTANCE:
             task.completed.append(task.route[task.index])
             task.index += 1
-        elif last and mobility.goal_reached(robot.base.odom_body, odom_goal) and \
-                robot.base.velocity == Se2():
+        elif last and mobility.goal_reached(base.odom_body, odom_goal) and \
+                base.velocity == Se2():
             if task.index < len(task.route):
                 task.completed.append(task.route[task.index])
             task.remaining_length = 0.0
             self._end(task, Feedback.STATUS_REACHED_GOAL)
-        elif self._blocked(robot):
+        elif self._blocked(base):
             robot.new_command("stop")
             self._end(task, Feedback.STATUS_STUCK)
 
-    def _blocked(self, robot) -> bool:
+    def _blocked(self, base: Base) -> bool:
         """An obstacle taller than a step just ahead, or a user no-go region the body has
         stopped at: the route cannot be followed (STATUS_STUCK)."""
-        if robot.base.blocked:
+        if base.blocked:
             return True
-        velocity = robot.base.velocity
+        velocity = base.velocity
         speed = math.hypot(velocity.x, velocity.y)
         if speed < 0.05:
             return False
-        body = robot.base.odom_body
+        body = base.odom_body
         ahead = mobility.compose(body, Se2(STUCK_LOOKAHEAD * velocity.x / speed,
                                            STUCK_LOOKAHEAD * velocity.y / speed, 0.0))
         return any(box.lo[0] <= ahead.x <= box.hi[0] and box.lo[1] <= ahead.y <= box.hi[1]

@@ -22,6 +22,7 @@ from bosdyn.api.graph_nav import map_pb2, recording_pb2
 from spot_sim.autonomy.map import se2_from_proto, se3_proto
 from spot_sim.autonomy.navigation import GraphNav
 from spot_sim.body import kinematics, mobility
+from spot_sim.body.base import Base
 from spot_sim.body.mobility import Se2
 from spot_sim.state.frame_tree import body_pose
 
@@ -87,7 +88,7 @@ class Recorder:
         if not self.recording:
             raise RecordingError(Create.STATUS_NOT_RECORDING, "not recording")
         graph_nav, graph_map = self.graph_nav, self.graph_nav.map
-        body = robot.base.odom_body
+        body = robot.odom_body()
         odom_tform_waypoint = Se2(body.x, body.y, body.yaw)
         waypoint = map_pb2.Waypoint(id=_new_id("waypoint"),
                                     waypoint_tform_ko=se3_proto(
@@ -108,7 +109,7 @@ class Recorder:
         if first:
             graph_nav.seed_tform_vision = None
             graph_nav._fix(robot, mobility.compose(mobility.inverse(odom_tform_waypoint),
-                                                   robot.base.odom_body))
+                                                   robot.odom_body()))
         self.last_waypoint = waypoint
         return waypoint, edge
 
@@ -126,10 +127,12 @@ class Recorder:
                                              odom_tform_new)
         snapshot = map_pb2.EdgeSnapshot(id=_new_id("edge_snapshot"))
         stance = snapshot.stances.add(timestamp=robot.clock.timestamp())
-        stance.ko_tform_body.CopyFrom(body_pose(robot.base.odom_body, robot.body_height,
-                                                robot.base.rotation).to_proto())
-        stance.vision_tform_body.CopyFrom(body_pose(robot.vision_body(), robot.body_height,
-                                                    robot.base.rotation).to_proto())
+        with robot.parts(Base) as (base,):
+            height = robot.body_height
+            ko_tform_body = body_pose(base.odom_body, height, base.rotation)
+            vision_tform_body = body_pose(base.vision_body(), height, base.rotation)
+        stance.ko_tform_body.CopyFrom(ko_tform_body.to_proto())
+        stance.vision_tform_body.CopyFrom(vision_tform_body.to_proto())
         self.graph_nav.map.edge_snapshots[snapshot.id] = snapshot
         edge = map_pb2.Edge(snapshot_id=snapshot.id, from_tform_to=se3_proto(from_tform_to))
         edge.id.from_waypoint, edge.id.to_waypoint = previous.id, new_id
@@ -138,8 +141,8 @@ class Recorder:
 
     def _snapshot(self, robot) -> map_pb2.WaypointSnapshot:
         snapshot = map_pb2.WaypointSnapshot(id=_new_id("snapshot"), is_point_cloud_processed=True)
-        height = robot.body_height
-        odom_tform_body = body_pose(robot.base.odom_body, height, robot.base.rotation)
+        with robot.parts(Base) as (base,):
+            odom_tform_body = body_pose(base.odom_body, robot.body_height, base.rotation)
         odom_tform_sensor = odom_tform_body * kinematics.LIDAR_IN_BODY
         points = self.sensors.lidar_points(odom_tform_sensor)[::CLOUD_STRIDE]
         cloud = snapshot.point_cloud
@@ -165,15 +168,16 @@ class Recorder:
     def step(self, robot, now_ns: int) -> None:
         """Add a waypoint once the robot has walked far enough from the last one (the
         physics loop's hook)."""
-        self.graph_nav.atomically(lambda: robot.atomically(lambda: self._step(robot)))
+        self.graph_nav.atomically(lambda: self._step(robot))
 
     def _step(self, robot) -> None:
         if not self.recording or self.last_waypoint is None:
             return
         last = mobility.inverse(se2_from_proto(self.last_waypoint.waypoint_tform_ko))
-        body = robot.base.odom_body
-        if math.hypot(body.x - last.x, body.y - last.y) >= AUTO_WAYPOINT_SPACING:
-            self.create_waypoint(robot, "")
+        with robot.parts(Base):  # the waypoint and its snapshot read the robot at one instant
+            body = robot.odom_body()
+            if math.hypot(body.x - last.x, body.y - last.y) >= AUTO_WAYPOINT_SPACING:
+                self.create_waypoint(robot, "")
 
     def status(self, response: recording_pb2.GetRecordStatusResponse) -> None:
         response.is_recording = self.recording

@@ -4,17 +4,22 @@ sits the robot down first), a power transition completes, an empty battery cuts 
 A function of the robot's parts, called by ``SimRobot`` under its lock.
 """
 
+from spot_sim.body.base import Base
+from spot_sim.body.battery import Battery
 from spot_sim.body.estop_manager import LEVEL_CUT, LEVEL_NONE
+from spot_sim.body.legs import Legs
+from spot_sim.body.power import Power
 
 
 def step(robot, now: int) -> None:
     level = robot.estop.system_level()
-    if level != LEVEL_NONE and robot.power.on_or_coming:
-        if level == LEVEL_CUT or not robot.legs.posture.standing:
+    with robot.parts(Power, Legs, Base, Battery) as (power, legs, base, battery):
+        if level != LEVEL_NONE and power.on_or_coming:
+            if level == LEVEL_CUT or not legs.posture.standing:
+                robot.cut_motors(now)
+            else:  # settle then cut: sit first
+                base.halt()
+                legs.start_posture(False, now)
+        power.step(now)
+        if battery.empty and power.on:
             robot.cut_motors(now)
-        else:  # settle then cut: sit first
-            robot.base.halt()
-            robot.legs.start_posture(False, now)
-    robot.power.step(now)
-    if robot.battery.empty and robot.power.on:
-        robot.cut_motors(now)

@@ -1,16 +1,19 @@
 """The simulated robot: its body parts, the rules that join them, and the physics loop.
 
 The state lives in parts (``spot_sim.body``): power, legs, base, the command book, the
-battery and faults, plus the arm, manipulation tasks and docking. ``SimRobot`` owns them all
-behind one lock, and is where each physical rule is written once: cutting power folds the
-legs and ends every motion; the e-stop cuts power; a fall or a joint fault lies the robot
-down. The loop, at a fixed rate, completes power transitions, runs the commands and the
-robot's controllers, moves the base and legs, and drains the battery.
+battery and faults, plus the arm, manipulation tasks and docking. ``SimRobot`` owns them
+all, private, behind one lock: others use its verbs, or its one door, ``parts(Base, Legs,
+...)``, which names the parts it hands over by class (``test_body_doors_units`` checks that
+nothing else reaches them, and ``core/lock_order.py`` that its lock comes after a domain's).
+It is where each physical rule is written once: cutting power folds the legs and ends every
+motion; the e-stop cuts power; a fall or a joint fault lies the robot down. The loop, at a
+fixed rate, completes power transitions, runs the commands and the robot's controllers,
+moves the base and legs, and drains the battery.
 """
 
 import threading
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from bosdyn.api import geometry_pb2, power_pb2, robot_state_pb2
@@ -31,6 +34,7 @@ from spot_sim.core.config import SimConfig
 from spot_sim.core.field import Draw
 from spot_sim.core.lease_manager import LeaseManager
 from spot_sim.core.license import License
+from spot_sim.core.lock_order import ROBOT, OrderedLock
 from spot_sim.core.ticker import Ticker, catch_up
 from spot_sim.diagnostics.service_faults import ServiceFaults
 from spot_sim.docking import world
@@ -41,50 +45,54 @@ from spot_sim.manipulation.arm import Arm
 from spot_sim.state import state_report
 from spot_sim.state.frame_tree import body_pose, build_snapshot
 
-T = TypeVar("T")
 MAX_TICK_S = 0.05  # the longest physics tick; a late one is made up in ticks this long
 MAX_CATCH_UP_S = 2.0  # a longer gap between ticks is a clock jump
+
+
 class SimRobot:
     """State of one simulated Spot. Thread-safe; ``start()`` runs the physics loop."""
 
     def __init__(self, config: SimConfig, clock: RobotClock) -> None:
         self.config = config
         self.clock = clock
-        self._lock = threading.RLock()  # every part's state; never held while calling out
+        self._lock = OrderedLock("robot", ROBOT)  # every part's state (core/lock_order.py)
         self.license = License(config.serial_number, config.withheld_features)
         self.service_faults = ServiceFaults(clock)
         self.leases = LeaseManager(config.has_arm, config.lease_stale_sec)
         self.field = Draw(config.field, "robot")  # the field profile's noise and ages
         self.estop = EstopManager(config.estop_required)
-        self.book = CommandBook()
+        self._book = CommandBook()
         # Capabilities stepped with the physics loop, in order: fn(robot, now_ns). They run
         # outside the robot's lock, as any client does: they act through its methods.
         self.step_hooks: list = []
         self._stepping = threading.Lock()
         self._loop = Ticker("spot-sim-physics", self.step, config.physics_rate_hz)
-        self.base = Base(config)
-        self._reset_state()
-        self.docking = Docking(world.DEFAULT_DOCKS, config.start_docked_id)
+        self._base = Base(config)
+        self._docking = Docking(world.DEFAULT_DOCKS, config.start_docked_id)
         if config.start_docked_id:
-            self.base.odom_body = self.docking.docks[config.start_docked_id].pose
+            self._base.odom_body = self._docking.docks[config.start_docked_id].pose
+        self._reset_state()
         # Stable world object ids: a dock and its fiducial keep theirs for the robot's lifetime.
         self._object_ids = {dock_id: 1 + 2 * index
-                            for index, dock_id in enumerate(sorted(self.docking.docks))}
+                            for index, dock_id in enumerate(sorted(self._docking.docks))}
 
     def _reset_state(self) -> None:
         config = self.config
-        self.power = Power(config.power_on_sec, config.power_off_sec)
-        self.book.forget()
-        self.legs = Legs(config.has_arm, config.posture_change_sec)
-        odom, vision = self.base.odom_body, self.base.vision_odom
-        self.base = Base(config)
-        self.base.odom_body, self.base.vision_odom = odom, vision  # where it is survives
-        self.battery = Battery(config.battery_start_percent, config.battery_runtime_motors_on_sec,
-                               config.battery_runtime_idle_sec, config.battery_charge_sec)
-        self.faults = Faults()
-        self.arm = Arm() if config.has_arm else None
-        self.manipulations: dict[int, Manipulation] = {}
+        self._power = Power(config.power_on_sec, config.power_off_sec)
+        self._book.forget()
+        self._legs = Legs(config.has_arm, config.posture_change_sec)
+        odom, vision = self._base.odom_body, self._base.vision_odom
+        self._base = Base(config)
+        self._base.odom_body, self._base.vision_odom = odom, vision  # where it is survives
+        self._battery = Battery(config.battery_start_percent, config.battery_runtime_motors_on_sec,
+                                config.battery_runtime_idle_sec, config.battery_charge_sec)
+        self._faults = Faults()
+        self._arm = Arm() if config.has_arm else None
+        self._manipulations: dict[int, Manipulation] = {}
         self.last_step_ns = self.clock.now_nsec()
+        self._by_class = {Power: self._power, Legs: self._legs, Base: self._base,
+                          CommandBook: self._book, Battery: self._battery, Faults: self._faults,
+                          Arm: self._arm, Docking: self._docking}  # what parts() hands over
 
     # ----------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -99,36 +107,50 @@ class SimRobot:
             self.leases.forget_all()
             self.estop.forget_all()
             self._reset_state()
-            self.docking.cancel("robot rebooted")
+            self._docking.cancel("robot rebooted")
 
-    def atomically(self, change: Callable[[], T]) -> T:
-        """Run ``change`` as one step of the robot: nothing else reads or changes it
-        meanwhile. For a check that must hold when the action it allows starts (accepting
-        a RobotCommand). ``change`` acts through the robot's methods and parts, and must not
-        wait on anything else (another object's lock, an RPC)."""
+    @contextmanager
+    def parts(self, *wanted: type) -> Iterator[tuple]:
+        """The one door to the robot's parts: ``with robot.parts(Base, Legs) as (base, legs):``
+        holds the robot's lock and hands over the parts of those classes (``Power``, ``Legs``,
+        ``Base``, ``CommandBook``, ``Battery``, ``Faults``, ``Arm``: None without one,
+        ``Docking``), as one step of the robot: nothing else reads or changes them meanwhile.
+        Use them only inside the block, and wait on nothing else there (an RPC, or a lock
+        that comes before the robot's: core/lock_order.py)."""
         with self._lock:
-            return change()
+            yield tuple(self._by_class[kind] for kind in wanted)
 
     # ----------------------------------------------------------------- queries
     @property
     def powered(self) -> bool:
-        return self.power.on
+        return self._power.on
 
     @property
     def standing(self) -> bool:
-        return self.legs.standing(self.clock.now_nsec())
+        return self._legs.standing(self.clock.now_nsec())
 
     @property
     def body_height(self) -> float:
-        return self.legs.body_height
+        return self._legs.body_height
+
+    def odom_body(self) -> Se2:
+        """Where the body stands in odom (x, y, yaw)."""
+        with self._lock:
+            return self._base.odom_body
+
+    def velocity(self) -> Se2:
+        """The body's velocity (vx, vy in its own frame, yaw rate)."""
+        with self._lock:
+            return self._base.velocity
 
     def vision_body(self) -> Se2:
-        return self.base.vision_body()
+        with self._lock:
+            return self._base.vision_body()
 
     def body_poses(self) -> tuple:
         """odom_tform_body and vision_tform_body (SE3), with a dance's offset."""
         with self._lock:
-            base, height = self.base, self.legs.body_height
+            base, height = self._base, self._legs.body_height
             return (body_pose(base.odom_body, height, base.rotation) * base.offset,
                     body_pose(base.vision_body(), height, base.rotation) * base.offset)
 
@@ -137,32 +159,32 @@ class SimRobot:
         with self._lock:
             odom_tform_body, vision_tform_body = self.body_poses()
             arm_frames = None
-            if self.arm is not None:
-                arm_frames = arm_kinematics.link_poses(self.arm.q)
+            if self._arm is not None:
+                arm_frames = arm_kinematics.link_poses(self._arm.q)
             return build_snapshot(odom_tform_body, vision_tform_body, self.config.has_arm,
                                   arm_frames=arm_frames, has_lidar=self.config.has_lidar,
-                                  feet=kinematics.foot_positions_in_body(self.legs.posture.joints))
+                                  feet=kinematics.foot_positions_in_body(self._legs.posture.joints))
 
     def world_objects(self) -> list:
         """The docks and fiducials in view now, as ListWorldObjects reports them."""
         with self._lock:
-            base, height = self.base, self.legs.body_height
+            base, height = self._base, self._legs.body_height
             odom_tform_body = body_pose(base.odom_body, height, base.rotation)
             vision_tform_body = body_pose(base.vision_body(), height, base.rotation)
-            return world.world_objects(tuple(self.docking.docks.values()), odom_tform_body,
+            return world.world_objects(tuple(self._docking.docks.values()), odom_tform_body,
                                        vision_tform_body, base.odom_body,
                                        self.clock.timestamp(), self._object_ids)
 
     def active_fault(self) -> bool:
-        return self.faults.active
+        return self._faults.active
 
     def motion_refusal(self) -> str | None:
         """Why the body cannot take a motion command now, or None: motors off, or an active
         behaviour fault (the rule docking, navigation and choreography refuse by)."""
         with self._lock:
-            if not self.power.on:
+            if not self._power.on:
                 return "motor power is off"
-            if self.faults.active:
+            if self._faults.active:
                 return "the robot has an active behavior fault"
             return None
 
@@ -172,36 +194,36 @@ class SimRobot:
         with self._lock:
             if turn_on and self.estop.system_level() != LEVEL_NONE:
                 return power_pb2.STATUS_ESTOPPED, 0
-            if turn_on and self.faults.unclearable:
+            if turn_on and self._faults.unclearable:
                 return power_pb2.STATUS_FAULTED, 0
-            command = self.power.add_command(self.book.next_id(), turn_on)
+            command = self._power.add_command(self._book.next_id(), turn_on)
             now = self.clock.now_nsec()
             if turn_on:
-                self.power.begin_on(now)
-            elif self.power.on_or_coming:
+                self._power.begin_on(now)
+            elif self._power.on_or_coming:
                 self.cut_motors(now)
-            self.power.update_commands()
+            self._power.update_commands()
             return command.status, command.id
 
     def power_feedback(self, command_id: int) -> int:
         with self._lock:
-            return self.power.feedback(command_id)
+            return self._power.feedback(command_id)
 
     def cut_motors(self, now_ns: int) -> None:
         """Motors off (under the robot's lock): the legs fold to the sitting pose and every
         motion command ends."""
-        self.power.begin_off(now_ns)
-        self.legs.start_posture(False, now_ns, self.config.power_off_sec)
-        self.base.halt()
-        self.book.override(now_ns)
-        self.book.mobility = None
-        self.legs.joint_mode.disarm()
+        self._power.begin_off(now_ns)
+        self._legs.start_posture(False, now_ns, self.config.power_off_sec)
+        self._base.halt()
+        self._book.override(now_ns)
+        self._book.mobility = None
+        self._legs.joint_mode.disarm()
         self.halt_arm()
 
     def halt_arm(self) -> None:
-        if self.arm is not None:
-            self.arm.halt()
-        for task in self.manipulations.values():
+        if self._arm is not None:
+            self._arm.halt()
+        for task in self._manipulations.values():
             task.abort()
 
     # ----------------------------------------------------------------- commands
@@ -209,22 +231,22 @@ class SimRobot:
         """Register an accepted command; a new mobility command overrides the previous one."""
         with self._lock:
             now = self.clock.now_nsec()
-            command = self.book.add_mobility(kind, now, **kwargs)
+            command = self._book.add_mobility(kind, now, **kwargs)
             kinds.begin(self, command, now)
             return command
 
     def record_command(self, kind: str) -> Command:
         """Register an accepted command without a mobility part (arm and gripper only)."""
         with self._lock:
-            return self.book.add_done(kind, self.clock.now_nsec())
+            return self._book.add_done(kind, self.clock.now_nsec())
 
     def next_id(self) -> int:
-        return self.book.next_id()
+        return self._book.next_id()
 
-    def start_posture(self, stand: bool, now_ns: int, duration: float) -> None:
-        """Begin moving the legs to the standing or sitting pose over ``duration`` seconds."""
+    def start_posture(self, stand: bool, now_ns: int, duration: float | None = None) -> None:
+        """Begin moving the legs to the standing or sitting pose (over ``duration`` s)."""
         with self._lock:
-            self.legs.start_posture(stand, now_ns, duration)
+            self._legs.start_posture(stand, now_ns, duration)
 
     def finish_command(self, command: Command) -> None:
         """End ``command`` (completed by whatever ran it, a dance for example)."""
@@ -235,85 +257,68 @@ class SimRobot:
     def set_mobility_params(self, params: spot_command_pb2.MobilityParams) -> None:
         """Apply body height/orientation offsets and the velocity limit of a command."""
         with self._lock:
-            height = self.base.apply_params(params)
-            self.legs.height_offset = min(max(height, kinematics.MIN_HEIGHT_OFFSET),
+            height = self._base.apply_params(params)
+            self._legs.height_offset = min(max(height, kinematics.MIN_HEIGHT_OFFSET),
                                           kinematics.MAX_HEIGHT_OFFSET)
-            if self.legs.posture.standing:
-                self.legs.start_posture(True, self.clock.now_nsec(), 0.5)
+            if self._legs.posture.standing:
+                self._legs.start_posture(True, self.clock.now_nsec(), 0.5)
+
+    def in_charge(self, command: Command) -> bool:
+        """Whether ``command`` is the mobility command in charge of the body (done or not)."""
+        with self._lock:
+            return self._book.mobility is command
 
     def command_active(self, command_id: int) -> bool:
         """Whether ``command_id`` is the mobility command in charge and still running."""
         with self._lock:
-            return self.book.active(command_id)
-
-    # ----------------------------------------------------------------- docking
-    def dock(self, dock_id: int, behavior: int, end_ns: int):
-        """A docking command (``DockingRejectedError`` if refused; nothing changes then)."""
-        with self._lock:
-            return self.docking.command(self, self.book.next_id(), dock_id, behavior, end_ns)
-
-    def docking_feedback(self, task_id: int, end_ns: int | None = None) -> int:
-        """A docking command's status, after moving its end time to ``end_ns`` if given."""
-        with self._lock:
-            if end_ns is not None:
-                self.docking.update_end_time(task_id, end_ns)
-            return self.docking.feedback(task_id)
-
-    def docking_active(self, task_id: int) -> bool:
-        with self._lock:
-            task = self.docking.tasks.get(task_id)
-            return task is not None and not task.done
-
-    def docking_state(self):
-        with self._lock:
-            return self.docking.state()
+            return self._book.active(command_id)
 
     # ----------------------------------------------------------------- manipulation
     def start_manipulation(self, pick: bool, target: np.ndarray | None, standoff: float) -> int:
         """A ManipulationApi walk to an object, or pick of it; any running one is aborted.
         ValueError if the robot cannot (no arm to pick with, motor power off)."""
         with self._lock:
-            if pick and self.arm is None:
+            if pick and self._arm is None:
                 raise ValueError("this robot has no arm")
-            if not self.power.on:
+            if not self._power.on:
                 raise ValueError("motor power is off")
-            for task in self.manipulations.values():
+            for task in self._manipulations.values():
                 task.abort()
-            task = Manipulation(self.book.next_id(), pick, target, standoff)
-            self.manipulations[task.id] = task
+            task = Manipulation(self._book.next_id(), pick, target, standoff)
+            self._manipulations[task.id] = task
             return task.id
 
     def manipulation_state(self, task_id: int) -> int | None:
         with self._lock:
-            task = self.manipulations.get(task_id)
+            task = self._manipulations.get(task_id)
             return None if task is None else task.state
 
     def override_grasp(self, holding: bool | None, carry_state: int | None) -> None:
         """What the operator says the gripper holds, and whether it may be stowed."""
         with self._lock:
             if holding is not None:
-                self.arm.holding = holding
+                self._arm.holding = holding
             if carry_state is not None:
-                self.arm.carry_state = carry_state
+                self._arm.carry_state = carry_state
 
     # ----------------------------------------------------------------- faults
     def trigger_fall(self) -> int:
         """A fall: motors stay on, the robot lies down and a clearable behaviour fault appears."""
         with self._lock:
             now = self.clock.now_nsec()
-            fault_id = self.book.next_id()
-            self.faults.add(fault_id, robot_state_pb2.BehaviorFault.CAUSE_FALL,
+            fault_id = self._book.next_id()
+            self._faults.add(fault_id, robot_state_pb2.BehaviorFault.CAUSE_FALL,
                             self.clock.timestamp(now))
-            self.base.halt()
-            self.base.velocity = Se2()
-            self.legs.start_posture(False, now, FALL_LIE_DOWN_S)
-            self.book.override(now)
+            self._base.halt()
+            self._base.velocity = Se2()
+            self._legs.start_posture(False, now, FALL_LIE_DOWN_S)
+            self._book.override(now)
             self.halt_arm()
             return fault_id
 
     def clear_behavior_fault(self, fault_id: int) -> bool:
         with self._lock:
-            return self.faults.clear(fault_id)
+            return self._faults.clear(fault_id)
 
     # ----------------------------------------------------------------- physics
     def step(self) -> None:
@@ -332,60 +337,44 @@ class SimRobot:
             self.last_step_ns = now
             power_rules.step(self, now)
             kinds.step(self, now)
-            self.docking.step(self, now)
-            legs = self.legs
-            self.base.step(dt, held=not legs.standing(now), powered=self.power.on, now_ns=now)
+            self._docking.step(self, now)
+            legs = self._legs
+            self._base.step(dt, held=not legs.standing(now), powered=self._power.on, now_ns=now)
             joint_rules.step(self, now)
             if not legs.joint_mode.engaged:
                 legs.step_posture(now, dt)
-            if self.arm is not None:
-                for task in list(self.manipulations.values()):
+            if self._arm is not None:
+                for task in list(self._manipulations.values()):
                     task.step(self, now)
                 if not legs.joint_mode.drives_arm:
-                    self.arm.step(now, dt, self.base.odom_body, self.base.still)
-            self.battery.step(dt, self.power.on, self.docking.charging)
-            self.power.update_commands()
+                    self._arm.step(now, dt, self._base.odom_body, self._base.still)
+            self._battery.step(dt, self._power.on, self._docking.charging)
+            self._power.update_commands()
 
     # ----------------------------------------------------------------- joint mode
     def joint_positions(self) -> tuple[np.ndarray, np.ndarray]:
         """Every joint's position and velocity (legs, then the arm's 7 with an arm)."""
         with self._lock:
-            q, qd = self.legs.posture.joints + self.legs.swing, self.legs.velocity
-            if self.arm is not None:
-                q = np.concatenate([q, self.arm.joints])
-                qd = np.concatenate([qd, self.arm.velocities])
+            q, qd = self._legs.posture.joints + self._legs.swing, self._legs.velocity
+            if self._arm is not None:
+                q = np.concatenate([q, self._arm.joints])
+                qd = np.concatenate([qd, self._arm.velocities])
             return q, qd
 
     def joint_loads(self) -> np.ndarray:
         """Every joint's load (N m), from the servo in joint mode or the body's weight."""
         with self._lock:
-            return self.legs.loads(self.power.on)
-
-    def receive_joint_update(self, update, gains_known: bool, now_ns: int) -> bool:
-        """One JointControlStream update: checked against the robot as it is (raises
-        ``StreamRefusedError``), then offered to the servo. Whether joint mode is engaged."""
-        with self._lock:
-            mode = self.legs.joint_mode
-            mode.last_key, mode.last_key_ns = update.user_command_key, now_ns
-            q, _ = self.joint_positions()
-            mode.offer(mode.receive(update, gains_known, now_ns, np.asarray(q)))
-            joint_rules.step(self, self.clock.now_nsec())
-            return mode.engaged
-
-    def joint_sample(self, imu_after_ns: int | None) -> joint_rules.JointSample:
-        """The state stream's view of the robot now (the servo is stepped to now first)."""
-        with self._lock:
-            return joint_rules.sample(self, self.clock.now_nsec(), imu_after_ns)
+            return self._legs.loads(self._power.on)
 
     def set_battery(self, percent: float) -> None:
         """Set the charge (a test's fault injection); at 0 % the next tick cuts motor power."""
         with self._lock:
-            self.battery.percent = percent
+            self._battery.percent = percent
 
     def metrics(self) -> tuple[float, float, float]:
         """Distance walked (m), time moving (s) and time with motor power on (s)."""
         with self._lock:
-            base = self.base
+            base = self._base
             return base.distance_travelled, base.time_moving_s, base.motors_on_s
 
     def robot_state(self) -> robot_state_pb2.RobotState:
@@ -394,4 +383,4 @@ class SimRobot:
             return state_report.robot_state(self)
 
     def battery_runtime_sec(self) -> float:
-        return self.battery.runtime_sec(self.power.on)
+        return self._battery.runtime_sec(self._power.on)

@@ -7,7 +7,7 @@ from bosdyn.api import robot_command_pb2, robot_command_service_pb2_grpc
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
 from spot_sim.body import kinds
-from spot_sim.body.commands import Command, CommandRejectedError
+from spot_sim.body.commands import Command, CommandBook, CommandRejectedError
 from spot_sim.body.kinds.kind import Acceptance, Kind
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import LEASE, unary
@@ -15,6 +15,7 @@ from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.core.stage_stamps import stamp
 from spot_sim.core.time_sync_service import TimeSyncServicer
 from spot_sim.manipulation import arm_command
+from spot_sim.manipulation.arm import Arm
 from spot_sim.perception.scene import Scene
 
 Response = robot_command_pb2.RobotCommandResponse
@@ -31,7 +32,8 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             stamp("sim_command_received", mobility.se2_velocity_request.velocity.linear.x)
         synced = self.time_sync.known(request.clock_identifier)
         try:
-            command = self.robot.atomically(lambda: self._accept(request, synced))
+            with self.robot.parts(Arm) as (arm,):  # checked and started as one step
+                command = self._accept(request, synced, arm)
         except CommandRejectedError as rejected:
             response.status = rejected.status
             response.message = str(rejected)
@@ -41,7 +43,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         if command.kind == "velocity":
             stamp("sim_command_accepted", command.velocity.x)
 
-    def _accept(self, request, synced: bool) -> Command:
+    def _accept(self, request, synced: bool, arm: Arm | None) -> Command:
         """Check every part of the command, then start them all (nothing starts if any part
         is refused)."""
         robot = self.robot
@@ -56,7 +58,7 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         now = self.clock.now_nsec()
         arm_task = gripper_task = None
         if arm_request is not None:
-            arm_task = arm_command.arm_task(robot, self.scene, 0, arm_request, now)
+            arm_task = arm_command.arm_task(robot, arm, self.scene, 0, arm_request, now)
         elif kind is not None and kind.arm_task is not None:
             arm_task = kind.arm_task(robot, body)
         if gripper_request is not None:
@@ -65,10 +67,10 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             if kind is not None else robot.record_command("manipulator")
         if arm_task is not None:
             arm_task.command_id = record.id
-            robot.arm.start(arm_task)
+            arm.start(arm_task)
         if gripper_task is not None:
             gripper_task.command_id = record.id
-            robot.arm.start_gripper(gripper_task)
+            arm.start_gripper(gripper_task)
         return record
 
     def _accept_mobility(self, request, kind: Kind, body, ctx: Acceptance) -> Command:
@@ -88,14 +90,11 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
     @unary(robot_command_pb2.RobotCommandFeedbackResponse)
     def RobotCommandFeedback(self, request, response, context):
         robot = self.robot
-
-        def fill() -> bool:
-            command = robot.book.commands.get(request.robot_command_id)
+        with robot.parts(CommandBook, Arm) as (book, arm):
+            command = book.commands.get(request.robot_command_id)
             if command is not None:
-                _fill_feedback(robot, command, response.feedback)
-            return command is not None
-
-        if not robot.atomically(fill):
+                _fill_feedback(robot, arm, command, response.feedback)
+        if command is None:
             response.header.error.code = response.header.error.CODE_INVALID_REQUEST
             response.header.error.message = f"unknown command id {request.robot_command_id}"
 
@@ -114,10 +113,10 @@ def _manipulator_requests(command: robot_command_pb2.RobotCommand) -> tuple:
             sync.gripper_command if sync.HasField("gripper_command") else None)
 
 
-def _fill_feedback(robot: SimRobot, command: Command, feedback) -> None:
-    """RobotCommandFeedback for one command, from its record and the robot's state."""
+def _fill_feedback(robot: SimRobot, arm: Arm | None, command: Command, feedback) -> None:
+    """RobotCommandFeedback for one command, from its record and the robot's state (under
+    the robot's lock)."""
     now = robot.clock.now_nsec()
-    arm = robot.arm
     if arm is not None:
         sync = feedback.synchronized_feedback
         if command.id in arm.tasks and command.kind != "constrained_manipulation":

@@ -13,7 +13,6 @@ chunks.
 """
 
 import itertools
-import threading
 
 from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.spot import choreography_sequence_pb2 as seq_pb2
@@ -25,6 +24,7 @@ from spot_sim.choreography.dance import Dance, Placed, start_dance, step_dance
 from spot_sim.choreography.state_log import StateLogs
 from spot_sim.choreography.validation import check_sequence
 from spot_sim.core.clock import timestamp_to_nsec
+from spot_sim.core.lock_order import DOMAIN, OrderedLock
 from spot_sim.core.rpc import LeaseCheck, set_error, stamped, unary
 from spot_sim.core.served import Served, ServiceSpec
 
@@ -45,7 +45,8 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         self.dance: Dance | None = None
         self.logs = StateLogs()
         self._executions = 0
-        self._lock = threading.RLock()  # the uploads, the dance and the state logs
+        # the uploads, the dance and the state logs; taken before the robot's
+        self._lock = OrderedLock("choreography", DOMAIN)
         robot.step_hooks.append(self.step)
 
     @property
@@ -147,7 +148,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
             # As the robot does, it gets into the sequence's starting position by itself.
             stand = (sequence.entrance_state or MoveState.TRANSITION_STATE_STAND) \
                 != MoveState.TRANSITION_STATE_SIT
-            if not robot.atomically(lambda: start_dance(robot, dance, stand)):
+            if not start_dance(robot, dance, stand):
                 response.status = Execute.STATUS_ROBOT_COMMAND_ISSUES
                 return
             self._executions, self.dance = dance.execution_id, dance
@@ -160,8 +161,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         with self._lock:
             dance = self.dance
             if dance is not None and not dance.done:
-                robot.atomically(lambda: step_dance(robot, dance, now_ns,
-                                                    1.0 / robot.config.physics_rate_hz))
+                step_dance(robot, dance, now_ns, 1.0 / robot.config.physics_rate_hz)
             logs = self.logs
             if logs.wants_frame(now_ns):
                 logs.record(now_ns, robot.body_poses()[0], robot.joint_positions()[0],

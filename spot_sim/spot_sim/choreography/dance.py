@@ -12,22 +12,34 @@ the footprint through each stepping move's displacement over its slices.
 """
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from bosdyn.api.spot import choreography_sequence_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim.body import mobility
+from spot_sim.body.base import Base
+from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
 from spot_sim.choreography.arm_moves import start_arm_move
 from spot_sim.choreography.body import ZERO, Offset, blend, body_offset, state_posture
 from spot_sim.choreography.legs import ground_motion, leg_offsets
 from spot_sim.choreography.placed import Placed
+from spot_sim.manipulation.arm import Arm
 
 Status = choreography_sequence_pb2.ChoreographyStatusResponse
 State = choreography_sequence_pb2.MoveInfo.TransitionState
 _STANDS_UP = ("stand_up", "self_right", "kneel_to_stand", "kneel_to_stand_fast")
 __all__ = ["Dance", "Placed", "step_dance"]
+
+
+class Body(NamedTuple):
+    """The robot's parts a dance moves, handed over by its door (``SimRobot.parts``)."""
+
+    base: Base
+    legs: Legs
+    arm: Arm | None
 
 
 @dataclass
@@ -89,7 +101,8 @@ def offset_pose(parts: list[tuple[float, ...]]) -> SE3Pose:
     return SE3Pose(x, y, z, rotation)
 
 
-def _start_move(robot, dance: Dance, index: int, placed: Placed, now_ns: int) -> None:
+def _start_move(robot, body: Body, dance: Dance, index: int, placed: Placed,
+                now_ns: int) -> None:
     name = placed.spec.name
     dance.started.add(index)
     if name == "sit":
@@ -97,72 +110,79 @@ def _start_move(robot, dance: Dance, index: int, placed: Placed, now_ns: int) ->
     elif name in _STANDS_UP and not robot.standing:
         robot.start_posture(True, now_ns, placed.seconds)
     elif name == "frame_snapshot":
-        dance.frames[int(placed.value("frame_id"))] = robot.base.odom_body
+        dance.frames[int(placed.value("frame_id"))] = body.base.odom_body
     elif name == "body_const":
         dance.held = dance.body
-    motion = ground_motion(placed, robot.base.odom_body, dance.frames[0])
+    motion = ground_motion(placed, body.base.odom_body, dance.frames[0])
     if motion != Se2():
         dance.motions[index] = motion
-    if robot.arm is not None and {"arm", "gripper"} & set(placed.spec.controls):
-        start_arm_move(placed, robot.arm, dance.motion.id, now_ns, robot.body_height)
+    if body.arm is not None and {"arm", "gripper"} & set(placed.spec.controls):
+        start_arm_move(placed, body.arm, dance.motion.id, now_ns, robot.body_height)
 
 
-def _rest(robot) -> None:
-    robot.base.offset = SE3Pose(0, 0, 0, Quat())
-    robot.legs.swing = np.zeros(12)
+def _rest(body: Body) -> None:
+    body.base.offset = SE3Pose(0, 0, 0, Quat())
+    body.legs.swing = np.zeros(12)
 
 
-def _interrupt(robot, dance: Dance) -> None:
+def _interrupt(robot, body: Body, dance: Dance) -> None:
     """Another command took the body (or power went): the dance and its arm move end."""
     dance.status = (Status.STATUS_INTERRUPTED if robot.powered
                     else Status.STATUS_POWERED_OFF)
     dance.active = []
-    _rest(robot)
-    task = robot.arm.task if robot.arm is not None else None
+    _rest(body)
+    task = body.arm.task if body.arm is not None else None
     if task is not None and task.kind == "choreography" and not task.done:
         task.overridden = task.done = True
 
 
-def _step_moves(robot, dance: Dance, current: float, now_ns: int, dt: float) -> tuple:
+def _step_moves(robot, body: Body, dance: Dance, current: float, now_ns: int,
+                dt: float) -> tuple:
     """Start the moves that begin at slice ``current``, walk the robot by the ground motion
     of those that move it; (the active moves' body offsets, the legs' swing)."""
     slice_seconds = 60.0 / dance.sequence.slices_per_minute
-    body, swing = [], np.zeros(12)
+    offsets, swing = [], np.zeros(12)
     for index, placed in enumerate(dance.placed):
         if not placed.start <= current < placed.end:
             continue
         if index not in dance.started:
-            _start_move(robot, dance, index, placed, now_ns)
+            _start_move(robot, body, dance, index, placed, now_ns)
         if placed.spec.name == "body_const":
-            body.append(dance.held)
+            offsets.append(dance.held)
         elif "body" in placed.spec.controls or placed.spec.category == "dynamic":
-            body.append(body_offset(placed, current, slice_seconds))
+            offsets.append(body_offset(placed, current, slice_seconds))
         if "legs" in placed.spec.controls:
-            swing += leg_offsets(placed, current, robot.legs.posture.joints)
+            swing += leg_offsets(placed, current, body.legs.posture.joints)
         total = dance.motions.get(index)
         if total is not None:
             fraction = dt / placed.seconds
-            robot.base.odom_body = mobility.compose(
-                robot.base.odom_body, Se2(total.x * fraction, total.y * fraction,
-                                     total.yaw * fraction))
-    return body, swing
+            body.base.odom_body = mobility.compose(
+                body.base.odom_body, Se2(total.x * fraction, total.y * fraction,
+                                         total.yaw * fraction))
+    return offsets, swing
 
 
 def start_dance(robot, dance: Dance, stand: bool) -> bool:
-    """Begin ``dance`` on ``robot`` (inside ``robot.atomically``), getting up or down to its
-    entrance posture; False if the robot cannot dance now (motors off, a fault)."""
-    if robot.motion_refusal() is not None:
-        return False
-    dance.motion = robot.new_command("choreography")
-    if robot.legs.posture.standing != stand:
-        robot.start_posture(stand, robot.clock.now_nsec(), robot.config.posture_change_sec)
-    return True
+    """Begin ``dance`` on ``robot`` as one step of it, getting up or down to its entrance
+    posture; False if the robot cannot dance now (motors off, a fault)."""
+    with robot.parts(Legs) as (legs,):
+        if robot.motion_refusal() is not None:
+            return False
+        dance.motion = robot.new_command("choreography")
+        if legs.posture.standing != stand:
+            robot.start_posture(stand, robot.clock.now_nsec(), robot.config.posture_change_sec)
+        return True
 
 
 def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
-    """Advance ``dance`` to ``now_ns`` on ``robot`` (inside ``robot.atomically``)."""
-    if dance.motion is not None and robot.book.mobility is not dance.motion:
-        _interrupt(robot, dance)
+    """Advance ``dance`` to ``now_ns`` on ``robot``, as one step of it."""
+    with robot.parts(Base, Legs, Arm) as parts:
+        _step_dance(robot, Body(*parts), dance, now_ns, dt)
+
+
+def _step_dance(robot, body: Body, dance: Dance, now_ns: int, dt: float) -> None:
+    if dance.motion is not None and not robot.in_charge(dance.motion):
+        _interrupt(robot, body, dance)
         return
     if robot.active_fault():
         dance.status = Status.STATUS_FALLEN
@@ -172,14 +192,14 @@ def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
         dance.status = Status.STATUS_WAITING_FOR_START_TIME
         return
     dance.status, dance.current_slice = Status.STATUS_DANCING, current
-    dance.frames.setdefault(0, robot.base.odom_body)  # the dance frame: where it began
+    dance.frames.setdefault(0, body.base.odom_body)  # the dance frame: where it began
     if current >= dance.total_slices:
         dance.status, dance.active = Status.STATUS_COMPLETED_SEQUENCE, []
-        _rest(robot)
+        _rest(body)
         robot.finish_command(dance.motion)
         return
     dance.active = [p for p in dance.placed if p.start <= current < p.end]
-    body, swing = _step_moves(robot, dance, current, now_ns, dt)
-    dance.body = tuple(sum(values) for values in zip(*body, strict=True)) if body else ZERO
-    robot.base.offset = offset_pose([dance.posture_at(current), dance.body])
-    robot.legs.swing = swing
+    offsets, swing = _step_moves(robot, body, dance, current, now_ns, dt)
+    dance.body = tuple(sum(values) for values in zip(*offsets, strict=True)) if offsets else ZERO
+    body.base.offset = offset_pose([dance.posture_at(current), dance.body])
+    body.legs.swing = swing

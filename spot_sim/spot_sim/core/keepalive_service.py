@@ -11,6 +11,7 @@ from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.keepalive import keepalive_pb2 as pb
 from bosdyn.api.keepalive import keepalive_service_pb2_grpc
 
+from spot_sim.body.power import Power
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
@@ -125,7 +126,9 @@ class KeepaliveServicer(keepalive_service_pb2_grpc.KeepaliveServiceServicer):
             robot.new_command("stop")
             taken = Action.POLICY_CONTROL_ACTION_HALT
         elif which == "controlled_motors_off":
-            robot.atomically(lambda: robot.powered and robot.new_command("safe_power_off"))
+            with robot.parts(Power) as (power,):  # checked and commanded as one step
+                if power.on:
+                    robot.new_command("safe_power_off")
             taken = Action.POLICY_CONTROL_ACTION_MOTORS_OFF
         elif which in ("immediate_motors_off", "immediate_robot_off"):
             robot.request_power(False)

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from bosdyn.api.docking import docking_pb2
 
 from spot_sim.body import mobility
+from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
 from spot_sim.docking import world
+from spot_sim.manipulation.arm import Arm
 
 Response = docking_pb2.DockingCommandResponse
 Feedback = docking_pb2.DockingCommandFeedbackResponse
@@ -46,7 +48,9 @@ def _check_ready(robot) -> None:
     refusal = robot.motion_refusal()
     if refusal is not None:
         raise DockingRejectedError(Response.STATUS_ERROR_NOT_AVAILABLE, refusal)
-    if robot.arm is not None and robot.arm.holding:
+    with robot.parts(Arm) as (arm,):
+        holding = arm is not None and arm.holding
+    if holding:
         raise DockingRejectedError(Response.STATUS_ERROR_GRIPPER_HOLDING_ITEM,
                                    "the gripper is holding an item")
 
@@ -119,7 +123,7 @@ class Docking:
         if dock is None or world.dock_type(dock_id) == docking_pb2.DOCK_TYPE_UNKNOWN:
             raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
                                        f"no dock with id {dock_id}")
-        if not world.in_view(robot.base.odom_body, dock) and self.docked_id != dock_id:
+        if not world.in_view(robot.odom_body(), dock) and self.docked_id != dock_id:
             raise DockingRejectedError(Response.STATUS_ERROR_DOCK_NOT_FOUND,
                                        f"dock {dock_id} is not in view")
         if self.docked_id and self.docked_id != dock_id:
@@ -155,8 +159,8 @@ class Docking:
             self._step_task(robot, task, now_ns)
         if self.docked_id and self.active is None:
             dock = self.docks[self.docked_id]
-            if math.hypot(robot.base.odom_body.x - dock.pose.x,
-                          robot.base.odom_body.y - dock.pose.y) > LEAVE_DISTANCE:
+            body = robot.odom_body()
+            if math.hypot(body.x - dock.pose.x, body.y - dock.pose.y) > LEAVE_DISTANCE:
                 self.docked_id, self.status = 0, DockState.DOCK_STATUS_UNDOCKED
 
     def _step_task(self, robot, task: DockingTask, now_ns: int) -> None:
@@ -164,7 +168,7 @@ class Docking:
             robot.new_command("stop")
             self._end(task, Feedback.STATUS_ERROR_COMMAND_TIMED_OUT, "end time reached")
             return
-        if task.motion is not None and robot.book.mobility is not task.motion:
+        if task.motion is not None and not robot.in_charge(task.motion):
             reason = "motor power lost" if not robot.powered else "overridden by another command"
             self._end(task, Feedback.STATUS_ERROR_SYSTEM, reason)
             return
@@ -182,7 +186,7 @@ class Docking:
         if task.steps[-1] == "prep":
             self._end(task, Feedback.STATUS_AT_PREP_POSE)
             return
-        error, _ = mobility.distance_to(robot.base.odom_body, task.dock.pose)
+        error, _ = mobility.distance_to(robot.odom_body(), task.dock.pose)
         if error > ALIGN_TOLERANCE:
             self._end(task, Feedback.STATUS_MISALIGNED, f"{error:.3f} m off the dock")
         else:
@@ -202,9 +206,10 @@ class Docking:
         if name == "stand":
             return robot.standing
         if name == "sit":
-            return not robot.legs.posture.standing and not robot.legs.posture.moving(now_ns)
-        return (mobility.goal_reached(robot.base.odom_body, task.motion.goal)
-                and robot.base.velocity == Se2())
+            with robot.parts(Legs) as (legs,):
+                return not legs.posture.standing and not legs.posture.moving(now_ns)
+        return (mobility.goal_reached(robot.odom_body(), task.motion.goal)
+                and robot.velocity() == Se2())
 
     # ------------------------------------------------------------------ reports
     def feedback(self, task_id: int) -> int:
@@ -224,3 +229,29 @@ class Docking:
     @property
     def charging(self) -> bool:
         return self.status == DockState.DOCK_STATUS_DOCKED
+
+
+# The docking verbs: the robot's Docking part, through its door.
+def dock(robot, dock_id: int, behavior: int, end_ns: int) -> DockingTask:
+    """A docking command (``DockingRejectedError`` if refused; nothing changes then)."""
+    with robot.parts(Docking) as (docking,):
+        return docking.command(robot, robot.next_id(), dock_id, behavior, end_ns)
+
+
+def feedback(robot, task_id: int, end_ns: int | None = None) -> int:
+    """A docking command's status, after moving its end time to ``end_ns`` if given."""
+    with robot.parts(Docking) as (docking,):
+        if end_ns is not None:
+            docking.update_end_time(task_id, end_ns)
+        return docking.feedback(task_id)
+
+
+def active(robot, task_id: int) -> bool:
+    with robot.parts(Docking) as (docking,):
+        task = docking.tasks.get(task_id)
+        return task is not None and not task.done
+
+
+def state(robot) -> docking_pb2.DockState:
+    with robot.parts(Docking) as (docking,):
+        return docking.state()

@@ -7,7 +7,7 @@ from spot_sim.body.robot import SimRobot
 from spot_sim.core.clock import timestamp_to_nsec
 from spot_sim.core.rpc import LeaseCheck, set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.docking import world
+from spot_sim.docking import docking, world
 from spot_sim.docking.docking import DockingRejectedError
 
 Response = docking_pb2.DockingCommandResponse
@@ -29,7 +29,7 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
             return
         robot = self.robot
         try:
-            task = robot.dock(request.docking_station_id, request.prep_pose_behavior,
+            task = docking.dock(robot, request.docking_station_id, request.prep_pose_behavior,
                               timestamp_to_nsec(request.end_time))
         except DockingRejectedError as rejected:
             response.status = rejected.status
@@ -43,7 +43,7 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
         params = request.update_docking_params
         end_ns = (timestamp_to_nsec(params.end_time) if request.HasField("update_docking_params")
                   and params.HasField("end_time") else None)
-        response.status = robot.docking_feedback(request.docking_command_id, end_ns)
+        response.status = docking.feedback(robot, request.docking_command_id, end_ns)
 
     @unary(docking_pb2.GetDockingConfigResponse)
     def GetDockingConfig(self, request, response, context):
@@ -52,7 +52,7 @@ class DockingServicer(docking_service_pb2_grpc.DockingServiceServicer):
 
     @unary(docking_pb2.GetDockingStateResponse)
     def GetDockingState(self, request, response, context):
-        response.dock_state.CopyFrom(self.robot.docking_state())
+        response.dock_state.CopyFrom(docking.state(self.robot))
 
 
 def spec() -> ServiceSpec:

@@ -18,6 +18,7 @@ from bosdyn.api import (
     robot_state_service_pb2_grpc,
 )
 
+from spot_sim.body import joint_rules
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import stamped
 from spot_sim.core.served import Served, ServiceSpec
@@ -42,7 +43,7 @@ def sample(robot: SimRobot, imu_after_ns: int | None = None
     sampled after ``imu_after_ns`` (this stream's last packet)."""
     out = robot_state_pb2.RobotStateStreamResponse()
     clock = robot.clock
-    seen = robot.joint_sample(imu_after_ns)
+    seen = joint_rules.sample(robot, imu_after_ns)
     stamp = clock.timestamp(seen.now_ns)
     q, qd, load = seen.q, seen.qd, seen.load
     odom_tform_body, vision_tform_body = seen.odom_tform_body, seen.vision_tform_body
@@ -122,7 +123,7 @@ class RobotCommandStreamingServicer(
             update = request.joint_command
             now = clock.now_nsec()
             try:
-                engaged = robot.receive_joint_update(update, gains_known, now)
+                engaged = joint_rules.receive(robot, update, gains_known, now)
             except StreamRefusedError as refused:
                 status, message = StreamStatus.Status.Value(refused.status), str(refused)
                 break

@@ -18,6 +18,7 @@ from spot_sim.body.mobility import Se2
 from spot_sim.manipulation import arm_kinematics as ak
 from spot_sim.manipulation.arm import (
     CARRIABLE_AND_STOWABLE,
+    Arm,
     ArmTask,
     GripperTask,
     JointTrajectory,
@@ -75,24 +76,29 @@ class Manipulation:
             return
         if self.state == State.MANIP_STATE_WALKING_TO_OBJECT:
             self._walk(robot, now_ns)
-        elif self.state == State.MANIP_STATE_MOVING_TO_GRASP:
-            if robot.arm.task is not self.arm_task:  # another arm command took over
+        else:
+            with robot.parts(Arm) as (arm,):
+                self._grasp(robot, arm, now_ns)
+
+    def _grasp(self, robot, arm: Arm, now_ns: int) -> None:
+        if self.state == State.MANIP_STATE_MOVING_TO_GRASP:
+            if arm.task is not self.arm_task:  # another arm command took over
                 self._set(State.MANIP_STATE_GRASP_FAILED)
             elif self.arm_task.done:
                 self.gripper_task = GripperTask(robot.next_id(), JointTrajectory(
                     np.array([now_ns + 500_000_000]), np.array([[0.0]])), 5.5)
-                robot.arm.holding = True
-                robot.arm.carry_state = CARRIABLE_AND_STOWABLE
-                robot.arm.start_gripper(self.gripper_task)
+                arm.holding = True
+                arm.carry_state = CARRIABLE_AND_STOWABLE
+                arm.start_gripper(self.gripper_task)
                 self._set(State.MANIP_STATE_GRASPING_OBJECT)
         elif self.state == State.MANIP_STATE_GRASPING_OBJECT:
-            if robot.arm.gripper_task is not self.gripper_task:
+            if arm.gripper_task is not self.gripper_task:
                 self._set(State.MANIP_STATE_GRASP_FAILED)
-            elif robot.arm.gripper_blocked():
+            elif arm.gripper_blocked():
                 self._set(State.MANIP_STATE_GRASP_SUCCEEDED)
 
     def _walk(self, robot, now_ns: int) -> None:
-        body = robot.base.odom_body
+        body = robot.odom_body()
         dx, dy = self.target[0] - body.x, self.target[1] - body.y
         distance = math.hypot(dx, dy)
         if self.walk_command is None:
@@ -106,11 +112,11 @@ class Manipulation:
                                                   end_ns=now_ns + WALK_TIMEOUT_NS)
             return
         command = self.walk_command
-        if robot.book.mobility is not command or command.done:
+        if not robot.in_charge(command) or command.done:
             if not mobility.goal_reached(body, command.goal):
                 self._set(State.MANIP_STATE_GRASP_FAILED)
                 return
-        if mobility.goal_reached(body, command.goal) and robot.base.velocity == Se2():
+        if mobility.goal_reached(body, command.goal) and robot.velocity() == Se2():
             self._arrived(robot, now_ns)
 
     def _arrived(self, robot, now_ns: int) -> None:
@@ -118,6 +124,10 @@ class Manipulation:
             self._set(State.MANIP_STATE_DONE)
             return
         snapshot = robot.transforms_snapshot()
+        with robot.parts(Arm) as (arm,):
+            self._reach(robot, arm, snapshot, now_ns)
+
+    def _reach(self, robot, arm: Arm, snapshot, now_ns: int) -> None:
         body_t_odom = get_a_tform_b(snapshot, "body", "odom").to_matrix()
         target = body_t_odom @ np.append(self.target + np.array([0.0, 0.0, GRASP_HEIGHT]), 1.0)
         yaw = math.atan2(target[1], target[0])  # the hand faces away from the body
@@ -125,17 +135,17 @@ class Manipulation:
             goal = np.eye(4)
             goal[:3, :3] = euler2mat(0.0, pitch, yaw, "sxyz")
             goal[:3, 3] = target[:3]
-            q, ok = ak.solve_ik(goal, robot.arm.q)
+            q, ok = ak.solve_ik(goal, arm.q)
             if ok:
                 break
         else:
             self._set(State.MANIP_STATE_GRASP_PLANNING_NO_SOLUTION)
             return
-        trajectory, _ = plan(robot.arm.q, now_ns, [now_ns + int(REACH_SECONDS * 1e9)], q[None])
+        trajectory, _ = plan(arm.q, now_ns, [now_ns + int(REACH_SECONDS * 1e9)], q[None])
         self.arm_task = ArmTask(robot.next_id(), "cartesian", trajectory=trajectory,
                                 goal_hand=goal)
-        robot.arm.start(self.arm_task)
-        robot.arm.holding = False
-        robot.arm.start_gripper(GripperTask(robot.next_id(), JointTrajectory(
+        arm.start(self.arm_task)
+        arm.holding = False
+        arm.start_gripper(GripperTask(robot.next_id(), JointTrajectory(
             np.array([now_ns + 300_000_000]), np.array([[ak.GRIPPER_LIMITS[0]]])), 5.5))
         self._set(State.MANIP_STATE_MOVING_TO_GRASP)

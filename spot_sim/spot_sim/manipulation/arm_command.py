@@ -35,10 +35,10 @@ _NAMED = {Named.POSITIONS_STOW: "stow", Named.POSITIONS_READY: "ready",
           Named.POSITIONS_CARRY: "carry"}
 
 
-def arm_task(robot: SimRobot, scene: Scene, command_id: int,
+def arm_task(robot: SimRobot, arm: Arm, scene: Scene, command_id: int,
              request: arm_command_pb2.ArmCommand.Request, now_ns: int) -> ArmTask:
-    """Check an ArmCommand.Request and turn it into a task (CommandRejectedError if invalid)."""
-    arm: Arm = robot.arm
+    """Check an ArmCommand.Request and turn it into a task (CommandRejectedError if invalid).
+    ``arm``: the robot's, handed over by its door (``SimRobot.parts``)."""
     which = request.WhichOneof("command")
     if which == "arm_joint_move_command":
         return _joint_move(robot, arm, command_id, request.arm_joint_move_command, now_ns)
@@ -55,12 +55,12 @@ def arm_task(robot: SimRobot, scene: Scene, command_id: int,
         task.trajectory, _ = plan(arm.q, now_ns, [now_ns + int(move * 1e9)], target[None])
         return task
     if which == "arm_cartesian_command":
-        return _cartesian(robot, scene, command_id, request.arm_cartesian_command, now_ns)
+        return _cartesian(robot, arm, scene, command_id, request.arm_cartesian_command, now_ns)
     if which == "arm_impedance_command":
-        return arm_modes.impedance_task(robot, scene, command_id,
+        return arm_modes.impedance_task(robot, arm, scene, command_id,
                                         request.arm_impedance_command, now_ns)
     if which == "arm_velocity_command":
-        return _velocity(robot, command_id, request.arm_velocity_command)
+        return _velocity(robot, arm, command_id, request.arm_velocity_command)
     if which == "arm_gaze_command":
         return _gaze(robot, arm, command_id, request.arm_gaze_command, now_ns)
     if which == "arm_stop_command":
@@ -126,11 +126,11 @@ def _joint_point(point, previous: np.ndarray, index: int) -> tuple[np.ndarray, n
     return q, v
 
 
-def _cartesian(robot, scene: Scene, command_id: int, request, now_ns: int) -> ArmTask:
+def _cartesian(robot, arm: Arm, scene: Scene, command_id: int, request,
+               now_ns: int) -> ArmTask:
     """An ArmCartesianCommand: pose axes follow the trajectory, force axes press the tool
     along the wrench trajectory's force to the first surface. A goal in a world frame (odom,
     vision) stays there as the body walks."""
-    arm: Arm = robot.arm
     snapshot = robot.transforms_snapshot()
     root = request.root_frame_name or "body"
     body_t_task = frame(snapshot, root)
@@ -162,7 +162,7 @@ def _cartesian(robot, scene: Scene, command_id: int, request, now_ns: int) -> Ar
                    press_force=reaction if ok else None,
                    press_from_ns=int(planned.times_ns[-1]))
     if world_fixed(snapshot, root) and not axes.any():
-        task.world_anchor, task.world_goal_hand = robot.base.odom_body, goal
+        task.world_anchor, task.world_goal_hand = robot.odom_body(), goal
     return task
 
 
@@ -183,7 +183,7 @@ def _tool_goals(trajectory, body_t_task: np.ndarray, tool_now: np.ndarray, now_n
     return goals or [(tool_now.copy(), now_ns + 10**9)]
 
 
-def _velocity(robot, command_id: int, request) -> ArmTask:
+def _velocity(robot, arm: Arm, command_id: int, request) -> ArmTask:
     if not request.HasField("cartesian_velocity"):
         reject("only cartesian arm velocity commands are supported", Response.STATUS_UNSUPPORTED)
     if not request.HasField("end_time"):
@@ -196,7 +196,7 @@ def _velocity(robot, command_id: int, request) -> ArmTask:
     linear = rotation @ np.array([v.x, v.y, v.z])
     w = request.angular_velocity_of_hand_rt_odom_in_hand
     check_finite((w.x, w.y, w.z), "arm angular velocity")
-    angular = robot.arm.hand()[:3, :3] @ np.array([w.x, w.y, w.z])
+    angular = arm.hand()[:3, :3] @ np.array([w.x, w.y, w.z])
     end_ns = timestamp_to_nsec(request.end_time)
     if end_ns < robot.clock.now_nsec():
         reject("end_time is in the past", Response.STATUS_EXPIRED)

@@ -139,14 +139,13 @@ def _equilibrium(state: ImpedanceState, body_t_desired: np.ndarray,
     return desired + rotation @ offset
 
 
-def impedance_task(robot, scene, command_id: int, request, now_ns: int) -> ArmTask:
+def impedance_task(robot, arm: Arm, scene, command_id: int, request, now_ns: int) -> ArmTask:
     """An ArmImpedanceCommand.Request as an arm task: the tool goes to where its springs
     balance, or stops on the first surface on the way and presses on it."""
     state = _impedance_state(robot, request)
     points = request.task_tform_desired_tool.points
     if not points:
         reject("task_tform_desired_tool has no points")
-    arm: Arm = robot.arm
     odom_t_body = robot.body_poses()[0].to_matrix()
     reference = reference_ns(now_ns, request.task_tform_desired_tool)
     body_t_task = state.body_t_desired

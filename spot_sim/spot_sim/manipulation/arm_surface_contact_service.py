@@ -12,6 +12,7 @@ from spot_sim.body.commands import CommandRejectedError
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
+from spot_sim.manipulation.arm import Arm
 from spot_sim.manipulation.arm_command import gripper_task
 from spot_sim.manipulation.surface_contact import surface_contact
 from spot_sim.perception.scene import Scene
@@ -37,31 +38,32 @@ class ArmSurfaceContactServicer(
             set_error(response, _INVALID, refusal)
             return
         try:
-            robot.atomically(lambda: self._start(request.request))
+            with robot.parts(Arm) as (arm,):  # planned and started as one step
+                self._start(request.request, arm)
         except (ValueError, CommandRejectedError) as exc:
             set_error(response, _INVALID, str(exc))
 
     def _refusal(self) -> str | None:
         robot = self.robot
-        if robot.arm is None:
+        if not robot.config.has_arm:
             return "this robot has no arm"
         if not robot.license.allows("arm"):
             return robot.license.refusal("arm")
         return robot.motion_refusal()
 
-    def _start(self, request) -> None:
+    def _start(self, request, arm: Arm) -> None:
         """Plan the contact and its gripper command, then start both (neither if either is
         invalid). Runs under the robot's lock."""
         robot, now = self.robot, self.clock.now_nsec()
-        task = surface_contact(robot.arm, self.scene, robot.transforms_snapshot(), request,
+        task = surface_contact(arm, self.scene, robot.transforms_snapshot(), request,
                                robot.next_id(), now)
         gripper = None
         if request.HasField("gripper_command"):
             gripper = gripper_task(robot, robot.next_id(), gripper_command_pb2.GripperCommand
                                    .Request(claw_gripper_command=request.gripper_command), now)
-        robot.arm.start(task)
+        arm.start(task)
         if gripper is not None:
-            robot.arm.start_gripper(gripper)
+            arm.start_gripper(gripper)
 
 
 def spec() -> ServiceSpec:

@@ -124,8 +124,7 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
 
     @unary(manipulation_api_pb2.ApiGraspOverrideResponse)
     def OverrideGrasp(self, request, response, context):
-        arm = self.robot.arm
-        if arm is None:
+        if not self.robot.config.has_arm:
             set_error(response, _INVALID, "this robot has no arm")
             return
         holding = carry_state = None

@@ -9,7 +9,14 @@ import numpy as np
 from bosdyn.api import geometry_pb2, robot_state_pb2
 
 from spot_sim.body import kinematics, mobility
+from spot_sim.body.base import Base
+from spot_sim.body.battery import Battery
 from spot_sim.body.estop_manager import LEVEL_NONE
+from spot_sim.body.faults import Faults
+from spot_sim.body.legs import Legs
+from spot_sim.body.power import Power
+from spot_sim.docking.docking import Docking
+from spot_sim.manipulation.arm import Arm
 from spot_sim.state.frame_tree import robot_state_view
 
 if TYPE_CHECKING:
@@ -29,24 +36,30 @@ def _acquired(robot: SimRobot, now: int):
 def robot_state(robot: SimRobot) -> RS.RobotState:
     """A consistent snapshot of everything the robot reports, stamped in robot time (under a
     field profile each part a little earlier than the response, with sensor noise)."""
+    with robot.parts(Base, Legs, Faults, Arm) as (base, legs, faults, arm):
+        return _robot_state(robot, base, legs, faults, arm)
+
+
+def _robot_state(robot: SimRobot, base: Base, legs: Legs, faults: Faults,
+                 arm: Arm | None) -> RS.RobotState:
     now = robot.clock.now_nsec()
     stamp = robot.clock.timestamp(now)
     state = RS.RobotState()
-    _kinematic_state(robot, state.kinematic_state, _acquired(robot, now))
+    _kinematic_state(robot, base, arm is not None, state.kinematic_state, _acquired(robot, now))
     _power_state(robot, state.power_state, _acquired(robot, now))
     _battery(robot, state.battery_states.add(), _acquired(robot, now))
     _estop_states(robot, state, stamp)
-    if robot.arm is not None:
-        _manipulator_state(robot, state.manipulator_state, now)
+    if arm is not None:
+        _manipulator_state(robot, arm, base, state.manipulator_state, now)
     comms = state.comms_states.add()
     comms.timestamp.CopyFrom(stamp)
     comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
     comms.wifi_state.essid = "spot-sim-net"
-    state.system_fault_state.faults.extend(robot.faults.system)
-    state.behavior_fault_state.faults.extend(robot.faults.behavior.values())
+    state.system_fault_state.faults.extend(faults.system)
+    state.behavior_fault_state.faults.extend(faults.behavior.values())
     state.service_fault_state.faults.extend(robot.service_faults.active())
     state.service_fault_state.historical_faults.extend(robot.service_faults.historical)
-    for foot in kinematics.foot_positions_in_body(robot.legs.posture.joints + robot.legs.swing):
+    for foot in kinematics.foot_positions_in_body(legs.posture.joints + legs.swing):
         entry = state.foot_state.add()
         entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \
             entry.foot_position_rt_body.z = (float(v) for v in foot)
@@ -56,11 +69,12 @@ def robot_state(robot: SimRobot) -> RS.RobotState:
     return state
 
 
-def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
+def _kinematic_state(robot: SimRobot, base: Base, has_arm: bool, kin: RS.KinematicState,
+                     stamp) -> None:
     kin.acquisition_timestamp.CopyFrom(stamp)
     q, qd = robot.joint_positions()
     field, draw = robot.config.field, robot.field
-    names = kinematics.LEG_JOINTS + (kinematics.ARM_JOINTS if robot.arm is not None else ())
+    names = kinematics.LEG_JOINTS + (kinematics.ARM_JOINTS if has_arm else ())
     for name, position, velocity, load in zip(names, q, qd, robot.joint_loads(), strict=True):
         joint = kin.joint_states.add(name=name)
         joint.position.value = float(position) + draw.gauss(field.joint_noise)
@@ -68,18 +82,18 @@ def _kinematic_state(robot: SimRobot, kin: RS.KinematicState, stamp) -> None:
         joint.load.value = float(load)
     kin.transforms_snapshot.CopyFrom(robot_state_view(robot.transforms_snapshot()))
     noise = field.body_velocity_noise
-    measured = mobility.Se2(robot.base.velocity.x + draw.gauss(noise),
-                            robot.base.velocity.y + draw.gauss(noise),
-                            robot.base.velocity.yaw + draw.gauss(noise))
-    body_velocity(measured, robot.base.odom_body.yaw, kin.velocity_of_body_in_odom)
-    body_velocity(measured, robot.vision_body().yaw, kin.velocity_of_body_in_vision)
+    measured = mobility.Se2(base.velocity.x + draw.gauss(noise),
+                            base.velocity.y + draw.gauss(noise),
+                            base.velocity.yaw + draw.gauss(noise))
+    body_velocity(measured, base.odom_body.yaw, kin.velocity_of_body_in_odom)
+    body_velocity(measured, base.vision_body().yaw, kin.velocity_of_body_in_vision)
 
 
 ITEM_WEIGHT_N = 0.5 * 9.81  # what a grasped item pulls on the hand
 
 
-def _manipulator_state(robot: SimRobot, out: RS.ManipulatorState, now_ns: int) -> None:
-    arm = robot.arm
+def _manipulator_state(robot: SimRobot, arm: Arm, base: Base, out: RS.ManipulatorState,
+                       now_ns: int) -> None:
     out.gripper_open_percentage = arm.open_percentage
     out.is_gripper_holding_item = arm.holding
     out.stow_state = out.STOWSTATE_STOWED if arm.stowed else out.STOWSTATE_DEPLOYED
@@ -90,14 +104,14 @@ def _manipulator_state(robot: SimRobot, out: RS.ManipulatorState, now_ns: int) -
     hand = arm.hand()
     force = arm.contact_force(now_ns)  # body frame
     if arm.holding:
-        force = force + _yaw_rotation(robot.base.odom_body.yaw).T @ np.array(
+        force = force + _yaw_rotation(base.odom_body.yaw).T @ np.array(
             [0.0, 0.0, -ITEM_WEIGHT_N])
     if force.any():
         f = out.estimated_end_effector_force_in_hand
         f.x, f.y, f.z = (float(v) for v in hand[:3, :3].T @ force)
-    body = robot.base.velocity
-    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, robot.base.odom_body.yaw),
-                                (out.velocity_of_hand_in_vision, robot.vision_body().yaw)):
+    body = base.velocity
+    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, base.odom_body.yaw),
+                                (out.velocity_of_hand_in_vision, base.vision_body().yaw)):
         world_r_body = _yaw_rotation(world_yaw)
         linear = world_r_body @ (arm.hand_velocity[:3] + np.array([body.x, body.y, 0.0]))
         angular = world_r_body @ arm.hand_velocity[3:] + np.array([0.0, 0.0, body.yaw])
@@ -120,27 +134,31 @@ def body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3
 
 def _power_state(robot: SimRobot, power: RS.PowerState, stamp) -> None:
     power.timestamp.CopyFrom(stamp)
-    power.motor_power_state = robot.power.state
-    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if robot.docking.charging
+    with robot.parts(Power, Docking, Battery) as (motors, docking, charge):
+        power.motor_power_state = motors.state
+        shore = docking.charging
+        percent = charge.percent
+    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if shore
                                else RS.PowerState.STATE_OFF_SHORE_POWER)
     power.robot_power_state = RS.PowerState.ROBOT_POWER_STATE_ON
     power.payload_ports_power_state = RS.PowerState.PAYLOAD_PORTS_POWER_STATE_ON
     power.wifi_radio_power_state = RS.PowerState.WIFI_RADIO_POWER_STATE_ON
-    power.locomotion_charge_percentage.value = robot.battery.percent
+    power.locomotion_charge_percentage.value = percent
     power.locomotion_estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
 
 
 def _battery(robot: SimRobot, battery: RS.BatteryState, stamp) -> None:
     battery.timestamp.CopyFrom(stamp)
     battery.identifier = "sim-battery-0"
-    battery.charge_percentage.value = robot.battery.percent
+    with robot.parts(Battery, Docking) as (charge, docking):
+        percent, charging = charge.percent, docking.charging
+    battery.charge_percentage.value = percent
     battery.estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
     battery.voltage.value = _EMPTY_VOLTAGE + (_NOMINAL_VOLTAGE - _EMPTY_VOLTAGE) * (
-        robot.battery.percent / 100.0)
-    charging = robot.docking.charging
+        percent / 100.0)
     # Negative current: discharging.
     battery.current.value = (10.0 if charging else 0.0) + (-8.0 if robot.powered else -1.5)
-    battery.temperatures.extend([30.0 + 0.05 * (100 - robot.battery.percent)] * 4)
+    battery.temperatures.extend([30.0 + 0.05 * (100 - percent)] * 4)
     battery.status = (RS.BatteryState.STATUS_CHARGING if charging
                       else RS.BatteryState.STATUS_DISCHARGING)
 

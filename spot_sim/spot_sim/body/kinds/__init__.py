@@ -4,9 +4,11 @@ accepted, what it does when it starts and on each physics tick, and its feedback
 robot-command (``spot_sim.body.robot_command_service``) adapts the protobuf to these."""
 
 from spot_sim.body import joint_rules
-from spot_sim.body.commands import Command, CommandRejectedError
+from spot_sim.body.commands import Command, CommandBook, CommandRejectedError
 from spot_sim.body.kinds import arm_led, holding, joint, posture, stance, walk
 from spot_sim.body.kinds.kind import Kind, Response
+from spot_sim.body.legs import Legs
+from spot_sim.manipulation.arm import Arm
 
 KINDS: dict[str, Kind] = {k.name: k for module in (posture, holding, walk, stance, joint,
                                                    arm_led) for k in module.KINDS}
@@ -37,7 +39,9 @@ def check_allowed(robot, kind: Kind | None, manipulator: bool) -> None:
     mobility part) with or without an arm/gripper part: hardware, license, faults, power."""
     license = robot.license
     manipulator = manipulator or (kind is not None and kind.needs_arm)
-    if manipulator and robot.arm is None:
+    with robot.parts(Arm) as (arm,):
+        armless = arm is None
+    if manipulator and armless:
         raise CommandRejectedError(Response.STATUS_UNSUPPORTED, "this robot has no arm")
     if manipulator and not license.allows("arm"):
         raise CommandRejectedError(Response.STATUS_UNSUPPORTED, license.refusal("arm"))
@@ -53,17 +57,18 @@ def check_allowed(robot, kind: Kind | None, manipulator: bool) -> None:
 def begin(robot, command: Command, now_ns: int) -> None:
     """A mobility command starts: joint mode and a constrained manipulation in progress end,
     then its kind aims the legs and base."""
-    joint_rules.leave(robot.legs, now_ns)
-    arm = robot.arm
-    if arm is not None and arm.task is not None and arm.task.kind == "constrained" and \
-            not arm.task.done:
-        arm.task.overridden = arm.task.done = True
+    with robot.parts(Legs, Arm) as (legs, arm):
+        joint_rules.leave(legs, now_ns)
+        if arm is not None and arm.task is not None and arm.task.kind == "constrained" and \
+                not arm.task.done:
+            arm.task.overridden = arm.task.done = True
     KINDS[command.kind].begin(robot, command, now_ns)
 
 
 def step(robot, now_ns: int) -> None:
     """One physics tick of the mobility command in charge, if it is still running."""
-    command = robot.book.mobility
+    with robot.parts(CommandBook) as (book,):
+        command = book.mobility
     if command is None or command.done:
         return
     kind = KINDS[command.kind]

@@ -5,6 +5,7 @@ goal) and constrained manipulation (the hand moves a grasped object along its co
 import math
 
 from spot_sim.body import mobility
+from spot_sim.body.base import Base
 from spot_sim.body.commands import reject
 from spot_sim.body.kinds.kind import (
     TIMED_OUT,
@@ -13,16 +14,19 @@ from spot_sim.body.kinds.kind import (
     Response,
     expired,
     finite,
+    halt,
     present,
     stand_up,
 )
+from spot_sim.body.legs import Legs
 from spot_sim.core.clock import timestamp_to_nsec
 from spot_sim.manipulation import arm_kinematics, arm_modes
+from spot_sim.manipulation.arm import Arm
 
 
 def _begin(robot, command, now: int) -> None:
     stand_up(robot, now)
-    robot.base.halt()
+    halt(robot, command, now)
 
 
 def _offset(ctx: Acceptance, request) -> dict:
@@ -39,10 +43,13 @@ def _offset(ctx: Acceptance, request) -> dict:
 def _step_follow_arm(robot, command, now: int) -> None:
     """The body walks to stand at its offset behind a hand goal held in the world (a
     Cartesian arm command in odom or vision), facing it; otherwise it stands."""
-    arm, base = robot.arm, robot.base
+    with robot.parts(Arm, Base, Legs) as (arm, base, legs):
+        _follow(robot, command, arm, base, legs, now)
+
+
+def _follow(robot, command, arm: Arm | None, base: Base, legs: Legs, now: int) -> None:
     task = arm.task if arm is not None else None
-    if task is None or task.world_anchor is None or task.overridden or \
-            not robot.legs.standing(now):
+    if task is None or task.world_anchor is None or task.overridden or not legs.standing(now):
         base.halt()
         return
     hand = mobility.compose(task.world_anchor, mobility.Se2(
@@ -74,7 +81,8 @@ def _step_constrained(robot, command, now: int) -> None:
 
 
 def _constrained_feedback(robot, command, now: int, fb) -> None:
-    task = robot.arm.tasks.get(command.id) if robot.arm is not None else None
+    with robot.parts(Arm) as (arm,):
+        task = arm.tasks.get(command.id) if arm is not None else None
     if task is not None:
         arm_modes.fill_constrained_feedback(robot, task, fb)
 

@@ -4,18 +4,22 @@ joint mode for this command; the joint streams drive them from there
 
 from bosdyn.api import basic_command_pb2 as basic
 
+from spot_sim.body.base import Base
 from spot_sim.body.kinds.kind import Kind
+from spot_sim.body.legs import Legs
 
 
 def _begin(robot, command, now: int) -> None:
-    robot.base.halt()
-    robot.legs.joint_mode.arm(command.id, now)
+    with robot.parts(Base, Legs) as (base, legs):
+        base.halt()
+        legs.joint_mode.arm(command.id, now)
 
 
 def _feedback(robot, command, now: int, fb) -> None:
     Joint = basic.JointCommand.Feedback
-    fb.joint_feedback.status = Joint.STATUS_ACTIVE \
-        if robot.legs.joint_mode.command_id == command.id else Joint.STATUS_UNKNOWN
+    with robot.parts(Legs) as (legs,):
+        fb.joint_feedback.status = Joint.STATUS_ACTIVE \
+            if legs.joint_mode.command_id == command.id else Joint.STATUS_UNKNOWN
 
 
 KINDS = (Kind("joint", "joint_request", full_body=True, license="joint_control", begin=_begin,

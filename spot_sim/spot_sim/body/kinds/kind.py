@@ -14,7 +14,9 @@ from typing import Any
 from bosdyn.api import robot_command_pb2
 
 from spot_sim.body import mobility
+from spot_sim.body.base import Base
 from spot_sim.body.commands import Command, Feedback, finish, reject
+from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
 from spot_sim.core.clock import timestamp_to_nsec
 
@@ -42,7 +44,8 @@ def no_fields(ctx: Acceptance, request) -> dict:
 
 
 def halt(robot, command: Command, now_ns: int) -> None:
-    robot.base.halt()
+    with robot.parts(Base) as (base,):
+        base.halt()
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class Kind:
 
 # --- what several kinds share --------------------------------------------------------------
 def stand_up(robot, now_ns: int) -> None:
-    robot.legs.start_posture(True, now_ns)
+    robot.start_posture(True, now_ns)
 
 
 def end_time(ctx: Acceptance, request, *, horizon: bool = False) -> int:
@@ -94,9 +97,10 @@ def frame_pose(robot, frame: str) -> Se2:
     if frame == "odom":
         return Se2()
     if frame == "vision":
-        return mobility.inverse(robot.base.vision_odom)
+        with robot.parts(Base) as (base,):
+            return mobility.inverse(base.vision_odom)
     if frame in ("body", "flat_body"):
-        return robot.base.odom_body
+        return robot.odom_body()
     reject(f"unknown frame {frame!r}", Response.STATUS_UNKNOWN_FRAME)
 
 
@@ -109,15 +113,16 @@ def expired(robot, command: Command, now_ns: int, status: int | None) -> bool:
     """Past its end time: the base halts and ``command`` ends with ``status``."""
     if command.end_ns is None or now_ns <= command.end_ns:
         return False
-    robot.base.halt()
+    halt(robot, command, now_ns)
     finish(command, status, now_ns)
     return True
 
 
 def settled_in_place(robot, command: Command, now_ns: int) -> bool:
     """Whether ``command`` still drives the robot and the legs stand still, standing."""
-    posture = robot.legs.posture
-    return robot.book.mobility is command and posture.standing and not posture.moving(now_ns)
+    with robot.parts(Legs) as (legs,):
+        posture = legs.posture
+        return robot.in_charge(command) and posture.standing and not posture.moving(now_ns)
 
 
 def present(name: str):

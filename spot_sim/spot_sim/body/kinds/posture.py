@@ -4,46 +4,52 @@ once down)."""
 
 from bosdyn.api import basic_command_pb2 as basic
 
+from spot_sim.body.base import Base
 from spot_sim.body.commands import finish
-from spot_sim.body.kinds.kind import Kind, completed_once_done, settled_in_place, stand_up
-from spot_sim.body.power import MotorPower
+from spot_sim.body.kinds.kind import Kind, completed_once_done, halt, settled_in_place, stand_up
+from spot_sim.body.legs import Legs
+from spot_sim.body.power import MotorPower, Power
 
 
 def _begin_stand(robot, command, now: int) -> None:
     stand_up(robot, now)
-    robot.base.halt()
+    halt(robot, command, now)
 
 
 def _begin_lowering(robot, command, now: int) -> None:
     """Sit, safe power off, battery change pose: halt, and lower the body once still."""
-    robot.base.halt()
-    if robot.base.still:
-        robot.legs.start_posture(False, now)
+    with robot.parts(Base, Legs) as (base, legs):
+        base.halt()
+        if base.still:
+            legs.start_posture(False, now)
 
 
 def _step_lowering(robot, command, now: int) -> None:
     """Once still, lower the body; safe power off then cuts power, battery change pose is
     done once down."""
-    posture = robot.legs.posture
-    if robot.base.still and posture.standing:
-        robot.legs.start_posture(False, now)
-    down = not posture.moving(now)
-    if (command.kind == "safe_power_off" and not posture.standing and down
-            and robot.power.on):
-        finish(command, None, now)  # completed: cutting power is its last step
-        robot.cut_motors(now)
-    if command.kind == "battery_change_pose" and down:
-        command.done = True
+    with robot.parts(Base, Legs, Power) as (base, legs, power):
+        posture = legs.posture
+        if base.still and posture.standing:
+            legs.start_posture(False, now)
+        down = not posture.moving(now)
+        if (command.kind == "safe_power_off" and not posture.standing and down
+                and power.on):
+            finish(command, None, now)  # completed: cutting power is its last step
+            robot.cut_motors(now)
+        if command.kind == "battery_change_pose" and down:
+            command.done = True
 
 
 def _begin_selfright(robot, command, now: int) -> None:
-    robot.base.halt()
-    robot.legs.start_posture(False, now, robot.config.self_right_sec)
+    with robot.parts(Base, Legs) as (base, legs):
+        base.halt()
+        legs.start_posture(False, now, robot.config.self_right_sec)
 
 
 def _step_selfright(robot, command, now: int) -> None:
-    if not robot.legs.posture.moving(now):
-        command.done = True
+    with robot.parts(Legs) as (legs,):
+        if not legs.posture.moving(now):
+            command.done = True
 
 
 def _stand_feedback(robot, command, now: int, fb) -> None:
@@ -55,15 +61,17 @@ def _stand_feedback(robot, command, now: int, fb) -> None:
 
 def _sit_feedback(robot, command, now: int, fb) -> None:
     Sit = basic.SitCommand.Feedback
-    posture = robot.legs.posture
+    with robot.parts(Legs) as (legs,):
+        posture = legs.posture
     fb.sit_feedback.status = Sit.STATUS_IS_SITTING \
         if not posture.standing and not posture.moving(now) else Sit.STATUS_IN_PROGRESS
 
 
 def _safe_power_off_feedback(robot, command, now: int, fb) -> None:
     Off = basic.SafePowerOffCommand.Feedback
-    fb.safe_power_off_feedback.status = Off.STATUS_POWERED_OFF \
-        if robot.power.state == MotorPower.STATE_OFF else Off.STATUS_IN_PROGRESS
+    with robot.parts(Power) as (power,):
+        fb.safe_power_off_feedback.status = Off.STATUS_POWERED_OFF \
+            if power.state == MotorPower.STATE_OFF else Off.STATUS_IN_PROGRESS
 
 
 KINDS = (

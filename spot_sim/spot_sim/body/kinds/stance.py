@@ -14,6 +14,7 @@ from spot_sim.body.kinds.kind import (
     Response,
     end_time,
     frame_pose,
+    halt,
     settled_in_place,
     stand_up,
 )
@@ -31,7 +32,7 @@ def _reachable(ctx: Acceptance, request) -> dict:
     if missing:
         reject(f"stance needs positions for feet {missing}", Response.STATUS_INVALID_REQUEST)
     frame = frame_pose(ctx.robot, stance.se2_frame_name or "odom")
-    body = ctx.robot.base.odom_body
+    body = ctx.robot.odom_body()
     nominal = kinematics.foot_positions_in_body(
         kinematics.leg_joint_positions(kinematics.STAND_HEIGHT))
     reachable = True
@@ -50,7 +51,7 @@ def _reachable(ctx: Acceptance, request) -> dict:
 
 def _begin(robot, command, now: int) -> None:
     stand_up(robot, now)
-    robot.base.halt()
+    halt(robot, command, now)
 
 
 def _feedback(robot, command, now: int, fb) -> None:

@@ -6,6 +6,7 @@ import math
 from bosdyn.api import basic_command_pb2 as basic
 
 from spot_sim.body import mobility
+from spot_sim.body.base import Base
 from spot_sim.body.commands import reject
 from spot_sim.body.kinds.kind import (
     TIMED_OUT,
@@ -19,6 +20,7 @@ from spot_sim.body.kinds.kind import (
     present,
     stand_up,
 )
+from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
 
 
@@ -28,7 +30,7 @@ def _velocity(ctx: Acceptance, request) -> dict:
     values = (v.linear.x, v.linear.y, v.angular)
     finite(values, "velocity")
     frame_yaw = frame_pose(ctx.robot, request.se2_frame_name or "body").yaw
-    relative_yaw = frame_yaw - ctx.robot.base.odom_body.yaw
+    relative_yaw = frame_yaw - ctx.robot.odom_body().yaw
     c, s = math.cos(relative_yaw), math.sin(relative_yaw)
     return {"velocity": Se2(c * values[0] - s * values[1], s * values[0] + c * values[1],
                             values[2])}
@@ -36,7 +38,8 @@ def _velocity(ctx: Acceptance, request) -> dict:
 
 def _begin_velocity(robot, command, now: int) -> None:
     stand_up(robot, now)
-    robot.base.drive(command.velocity)
+    with robot.parts(Base) as (base,):
+        base.drive(command.velocity)
 
 
 def _step_velocity(robot, command, now: int) -> None:
@@ -62,32 +65,33 @@ def _begin_trajectory(robot, command, now: int) -> None:
 def _step_trajectory(robot, command, now: int) -> None:
     """Walk to the goal while standing; at the end time a goal not reached has TIMED_OUT
     (a reached one stays as it was)."""
-    base = robot.base
-    reached = mobility.goal_reached(base.odom_body, command.goal)
+    reached = mobility.goal_reached(robot.odom_body(), command.goal)
     if expired(robot, command, now, None if reached else TIMED_OUT):
         return
-    if reached:
-        base.halt()
-    elif robot.legs.standing(now):
-        config = robot.config
-        base.target_velocity = mobility.goal_velocity(
-            base.odom_body, command.goal, base.velocity, base.velocity_limit,
-            config.max_linear_accel, config.max_angular_accel)
+    with robot.parts(Base, Legs) as (base, legs):
+        if reached:
+            base.halt()
+        elif legs.standing(now):
+            config = robot.config
+            base.target_velocity = mobility.goal_velocity(
+                base.odom_body, command.goal, base.velocity, base.velocity_limit,
+                config.max_linear_accel, config.max_angular_accel)
 
 
 def _trajectory_feedback(robot, command, now: int, fb) -> None:
     Traj = basic.SE2TrajectoryCommand.Feedback
     traj = fb.se2_trajectory_feedback
-    distance, _ = mobility.distance_to(robot.base.odom_body, command.goal)
-    if mobility.goal_reached(robot.base.odom_body, command.goal):
+    with robot.parts(Base) as (base,):
+        body, moving, blocked = base.odom_body, base.velocity != Se2(), base.blocked
+    distance, _ = mobility.distance_to(body, command.goal)
+    if mobility.goal_reached(body, command.goal):
         traj.status = Traj.STATUS_AT_GOAL
     elif distance < mobility.NEAR_GOAL_DIST:
         traj.status = Traj.STATUS_NEAR_GOAL
     else:
         traj.status = Traj.STATUS_GOING_TO_GOAL
-    traj.body_movement_status = Traj.BODY_STATUS_MOVING if robot.base.velocity != Se2() \
-        else Traj.BODY_STATUS_SETTLED
-    traj.final_goal_status = Traj.FINAL_GOAL_STATUS_BLOCKED if robot.base.blocked \
+    traj.body_movement_status = Traj.BODY_STATUS_MOVING if moving else Traj.BODY_STATUS_SETTLED
+    traj.final_goal_status = Traj.FINAL_GOAL_STATUS_BLOCKED if blocked \
         else Traj.FINAL_GOAL_STATUS_ACHIEVABLE  # a no-go region stopped the walk
 
 

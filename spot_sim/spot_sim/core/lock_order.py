@@ -1,0 +1,48 @@
+"""The simulator's lock order, enforced: a domain's lock (GraphNav, choreography), then the
+robot's, then a leaf's (e-stop, leases), never the other way round.
+
+Each ``OrderedLock`` has a rank; a thread holding locks may take a lock of a higher rank, or
+one it already holds again (re-entrant), and taking any other raises ``LockOrderError`` before
+waiting, so a wrong order fails the first time it runs instead of deadlocking one day.
+"""
+
+import threading
+
+DOMAIN, ROBOT, LEAF = 10, 20, 30  # the ranks, outermost first
+
+_held = threading.local()
+
+
+class LockOrderError(RuntimeError):
+    """A lock taken out of order (the sentence names both locks)."""
+
+
+class OrderedLock:
+    """A re-entrant lock with a name and a rank (``DOMAIN``, ``ROBOT`` or ``LEAF``)."""
+
+    def __init__(self, name: str, rank: int) -> None:
+        self.name, self.rank = name, rank
+        self._lock = threading.RLock()
+
+    def __enter__(self) -> "OrderedLock":
+        held = _stack()
+        if held and self not in held:
+            inner = max(held, key=lambda lock: lock.rank)
+            if inner.rank >= self.rank:
+                raise LockOrderError(f"lock order: {self.name} taken while holding "
+                                     f"{inner.name} (take {self.name} first)")
+        self._lock.acquire()
+        held.append(self)
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        held = _stack()
+        del held[len(held) - 1 - held[::-1].index(self)]  # the innermost hold of this lock
+        self._lock.release()
+
+
+def _stack() -> list[OrderedLock]:
+    """The ordered locks this thread holds, in the order taken."""
+    if not hasattr(_held, "stack"):
+        _held.stack = []
+    return _held.stack
