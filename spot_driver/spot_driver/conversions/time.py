@@ -27,6 +27,11 @@ def local_stamp(stamp: Timestamp, skew_nsec: int) -> Stamp:
     return divmod(nsec, NSEC) if nsec > 0 else (0, 0)
 
 
+def local_nsec(stamp: Timestamp, skew_nsec: int) -> int:
+    """Local time (ns, clamped at 0) of a robot Timestamp: ``local_stamp`` as one number."""
+    return max(stamp.seconds * NSEC + stamp.nanos - skew_nsec, 0)
+
+
 def local_time_msg(nsec: int) -> Time:
     """A builtin_interfaces/Time for local time ``nsec`` (clamped at 0)."""
     nsec = max(int(nsec), 0)

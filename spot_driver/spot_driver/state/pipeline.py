@@ -11,7 +11,7 @@ from builtin_interfaces.msg import Time
 from tf2_msgs.msg import TFMessage
 
 from spot_driver.conversions import frames
-from spot_driver.conversions.time import Stamp, local_stamp
+from spot_driver.conversions.time import NSEC, Stamp, local_nsec
 from spot_driver.description import frame_names as naming
 from spot_driver.description import robot_model
 from spot_driver.state.state_cdr import StateSerializer
@@ -61,12 +61,7 @@ class StatePipeline:
         self._kinematics = StateSerializer(root, prefix, skip=skip, names=self.names)
         self._statuses = StatusSerializer(prefix + "body", prefix + "hand")
         self._static_layout = None
-        self._last_stamp: Stamp = (0, 0)
-
-    def _forward(self) -> Stamp:
-        """One nanosecond after the last stamp given."""
-        sec, nanosec = self._last_stamp
-        return (sec, nanosec + 1) if nanosec + 1 < 1_000_000_000 else (sec + 1, 0)
+        self._last_ns = 0  # the last stamp given, local ns
 
     def messages(self, state, skew: int, sync: TimeSync, now: Stamp,
                  with_statuses: bool = True) -> StateMessages:
@@ -78,12 +73,11 @@ class StatePipeline:
         # correction must not send the local stamps of /tf, odometry and joint_states back
         # (tf2 drops data older than what it holds). A larger step back is a new clock (a
         # clock jump, a reboot): it goes through.
-        stamp = local_stamp(kin.acquisition_timestamp, skew)
-        forward = self._forward()
-        back_ns = (forward[0] - stamp[0]) * 1_000_000_000 + forward[1] - stamp[1]
-        if 0 < back_ns < MAX_CORRECTION_NS:
-            stamp = forward
-        self._last_stamp = stamp
+        stamp_ns = local_nsec(kin.acquisition_timestamp, skew)
+        if 0 < self._last_ns + 1 - stamp_ns < MAX_CORRECTION_NS:
+            stamp_ns = self._last_ns + 1  # one nanosecond after the last
+        self._last_ns = stamp_ns
+        stamp = divmod(stamp_ns, NSEC)
         joints, odometry, tf = self._kinematics.serialize(kin, stamp)
         out = StateMessages(joints, odometry, tf,
                             self._kinematics.body_twist(stamp, odometry))

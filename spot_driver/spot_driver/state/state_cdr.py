@@ -6,7 +6,6 @@ padding), at a fraction of the cost: layouts are built once per joint list / tre
 """
 
 import operator
-import struct
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -19,8 +18,8 @@ from spot_driver.conversions.time import Stamp
 from spot_driver.state.joint_states import urdf_joint_name
 from spot_driver.state.odometry import POSE_COVARIANCE, TWIST_COVARIANCE
 
-_TWIST_TAIL = "<42d"  # an Odometry's last fields: twist (6) and its covariance (36)
-_TWIST_TAIL_SIZE = struct.calcsize(_TWIST_TAIL)
+# An Odometry's last fields, a TwistWithCovarianceStamped's too: twist (6) and covariance (36)
+_TWIST_TAIL_SIZE = 8 * (6 + 36)
 
 
 def _rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]):
@@ -124,8 +123,8 @@ class StateSerializer:
         self._odom = writer.finish()
         writer = LayoutWriter()
         writer.header(prefix + body_frame)
-        writer.f64s(6 + 36)  # twist and covariance, as the odometry's tail has them
-        self._twist = writer.finish()
+        writer.constant_f64s(())  # aligned for the twist and covariance the odometry ends with
+        self._twist_head = writer.finish()
 
     def joint_states(self, kin: robot_state_pb2.KinematicState, stamp: Stamp) -> bytes:
         joints = kin.joint_states
@@ -196,8 +195,7 @@ class StateSerializer:
     def body_twist(self, stamp: Stamp, odometry: bytes) -> bytes:
         """TwistWithCovarianceStamped in the body frame: the twist of ``odometry`` (bytes
         from ``odometry()``, which end with the twist and its covariance)."""
-        return self._twist.fill((stamp, struct.unpack_from(_TWIST_TAIL, odometry,
-                                                           len(odometry) - _TWIST_TAIL_SIZE)))
+        return self._twist_head.fill((stamp,)) + odometry[-_TWIST_TAIL_SIZE:]
 
     @property
     def tree_layout(self) -> object | None:

@@ -63,9 +63,6 @@ def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: in
         return local_stamp(message.timestamp, skew_nsec) if message.HasField("timestamp") \
             else stamp
 
-    def wrapped(message, field: str) -> float:
-        return getattr(message, field).value if message.HasField(field) else _NAN
-
     def fault(f) -> tuple:
         return (text(f.name), local_stamp(f.onset_timestamp, skew_nsec),
                 duration_parts(f.duration), f.code, f.uid, text(f.error_message),
@@ -89,15 +86,13 @@ def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: in
         manipulator = tuple(manipulator)
     faults = state.system_fault_state
     return {
-        "batteries": [(stamp_of(b), text(b.identifier), wrapped(b, "charge_percentage"),
-                       duration_parts(b.estimated_runtime), wrapped(b, "current"),
-                       wrapped(b, "voltage"), b.temperatures[:], b.status)
-                      for b in state.battery_states],
+        "batteries": [_battery(b, stamp, skew_nsec) for b in state.battery_states],
         "power": (stamp_of(power), power.motor_power_state,
                   text(power.motor_power_error_message), power.shore_power_state,
                   power.robot_power_state, power.payload_ports_power_state,
                   power.wifi_radio_power_state,
-                  wrapped(power, "locomotion_charge_percentage"),
+                  power.locomotion_charge_percentage.value
+                  if power.HasField("locomotion_charge_percentage") else _NAN,
                   duration_parts(power.locomotion_estimated_runtime)),
         "estops": [(stamp_of(e), text(e.name), e.type, e.state, text(e.state_description))
                    for e in state.estop_states],
@@ -112,6 +107,18 @@ def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: in
                              f.cause, f.status) for f in state.behavior_fault_state.faults],
         "manipulator": manipulator,
     }
+
+
+def _battery(b, stamp: Stamp, skew_nsec: int) -> tuple:
+    """One battery's section (the hot one: four per state on a robot), its wrappers read
+    inline."""
+    has = b.HasField
+    return (local_stamp(b.timestamp, skew_nsec) if has("timestamp") else stamp,
+            text(b.identifier),
+            b.charge_percentage.value if has("charge_percentage") else _NAN,
+            duration_parts(b.estimated_runtime),
+            b.current.value if has("current") else _NAN,
+            b.voltage.value if has("voltage") else _NAN, b.temperatures[:], b.status)
 
 
 class StatusSerializer:

@@ -210,21 +210,23 @@ class SimRobot:
             return self._power.feedback(command_id)
 
     def cut_motors(self, now_ns: int) -> None:
-        """Motors off (under the robot's lock): the legs fold to the sitting pose and every
-        motion command ends."""
-        self._power.begin_off(now_ns)
-        self._legs.start_posture(False, now_ns, self.config.power_off_sec)
-        self._base.halt()
-        self._book.override(now_ns)
-        self._book.mobility = None
-        self._legs.joint_mode.disarm()
-        self.halt_arm()
+        """Motors off: the legs fold to the sitting pose and every motion command ends."""
+        with self._lock:  # re-entrant: the rules that call it already hold it
+            self._power.begin_off(now_ns)
+            self._legs.start_posture(False, now_ns, self.config.power_off_sec)
+            self._base.halt()
+            self._book.override(now_ns)
+            self._book.mobility = None
+            self._legs.joint_mode.disarm()
+            self.halt_arm()
 
     def halt_arm(self) -> None:
-        if self._arm is not None:
-            self._arm.halt()
-        for task in self._manipulations.values():
-            task.abort()
+        """The arm stops where it is and every manipulation task ends."""
+        with self._lock:
+            if self._arm is not None:
+                self._arm.halt()
+            for task in self._manipulations.values():
+                task.abort()
 
     # ----------------------------------------------------------------- commands
     def new_command(self, kind: str, **kwargs) -> Command:
