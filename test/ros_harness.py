@@ -492,6 +492,7 @@ def burst(ros: RosClient, srv_type, service: str, count: int, timeout: float,
     try:
         for client in clients:
             assert client.wait_for_service(timeout_sec=10.0), service
+        ros._known_to_server(service)  # its server has matched every reply reader (#1253)
         started = time.monotonic()
         futures = [client.call_async(request or srv_type.Request()) for client in clients]
         ros.wait_for(lambda: all(f.done() for f in futures), timeout)

@@ -97,10 +97,9 @@ def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: in
         "estops": [(stamp_of(e), text(e.name), e.type, e.state, text(e.state_description))
                    for e in state.estop_states],
         "wifi": (mode, essid),
-        "feet": [(f.foot_position_rt_body.x, f.foot_position_rt_body.y,
-                  f.foot_position_rt_body.z, f.contact,
+        "feet": [(p.x, p.y, p.z, f.contact,
                   f.terrain.ground_mu_est if f.HasField("terrain") else _NAN)
-                 for f in state.foot_state],
+                 for f in state.foot_state for p in (f.foot_position_rt_body,)],
         "faults": [fault(f) for f in faults.faults],
         "historical_faults": [fault(f) for f in faults.historical_faults],
         "behavior_faults": [(f.behavior_fault_id, local_stamp(f.onset_timestamp, skew_nsec),
