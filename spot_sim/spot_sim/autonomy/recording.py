@@ -174,8 +174,8 @@ class Recorder:
         if not self.recording or self.last_waypoint is None:
             return
         last = mobility.inverse(se2_from_proto(self.last_waypoint.waypoint_tform_ko))
-        with robot.parts(Base):  # the waypoint and its snapshot read the robot at one instant
-            body = robot.odom_body()
+        with robot.parts(Base) as (base,):  # the waypoint and its snapshot: one instant
+            body = base.odom_body
             if math.hypot(body.x - last.x, body.y - last.y) >= AUTO_WAYPOINT_SPACING:
                 self.create_waypoint(robot, "")
 

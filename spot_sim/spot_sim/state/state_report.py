@@ -3,7 +3,7 @@ parts (``SimRobot.robot_state`` calls it under the robot's lock)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from bosdyn.api import geometry_pb2, robot_state_pb2
@@ -36,18 +36,30 @@ def _acquired(robot: SimRobot, now: int):
 def robot_state(robot: SimRobot) -> RS.RobotState:
     """A consistent snapshot of everything the robot reports, stamped in robot time (under a
     field profile each part a little earlier than the response, with sensor noise)."""
-    with robot.parts(Base, Legs, Faults, Arm) as (base, legs, faults, arm):
-        return _robot_state(robot, base, legs, faults, arm)
+    with robot.parts(Base, Legs, Faults, Arm, Power, Battery, Docking) as parts:
+        return _robot_state(robot, _Parts(*parts))
 
 
-def _robot_state(robot: SimRobot, base: Base, legs: Legs, faults: Faults,
-                 arm: Arm | None) -> RS.RobotState:
+class _Parts(NamedTuple):
+    """The robot's parts the report reads, handed over at once by its door."""
+
+    base: Base
+    legs: Legs
+    faults: Faults
+    arm: Arm | None
+    power: Power
+    battery: Battery
+    docking: Docking
+
+
+def _robot_state(robot: SimRobot, parts: _Parts) -> RS.RobotState:
+    base, legs, faults, arm = parts.base, parts.legs, parts.faults, parts.arm
     now = robot.clock.now_nsec()
     stamp = robot.clock.timestamp(now)
     state = RS.RobotState()
     _kinematic_state(robot, base, arm is not None, state.kinematic_state, _acquired(robot, now))
-    _power_state(robot, state.power_state, _acquired(robot, now))
-    _battery(robot, state.battery_states.add(), _acquired(robot, now))
+    _power_state(robot, parts, state.power_state, _acquired(robot, now))
+    _battery(robot, parts, state.battery_states.add(), _acquired(robot, now))
     _estop_states(robot, state, stamp)
     if arm is not None:
         _manipulator_state(robot, arm, base, state.manipulator_state, now)
@@ -132,26 +144,22 @@ def body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3
     out.angular.x, out.angular.y, out.angular.z = 0.0, 0.0, body_velocity.yaw
 
 
-def _power_state(robot: SimRobot, power: RS.PowerState, stamp) -> None:
+def _power_state(robot: SimRobot, parts: _Parts, power: RS.PowerState, stamp) -> None:
     power.timestamp.CopyFrom(stamp)
-    with robot.parts(Power, Docking, Battery) as (motors, docking, charge):
-        power.motor_power_state = motors.state
-        shore = docking.charging
-        percent = charge.percent
-    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if shore
+    power.motor_power_state = parts.power.state
+    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if parts.docking.charging
                                else RS.PowerState.STATE_OFF_SHORE_POWER)
     power.robot_power_state = RS.PowerState.ROBOT_POWER_STATE_ON
     power.payload_ports_power_state = RS.PowerState.PAYLOAD_PORTS_POWER_STATE_ON
     power.wifi_radio_power_state = RS.PowerState.WIFI_RADIO_POWER_STATE_ON
-    power.locomotion_charge_percentage.value = percent
+    power.locomotion_charge_percentage.value = parts.battery.percent
     power.locomotion_estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
 
 
-def _battery(robot: SimRobot, battery: RS.BatteryState, stamp) -> None:
+def _battery(robot: SimRobot, parts: _Parts, battery: RS.BatteryState, stamp) -> None:
     battery.timestamp.CopyFrom(stamp)
     battery.identifier = "sim-battery-0"
-    with robot.parts(Battery, Docking) as (charge, docking):
-        percent, charging = charge.percent, docking.charging
+    percent, charging = parts.battery.percent, parts.docking.charging
     battery.charge_percentage.value = percent
     battery.estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
     battery.voltage.value = _EMPTY_VOLTAGE + (_NOMINAL_VOLTAGE - _EMPTY_VOLTAGE) * (
