@@ -85,7 +85,8 @@ class LiveRobot:
 
 def realistic_states(robot: SimRobot, clock: RobotClock, count: int) -> list:
     """The next ``count`` RobotStates as the robot sends them at 50 Hz: 12 leg + 7 arm joints,
-    26 frames, 4 batteries, one system and one behavior fault (its onset the state's time)."""
+    the simulator's frame tree, 4 batteries, one system and one behavior fault (its onset the
+    state's time)."""
     out = []
     for _ in range(count):
         clock.jump(0.02)  # 50 Hz apart, as the driver streams them

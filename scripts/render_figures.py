@@ -480,7 +480,19 @@ def state_cycle() -> str:
          f"removal cost {num(t['removal_cost_percent_of_driver_cpu'])} % "
          f"(kept only above {num(t['goal_max_removal_cost_percent'], 0)} %)"],
     ]
-    return table(["figure", "measured", "ratio"], rows) + measured(d)
+    i = load("state_cycle_interleaved")
+    ref, us, frames = i["reference"][:7], i["median_full_set_cdr_us"], i["frames_in_tree"]
+    rows.append([f"full set against {ref}, interleaved ({i['rounds']} rounds): this tree / "
+                 f"this driver on {ref}'s states",
+                 f"{num(us['this_tree'])} / {num(us['driver_on_reference_states'])} µs "
+                 f"({ref}: {num(us['reference'])} µs)",
+                 f"{num(i['this_tree_to_reference'], 2)} / "
+                 f"{num(i['driver_on_reference_states_to_reference'], 2)} x {ref}"])
+    return table(["figure", "measured", "ratio"], rows) + (
+        f"\nInterleaved (`state_cycle_interleaved.py`): {ref}'s simulated state has "
+        f"{frames['reference']} frames ({i['robot_state_bytes']['reference']} bytes), this "
+        f"tree's {frames['this_tree']} ({i['robot_state_bytes']['this_tree']} bytes).\n"
+        + measured(d))
 
 
 def wifi_rates() -> str:

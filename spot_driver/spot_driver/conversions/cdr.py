@@ -8,9 +8,7 @@ constant pieces interleaved with the numbers. Messages whose strings and sequenc
 (the statuses) use a ``ShapedMessage``: one packer per shape, kept.
 """
 
-import operator
 import struct
-from collections.abc import Callable
 
 ENCAPSULATION = b"\x00\x01\x00\x00"  # CDR, little endian
 _HEADER = len(ENCAPSULATION)
@@ -73,8 +71,6 @@ class Layout:
         self.template = template
         self.padding = padding
         fmt, self._constants, position = ["<"], [], 0
-        self._counts = [len(struct.unpack("<" + codes, bytes(struct.calcsize("<" + codes))))
-                        for _, codes in slots]
         for offset, codes in slots:
             fmt.append(f"{offset - position}s{codes}")
             self._constants.append(template[position:offset])
@@ -85,22 +81,10 @@ class Layout:
         if self._struct.size != len(template):
             raise ValueError("layout slots overlap or are out of order")
 
-    @property
-    def pieces(self) -> tuple[bytes, ...]:
-        """The constant bytes around the slots: one before each slot, then the tail."""
-        return (*self._constants, self._tail)
-
-    def packer(self, slots: list[list[int]], pieces_at: int) -> Callable[[tuple], bytes]:
-        """``fill`` as one ``itemgetter`` over a pool tuple that holds slot i's numbers at
-        positions ``slots[i]`` and ``pieces`` from position ``pieces_at`` on."""
-        order = []
-        for k, (indices, count) in enumerate(zip(slots, self._counts, strict=True)):
-            if len(indices) != count:
-                raise ValueError(f"slot {k} takes {count} numbers, not {len(indices)}")
-            order += (pieces_at + k, *indices)
-        order.append(pieces_at + len(self._counts))
-        getter, pack = operator.itemgetter(*order), self._struct.pack
-        return lambda pool: pack(*getter(pool))
+    def fill_stamp(self, stamp: tuple[int, int]) -> bytes:
+        """``fill`` of a layout whose one slot is a header's stamp (sec, nanosec), without
+        the loop (a message that repeats everything but its stamp)."""
+        return self._struct.pack(self._constants[0], *stamp, self._tail)
 
     def fill(self, slot_values) -> bytes:
         """The message with one tuple of numbers per slot (in order) written in."""

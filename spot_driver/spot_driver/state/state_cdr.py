@@ -5,7 +5,6 @@ Produces exactly what ``rclpy.serialization.serialize_message`` makes of the mes
 padding), at a fraction of the cost: layouts are built once per joint list / tree shape.
 """
 
-import operator
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -38,11 +37,16 @@ def _covariance(diagonal) -> list[float]:
     return covariance.ravel().tolist()
 
 
-def _pose_values(pose, invert: bool) -> tuple[float, ...]:
-    """(x, y, z, qx, qy, qz, qw) of a geometry SE3Pose proto, inverted when asked."""
-    p, r = pose.position, pose.rotation
-    values = (p.x, p.y, p.z, r.x, r.y, r.z, r.w)
-    return _inverse(values) if invert else values
+def _poses(edge_map, plan: list[tuple[str, bool]]) -> list[tuple[float, ...]]:
+    """(x, y, z, qx, qy, qz, qw) of each planned edge of a snapshot's edge map, inverted
+    where planned (KeyError when a planned frame is missing)."""
+    poses = []
+    for key, invert in plan:
+        pose = edge_map[key].parent_tform_child
+        p, r = pose.position, pose.rotation
+        values = (p.x, p.y, p.z, r.x, r.y, r.z, r.w)
+        poses.append(_inverse(values) if invert else values)
+    return poses
 
 
 def _inverse(pose: tuple[float, ...]) -> tuple[float, ...]:
@@ -89,7 +93,6 @@ class _TfLayout:
 
 
 FULL_CHECK_EVERY = 50  # cycles between full comparisons of joint names and tree shape
-_JOINT_VALUES = operator.attrgetter("position.value", "velocity.value", "load.value")
 
 
 class StateSerializer:
@@ -139,8 +142,12 @@ class StateSerializer:
             if layout is None:
                 layout = self._joints[names] = _JointLayout(names, self.prefix)
             self._current_joints = (len(joints), layout)
-        columns = tuple(zip(*map(_JOINT_VALUES, joints), strict=True)) or ((), (), ())
-        return layout.layout.fill((stamp, *columns))
+        positions, velocities, efforts = [], [], []
+        for joint in joints:
+            positions.append(joint.position.value)
+            velocities.append(joint.velocity.value)
+            efforts.append(joint.load.value)
+        return layout.layout.fill((stamp, positions, velocities, efforts))
 
     def _tf_layout(self, snapshot, full_check: bool = False) -> _TfLayout:
         edge_map = snapshot.child_to_parent_edge_map
@@ -166,12 +173,10 @@ class StateSerializer:
         layout = self._tf_layout(snapshot)
         edge_map = snapshot.child_to_parent_edge_map
         try:
-            poses = [_pose_values(edge_map[key].parent_tform_child, invert)
-                     for key, invert in layout.plan]
+            poses = _poses(edge_map, layout.plan)
         except KeyError:  # a planned frame is gone: the tree changed shape
             layout = self._tf_layout(snapshot, full_check=True)
-            poses = [_pose_values(edge_map[key].parent_tform_child, invert)
-                     for key, invert in layout.plan]
+            poses = _poses(edge_map, layout.plan)
         slots = []
         for pose in poses:
             slots += (stamp, pose)
@@ -195,7 +200,7 @@ class StateSerializer:
     def body_twist(self, stamp: Stamp, odometry: bytes) -> bytes:
         """TwistWithCovarianceStamped in the body frame: the twist of ``odometry`` (bytes
         from ``odometry()``, which end with the twist and its covariance)."""
-        return self._twist_head.fill((stamp,)) + odometry[-_TWIST_TAIL_SIZE:]
+        return self._twist_head.fill_stamp(stamp) + odometry[-_TWIST_TAIL_SIZE:]
 
     @property
     def tree_layout(self) -> object | None:

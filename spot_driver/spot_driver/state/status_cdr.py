@@ -59,15 +59,6 @@ Sections = dict
 
 def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: int) -> Sections:
     """A state's status sections through protobuf's objects (see ``Sections``)."""
-    def stamp_of(message) -> Stamp:
-        return local_stamp(message.timestamp, skew_nsec) if message.HasField("timestamp") \
-            else stamp
-
-    def fault(f) -> tuple:
-        return (text(f.name), local_stamp(f.onset_timestamp, skew_nsec),
-                duration_parts(f.duration), f.code, f.uid, text(f.error_message),
-                [text(a) for a in f.attributes], f.severity)
-
     power = state.power_state
     mode, essid = 0, b""
     for comms in state.comms_states:
@@ -87,25 +78,33 @@ def read_sections(state: robot_state_pb2.RobotState, stamp: Stamp, skew_nsec: in
     faults = state.system_fault_state
     return {
         "batteries": [_battery(b, stamp, skew_nsec) for b in state.battery_states],
-        "power": (stamp_of(power), power.motor_power_state,
+        "power": (local_stamp(power.timestamp, skew_nsec) if power.HasField("timestamp")
+                  else stamp, power.motor_power_state,
                   text(power.motor_power_error_message), power.shore_power_state,
                   power.robot_power_state, power.payload_ports_power_state,
                   power.wifi_radio_power_state,
                   power.locomotion_charge_percentage.value
                   if power.HasField("locomotion_charge_percentage") else _NAN,
                   duration_parts(power.locomotion_estimated_runtime)),
-        "estops": [(stamp_of(e), text(e.name), e.type, e.state, text(e.state_description))
+        "estops": [(local_stamp(e.timestamp, skew_nsec) if e.HasField("timestamp") else stamp,
+                    text(e.name), e.type, e.state, text(e.state_description))
                    for e in state.estop_states],
         "wifi": (mode, essid),
-        "feet": [(p.x, p.y, p.z, f.contact,
+        "feet": [((p := f.foot_position_rt_body).x, p.y, p.z, f.contact,
                   f.terrain.ground_mu_est if f.HasField("terrain") else _NAN)
-                 for f in state.foot_state for p in (f.foot_position_rt_body,)],
-        "faults": [fault(f) for f in faults.faults],
-        "historical_faults": [fault(f) for f in faults.historical_faults],
+                 for f in state.foot_state],
+        "faults": [_fault(f, skew_nsec) for f in faults.faults],
+        "historical_faults": [_fault(f, skew_nsec) for f in faults.historical_faults],
         "behavior_faults": [(f.behavior_fault_id, local_stamp(f.onset_timestamp, skew_nsec),
                              f.cause, f.status) for f in state.behavior_fault_state.faults],
         "manipulator": manipulator,
     }
+
+
+def _fault(f, skew_nsec: int) -> tuple:
+    """One system fault's section."""
+    return (text(f.name), local_stamp(f.onset_timestamp, skew_nsec), duration_parts(f.duration),
+            f.code, f.uid, text(f.error_message), [text(a) for a in f.attributes], f.severity)
 
 
 def _battery(b, stamp: Stamp, skew_nsec: int) -> tuple:
