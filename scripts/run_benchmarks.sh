@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every benchmark under benchmarks/ and leave their JSON in benchmarks/results/
-# (about 40 min on a 2-core machine, ten of them driver_memory.py; the README's figure
-# tables are rendered from the JSON at the end).
+# (about 45 min on a 2-core machine, ten of them driver_memory.py and four the interleaved
+# state cycle, which needs the repository's history; the README's figure tables are rendered
+# from the JSON at the end).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
