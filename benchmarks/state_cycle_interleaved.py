@@ -62,7 +62,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--against", default=REFERENCE, help="the reference commit")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args(argv)
-    reference = git("rev-parse", args.against)
+    try:
+        reference = git("rev-parse", "--verify", f"{args.against}^{{commit}}")
+    except subprocess.CalledProcessError:
+        sys.exit(f"state_cycle_interleaved: no commit {args.against!r} in this repository "
+                 "(a shallow clone lacks the history: git fetch --unshallow)")
     saved = (ROOT / "benchmarks/results/state_cycle.json").read_bytes()
     runs: dict[str, list[dict]] = {config: [] for config in CONFIGS}
     with tempfile.TemporaryDirectory() as tmp:
