@@ -1,5 +1,6 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
-.PHONY: run test test-fast test-field setup lint config docs bench clean ros-tools nav2-tools
+.PHONY: run test test-fast test-field setup lint config docs bench clean ros-tools nav2-tools \
+	rviz-tools moveit-tools
 
 run: setup
 	@scripts/run.sh $(ARGS)
@@ -19,8 +20,9 @@ setup:
 	@scripts/setup.sh
 
 # ROS 2 Jazzy's C++ tools (robot_state_publisher, tf2, ros2 bag) from ../shared/vendor/ros2-cpp,
-# into a prefix outside the clone (about 10 min the first time, seconds when reused), which
-# scripts/env.sh sources when built (doc/setup.md). ARGS: pack [DIR], unpack FILE.
+# into a prefix outside the clone (about 18 min the first time, seconds when reused or unpacked
+# from a matching archive, which `make setup` does by itself), which scripts/env.sh sources
+# when built (doc/setup.md). ARGS: pack [DIR], unpack FILE.
 ros-tools: setup
 	@scripts/ros_tools.sh $(ARGS)
 
@@ -29,6 +31,16 @@ ros-tools: setup
 # time). ARGS as for ros-tools.
 nav2-tools: ros-tools
 	@LAYER=nav2 scripts/ros_tools.sh $(ARGS)
+
+# RViz (Jazzy) on top of ros-tools, Qt 5 and OGRE 1.12 from Debian: rviz2 with every default
+# display (about 75 min on 2 cores the first time). ARGS as for ros-tools.
+rviz-tools: ros-tools
+	@LAYER=rviz scripts/ros_tools.sh $(ARGS)
+
+# MoveIt 2 (2.12.4, Jazzy) on top of ros-tools: move_group, OMPL, KDL kinematics, the simple
+# controller manager (hours on 2 cores the first time). ARGS as for ros-tools.
+moveit-tools: ros-tools
+	@LAYER=moveit scripts/ros_tools.sh $(ARGS)
 
 lint: setup
 	@.venv/bin/ruff check spot_driver spot_sim spot_driver_examples test scripts benchmarks doc

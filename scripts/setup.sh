@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Turn a fresh Debian 12 machine with Python 3.11 into a working environment:
 #   Debian build tools when missing, .venv with the pinned wheels of requirements.lock,
-#   the ROS wheel fix-ups, and a colcon build of spot_msgs, (compat) tf2_msgs and control_msgs,
+#   the ROS wheel fix-ups, the ROS tools kit's layers that have a matching prebuilt archive in
+#   ../shared/vendor/ros2-cpp, and a colcon build of spot_msgs, (compat) tf2_msgs and control_msgs,
 #   spot_driver, spot_sim and spot_driver_examples.
 # Idempotent: each step is skipped when its inputs have not changed since it last succeeded.
 set -euo pipefail
@@ -51,10 +52,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   rm -f "$STAMPS/pip"
 fi
 touch "$VENV/COLCON_IGNORE"
-pip_hash="$(hash_of requirements.lock scripts/fix_wheel_cmake.py)"
+pip_hash="$(hash_of requirements.lock requirements-kit.lock scripts/fix_wheel_cmake.py)"
 if ! stamp_ok pip "$pip_hash"; then
-  log "installing pinned Python packages (requirements.lock)"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.lock
+  log "installing pinned Python packages (requirements.lock, requirements-kit.lock)"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.lock \
+    -r requirements-kit.lock
   "$VENV/bin/python" scripts/fix_wheel_cmake.py "$VENV"
   rm -f "$STAMPS/build"
   stamp_set pip "$pip_hash"
@@ -70,8 +72,15 @@ has_ament_package() {
   done
   return 1
 }
-kit="$(bash scripts/ros_tools.sh path)"
-[ -f "$kit/.complete" ] && AMENT_PREFIX_PATH="$kit${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
+# --- the ROS tools kit's layers ------------------------------------------------------------
+# Each layer (scripts/ros_tools.sh) whose prebuilt archive in ../shared/vendor/ros2-cpp matches
+# this clone's inputs is unpacked, with the Debian packages it runs on (seconds); a layer with
+# no matching archive is left to its make target (`make ros-tools`, ...), which builds it.
+for layer in tools nav2 rviz moveit; do
+  LAYER=$layer bash scripts/ros_tools.sh prebuilt
+  kit="$(LAYER=$layer bash scripts/ros_tools.sh path)"
+  [ -f "$kit/.complete" ] && AMENT_PREFIX_PATH="$kit${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
+done
 paths=(spot_msgs spot_driver spot_sim spot_driver_examples)
 for compat in tf2_msgs control_msgs; do
   if ! has_ament_package "$compat"; then

@@ -184,6 +184,51 @@ def missing(thing: str) -> None:
     pytest.skip(MISSING + thing)
 
 
+# What each layer of the ROS tools kit (scripts/ros_tools.sh) costs to build from nothing on
+# this 2-core machine, measured (doc/developer_notes.md): what a skip says it would take.
+KIT_LAYERS = {
+    "tools": ("make ros-tools", "about 18 min on 2 cores"),
+    "nav2": ("make nav2-tools", "about 60 min on 2 cores, after ros-tools"),
+    "rviz": ("make rviz-tools", "about 75 min on 2 cores, after ros-tools"),
+    "moveit": ("make moveit-tools", "about 4 h on 2 cores, after ros-tools"),
+}
+
+
+def kit_status(layer: str) -> str:
+    """``ready`` (built, unpacked, or an installed ROS 2 has it), ``archive`` (a prebuilt
+    archive in ../shared/vendor/ros2-cpp matches this clone but is not unpacked) or
+    ``absent``: what ``scripts/ros_tools.sh status`` says."""
+    import subprocess
+    return subprocess.run(["bash", str(_REPO / "scripts" / "ros_tools.sh"), "status"],
+                          env={**os.environ, "LAYER": layer}, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def require_layer(layer: str, packages: tuple[str, ...], modules: tuple[str, ...] = ()) -> None:
+    """The kit layer's ``packages`` (ament) and Python ``modules`` are installed, else the test
+    skips (``missing:``) saying which make target builds them and how long that takes. A skip
+    is a failure where the layer is there but its packages are not found (a broken
+    environment), and in CI where a matching archive is there but was not unpacked (``make
+    setup`` unpacks it)."""
+    import importlib
+
+    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+    try:
+        for package in packages:
+            get_package_prefix(package)
+        for module in modules:
+            importlib.import_module(module)
+    except (PackageNotFoundError, ImportError) as exc:
+        status, (target, cost) = kit_status(layer), KIT_LAYERS[layer]
+        if status == "ready":
+            pytest.fail(f"the {layer} layer is here but {exc} (is scripts/env.sh sourced?)")
+        if status == "archive" and os.environ.get("CI"):
+            pytest.fail(f"CI: the {layer} layer's prebuilt archive matches this clone but is "
+                        "not unpacked (make setup unpacks it)")
+        missing(f"{', '.join(packages + modules)} (the {layer} layer: {target} builds it, "
+                f"{cost}; no prebuilt archive in ../shared/vendor/ros2-cpp matches)")
+
+
 @pytest.fixture
 def sdk_examples() -> Path:
     """The SDK's ``python/examples``. Missing, the test skips ("missing:"); in CI (``CI``

@@ -9,19 +9,16 @@ import io
 import os
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-import rclpy
 import yaml
 import yourdfpy
 from bosdyn.client.frame_helpers import get_a_tform_b
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from nav_msgs.msg import Odometry
-from rclpy.executors import SingleThreadedExecutor
 from ros_harness import DriverProcess, RosClient, driver_world, odom_tform
 from sensor_msgs.msg import BatteryState, CameraInfo, Image, JointState, PointCloud2
 from std_msgs.msg import String
@@ -30,7 +27,7 @@ from test_description_units import LEG_NAMES, nav2_topics_and_frames, rviz_topic
 from test_nav2_units import bringup, launch_module
 from tf2_msgs.msg import TFMessage
 
-from conftest import PASSWORD, USERNAME, part, running_sim
+from conftest import PASSWORD, USERNAME, part, require_layer, running_sim
 from spot_driver.action_client import ActionClient
 from spot_driver.description import frame_names as naming
 from spot_driver.description import nav2_config
@@ -238,51 +235,26 @@ def test_driver_alone_publishes_one_tree_with_the_cameras_calibrated_mounts(worl
         assert np.linalg.norm(body_t_frame.to_matrix() - expected.to_matrix()) < 1e-6, frame
 
 
-def real_rsp_installed() -> bool:
-    """robot_state_publisher is installed (``make ros-tools`` here, or an apt ROS 2)."""
-    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
-    try:
-        get_package_prefix("robot_state_publisher")
-    except PackageNotFoundError:
-        return False
-    return True
-
-
 @contextlib.contextmanager
 def robot_state_publisher(namespace: str, urdf: str, log_path):
-    """robot_state_publisher in ``namespace`` started with ``urdf``, as the launch file starts
-    it: the real one where installed; elsewhere (a machine without ``make ros-tools``) a
-    stand-in node of that name that only holds its ``robot_description`` parameter, so the
-    driver's side of the contract (handing over the connected robot's model) is still held.
-    Yields a function returning the model robot_state_publisher has now."""
-    if real_rsp_installed():
-        params = Path(log_path).with_suffix(".yaml")  # as launch hands it over: a file
-        params.write_text(yaml.safe_dump({"/**": {"ros__parameters": {
-            "robot_description": urdf}}}))
-        with open(log_path, "w") as log:
-            process = subprocess.Popen(
-                ["ros2", "run", "robot_state_publisher", "robot_state_publisher", "--ros-args",
-                 "-r", f"__ns:={namespace}", "--params-file", str(params)],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        listener = RosClient("rsp_model_listener")
-        listener.subscribe(f"{namespace}/robot_description", String, latched=True)
-        try:  # the real one republishes its model whenever its parameter changes
-            yield lambda: (listener.latest(f"{namespace}/robot_description") or String()).data
-        finally:
-            listener.close()
-            os.killpg(process.pid, signal.SIGINT)
-            assert process.wait(timeout=10) == 0, Path(log_path).read_text()[-2000:]
-        return
-    node = rclpy.create_node("robot_state_publisher", namespace=namespace)
-    node.declare_parameter("robot_description", urdf)
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    """The real robot_state_publisher in ``namespace`` started with ``urdf`` as the launch
+    file starts it (its parameters from a file). Yields a function returning the model it
+    publishes now (it republishes whenever its parameter changes)."""
+    params = Path(log_path).with_suffix(".yaml")
+    params.write_text(yaml.safe_dump({"/**": {"ros__parameters": {"robot_description": urdf}}}))
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            ["ros2", "run", "robot_state_publisher", "robot_state_publisher", "--ros-args",
+             "-r", f"__ns:={namespace}", "--params-file", str(params)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    listener = RosClient("rsp_model_listener")
+    listener.subscribe(f"{namespace}/robot_description", String, latched=True)
     try:
-        yield lambda: node.get_parameter("robot_description").value
+        yield lambda: (listener.latest(f"{namespace}/robot_description") or String()).data
     finally:
-        executor.shutdown()
-        node.destroy_node()
+        listener.close()
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(timeout=10) == 0, Path(log_path).read_text()[-2000:]
 
 
 @pytest.mark.parametrize("frame_names", naming.NAMINGS)
@@ -291,11 +263,10 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory, 
     driver leaves the model's links to robot_state_publisher and hands it the connected
     robot's model (it starts without the arm); the driver's and its /tf + /tf_static form one
     tree, each frame with one parent. A second robot (namespace and frame prefix ``two``)
-    beside the module's driver. With the real robot_state_publisher its own output is checked;
-    with the stand-in, the model's transforms are built from the URDF as it would. In
+    beside the module's driver. The real robot_state_publisher's own output is checked. In
     spot_ros2's frame names too: its arm links, base_link and rails, nothing named
     ``arm0.*``."""
-    real = real_rsp_installed()
+    require_layer("tools", ("robot_state_publisher",))
     wrist = "two/" + naming.published("arm0.link_wr1", frame_names)
     logs = tmp_path_factory.mktemp("logs")
     with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_lidar=False) as sim, \
@@ -307,7 +278,7 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory, 
         ros.subscribe("/two/robot_description", String, latched=True)
         driver = DriverProcess(sim, logs / "driver.log", USERNAME,
                                PASSWORD, params={"robot_state_publisher": "true",
-                                                 "publish_robot_description": str(not real),
+                                                 "publish_robot_description": "false",
                                                  "frame_prefix": "two/",
                                                  "frame_names": frame_names,
                                                  "cameras": "[frontleft,frontright,hand]",
@@ -323,21 +294,17 @@ def test_with_robot_state_publisher_every_frame_has_one_owner(tmp_path_factory, 
             # the driver handed robot_state_publisher the connected robot's model (with arm)
             assert ros.wait_for(lambda: f'"{wrist}"' in rsp_model(), 20), driver.output()
             # the cameras' mounts (latched) and the first odom -> body (on /tf at 50 Hz)
-            wanted = {"two/frontleft_fisheye", "two/hand_color_image_sensor", "two/body"}
-            if real:  # and the real one's arm links, from the model it was handed
-                wanted |= {wrist, "two/front_left_lower_leg"}
-                if frame_names == "spot_ros2":
-                    wanted |= {"two/base_link", "two/front_rail", "two/rear_rail",
-                               "two/arm_link_hr0"}
+            # and robot_state_publisher's arm links, from the model it was handed
+            wanted = {"two/frontleft_fisheye", "two/hand_color_image_sensor", "two/body",
+                      wrist, "two/front_left_lower_leg"}
+            if frame_names == "spot_ros2":
+                wanted |= {"two/base_link", "two/front_rail", "two/rear_rail",
+                           "two/arm_link_hr0"}
             assert ros.wait_for(lambda: wanted <= set(ours()), 20), driver.output()
             parents = ours()
             model = rsp_edges(rsp_model())
-            if real:
-                assert {c: parents.get(c) for c in model} == model  # it published the model
-                assert_one_tree(parents, {}, root="two/odom")
-            else:
-                assert "two/hand" not in parents
-                assert_one_tree(parents, model, root="two/odom")
+            assert {c: parents.get(c) for c in model} == model  # it published the model
+            assert_one_tree(parents, {}, root="two/odom")
             assert "two/link_wr1" not in parents  # no 4.x alias beside the model's wrist
             assert parents["two/hand_color_image_sensor"] == wrist  # a link of the model
             if frame_names == "spot_ros2":

@@ -24,24 +24,18 @@ from ros_harness import DRIVER_PKG, REPO, LaunchProcess
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from conftest import missing, wait_for
+from conftest import require_layer, wait_for
 from spot_driver.description import frame_names as naming
 
-BUILD_TIME = "about 10 min on 2 cores"
 CAMERAS = ("frontleft_fisheye", "frontright_fisheye", "left_fisheye", "right_fisheye",
            "back_fisheye")
 WITH_HAND = '["frontleft", "frontright", "left", "right", "back", "hand"]'  # cameras, with an arm
 
 
 def require_kit():
-    """Skip (``missing:``) where the real tools are not installed: an apt ROS 2 has them, here
-    ``make ros-tools`` builds them."""
-    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
-    try:
-        get_package_prefix("robot_state_publisher")
-        import tf2_ros  # noqa: F401
-    except (PackageNotFoundError, ImportError):
-        missing(f"robot_state_publisher and tf2_ros (make ros-tools builds them, {BUILD_TIME})")
+    """The real robot_state_publisher and tf2_ros (an apt ROS 2 has them; here the tools
+    layer)."""
+    require_layer("tools", ("robot_state_publisher",), ("tf2_ros",))
 
 
 def launch(tmp: Path, name: str, *args: str) -> LaunchProcess:

@@ -23,7 +23,7 @@ from sensor_msgs.msg import CompressedImage, JointState, PointCloud2
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from conftest import missing
+from conftest import require_layer
 
 RECORD_S = 15.0
 MARGIN_S = 1.5  # stamps this close to the recording's ends are not compared
@@ -38,13 +38,7 @@ COUNTED = {
 
 
 def require_kit() -> None:
-    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
-    try:
-        get_package_prefix("ros2bag")
-        get_package_prefix("rosbag2_storage_mcap")
-        import rosbag2_py  # noqa: F401
-    except (PackageNotFoundError, ImportError):
-        missing("ros2 bag with mcap (make ros-tools builds it, about 10 min on 2 cores)")
+    require_layer("tools", ("ros2bag", "rosbag2_storage_mcap"), ("rosbag2_py",))
 
 
 def stamp_of(msg) -> float:
