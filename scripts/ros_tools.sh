@@ -284,6 +284,9 @@ rviz_sources() {
   multiarch="$(gcc -print-multiarch)"
   ogre="/usr/lib/$multiarch/OGRE"
   [ -f "$ogre/cmake/OGREConfig.cmake" ] || die "Debian's OGRE is not installed (libogre-1.12-dev)"
+  # test-only packages colcon's --packages-up-to would take along (they need gtest)
+  touch "$work"/src/rviz-*/rviz_visual_testing_framework/COLCON_IGNORE \
+        "$work"/src/rviz-*/rviz_rendering_tests/COLCON_IGNORE
   vendor=("$work"/src/rviz-*/rviz_ogre_vendor)
   python3 - "$vendor/CMakeLists.txt" "$vendor/rviz_ogre_vendor-extras.cmake.in" "$ogre" <<'PY'
 import re

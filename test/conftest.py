@@ -121,17 +121,21 @@ def equipped_robot(equipped_sim):
 def no_crash(request):
     """A test fails when the simulated robot or the driver met an exception no handler
     expected while it ran (a handler that raised, turned into CODE_INTERNAL_SERVER_ERROR or
-    an "internal error" refusal): a crash cannot pass as a refusal. A test that makes one on
-    purpose says so: ``@pytest.mark.crash_expected("why")``."""
+    an "internal error" refusal): a crash cannot pass as a refusal. A test that plants one on
+    purpose says so, ``@pytest.mark.crash_expected("why")``, and then fails when none was
+    written: it shows the detector fires."""
     log = Path(os.environ["SPOT_CRASH_LOG"])
     start = log.stat().st_size if log.exists() else 0
     yield
-    if not log.exists() or request.node.get_closest_marker("crash_expected"):
-        return
-    with log.open(encoding="utf-8") as file:
-        file.seek(start)
-        crashes = file.read().splitlines()
-    if crashes:
+    crashes = []
+    if log.exists():
+        with log.open(encoding="utf-8") as file:
+            file.seek(start)
+            crashes = file.read().splitlines()
+    if request.node.get_closest_marker("crash_expected"):
+        if not crashes:
+            pytest.fail("a planted crash, and the crash log recorded none", pytrace=False)
+    elif crashes:
         pytest.fail("exceptions no handler expected, during this test:\n"
                     + "\n".join(crashes[:20]), pytrace=False)
 

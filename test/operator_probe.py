@@ -216,7 +216,7 @@ class Probe:
                 latencies.append(seen * 1e3)
         for _ in range(20):  # walk, then go silent
             pub.publish(Twist(linear=Twist().linear.__class__(x=0.4)))
-            time.sleep(0.05)
+            time.sleep(0.05)  # sleep: the 20 Hz pace of an operator's cmd_vel
         silent = time.monotonic()
         time.sleep(1.5)  # sleep: the silence whose last 0.5 s must show the robot stopped
         with self.lock:

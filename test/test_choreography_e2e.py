@@ -195,7 +195,7 @@ def test_recorded_state_becomes_an_animation_the_robot_lists_as_a_move(world, tm
         forward.linear.x = 0.4
         for _ in range(20):
             publisher.publish(forward)
-            time.sleep(0.05)
+            time.sleep(0.05)  # sleep: cmd_vel at 20 Hz, as a teleop sends it
     finally:
         ros.node.destroy_publisher(publisher)
     assert wait_for(lambda: part(sim.robot, Base).still, 3.0)  # the walk recorded to its end

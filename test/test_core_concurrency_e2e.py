@@ -255,7 +255,7 @@ def test_signal_stops_streams_returns_lease_and_exits_cleanly(tmp_path, signals)
         started = time.monotonic()
         for sig in signals:
             driver.process.send_signal(sig)
-            time.sleep(0.05)
+            time.sleep(0.05)  # sleep: signals 50 ms apart, as a user's repeated Ctrl-C
         driver.process.wait(timeout=SHUTDOWN_LIMIT + 2)
         took = time.monotonic() - started
         output = driver.output()

@@ -459,7 +459,7 @@ def test_stamped_cmd_vel_moves_the_robot_and_stale_stamps_are_dropped(tmp_path):
             stale.twist.linear.x = 0.5
             for _ in range(5):
                 publisher.publish(stale)
-                time.sleep(0.02)
+                time.sleep(0.02)  # sleep: a 50 Hz stream of stale commands
             # delivered and dropped (the driver says so), and nothing reached the robot
             assert ros.wait_for(lambda: "stamp is" in driver.output(), timeout=2.0)
             assert len(part(sim.robot, CommandBook).commands) == before
@@ -468,7 +468,7 @@ def test_stamped_cmd_vel_moves_the_robot_and_stale_stamps_are_dropped(tmp_path):
             for _ in range(20):
                 fresh.header.stamp = ros.node.get_clock().now().to_msg()
                 publisher.publish(fresh)
-                time.sleep(0.05)
+                time.sleep(0.05)  # sleep: cmd_vel at 20 Hz, as a teleop sends it
             assert ros.wait_for(lambda: ros.latest("/odometry").pose.pose.position.x > 0.2,
                                 timeout=3.0)
         finally:

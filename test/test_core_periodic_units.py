@@ -7,6 +7,8 @@ import time
 import pytest
 
 from conftest import holds
+from spot_driver import crash_log
+from spot_driver.errors import CommandError
 from spot_driver.nodes.periodic import Periodic
 
 
@@ -43,7 +45,8 @@ def test_a_slow_call_is_not_made_up_by_a_burst():
     assert len(after) >= 5 and min(after) > 0.014, after  # half a period apart at least
 
 
-def test_an_exception_is_reported_and_the_ticking_goes_on():
+def ticks_of(error: Exception) -> list[str]:
+    """What a periodic whose callback raises ``error`` reports over three ticks."""
     reports, calls = [], []
     done = threading.Event()
 
@@ -51,12 +54,27 @@ def test_an_exception_is_reported_and_the_ticking_goes_on():
         calls.append(1)
         if len(calls) >= 3:
             done.set()
-        raise TimeoutError("robot said nothing")
+        raise error
 
     periodic = Periodic("poll", 0.01, failing, reports.append).start()
     assert done.wait(5.0)
     periodic.stop()
-    assert reports[0] == "poll: TimeoutError: robot said nothing"
+    return reports
+
+
+def test_a_refusal_is_reported_and_the_ticking_goes_on():
+    assert ticks_of(CommandError("robot said nothing"))[0] == "poll: robot said nothing"
+
+
+@pytest.mark.crash_expected("a planted defect: a callback that raises ValueError")
+def test_a_value_error_is_an_internal_error_counted_and_the_ticking_goes_on():
+    """A ValueError out of a callback is a defect, not a refusal: reported as an internal
+    error, counted (what /diagnostics shows) and written to the crash log."""
+    before, _ = crash_log.count()
+    reports = ticks_of(ValueError("cannot convert float NaN to integer"))
+    assert reports[0] == "poll: internal error: ValueError: cannot convert float NaN to integer"
+    count, last = crash_log.count()
+    assert count >= before + 3 and "cannot convert float NaN" in last
 
 
 @pytest.mark.parametrize("period", [0.0, -1.0, float("nan")])

@@ -145,7 +145,7 @@ def test_link_loss_cycles_driver_survives_topics_resume_lease_reacquired(world):
             response = trigger(ros, "stand")
             refusals.append(time.monotonic() - asked)
             assert not response.success and "robot not connected" in response.message
-        time.sleep(max(0.0, down - (time.monotonic() - dropped)))
+        time.sleep(max(0.0, down - (time.monotonic() - dropped)))  # sleep: the planned outage
         sim.faults.restore_link()
         restored = time.monotonic()
         assert ros.wait_for(lambda t=restored: joint_states_after(ros, t), RESUME_LIMIT + 2), \
@@ -184,7 +184,7 @@ def test_lease_theft_is_reported_commands_stop_and_take_retakes(world):
     twist.linear.x = 0.5
     for _ in range(20):
         publisher.publish(twist)
-        time.sleep(0.05)
+        time.sleep(0.05)  # sleep: cmd_vel at 20 Hz, as a teleop sends it
     # delivered and not obeyed (the driver says why), and nothing reached the robot
     assert ros.wait_for(lambda: re.search(r"cmd_vel (ignored: no lease|refused: .*lease)",
                                           driver.output()), 3.0), driver.output()[-2000:]

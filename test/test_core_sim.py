@@ -5,13 +5,14 @@ import sys
 import time
 
 import pytest
-from bosdyn.client import InvalidLoginError, UnauthenticatedError
+from bosdyn.client import InvalidLoginError, RpcError, UnauthenticatedError
 from bosdyn.client.frame_helpers import (
     ODOM_FRAME_NAME,
     VISION_FRAME_NAME,
     get_a_tform_b,
     validate_frame_tree_snapshot,
 )
+from bosdyn.client.graph_nav import GraphNavClient
 from bosdyn.client.image import ImageClient
 from bosdyn.client.robot_state import RobotStateClient
 
@@ -150,3 +151,21 @@ def test_console_script_prints_port_and_starts(tmp_path):
         process.terminate()
         process.wait(timeout=5)
     assert process.returncode == 0
+
+
+@pytest.mark.crash_expected("a planted defect: a streaming handler that raises")
+def test_a_streaming_handler_that_raises_is_written_to_the_crash_log(sim, monkeypatch):
+    """A streaming servicer (GraphNav's download) does not pass through ``rpc.unary``: its
+    exception still reaches the crash log (the marker fails the test when none is written),
+    and the client sees the call fail, not a silent empty map."""
+    robot = connect(sim)
+
+    def broken():
+        raise RuntimeError("planted in the graph's reader")
+
+    monkeypatch.setattr(sim.graph_nav, "graph", broken)
+    client = robot.ensure_client(GraphNavClient.default_service_name)
+    with pytest.raises(RpcError, match="error occurred trying to reach a service") as failed:
+        client.download_graph()
+    assert failed.type is RpcError  # no narrower SDK error: gRPC's UNKNOWN
+    assert "planted in the graph's reader" in failed.value.error.details()

@@ -294,7 +294,7 @@ def test_wasd_drives_with_keys_typed_into_its_terminal(world, tmp_path):
         start = sim.robot.odom_body()
         for _ in range(15):  # w held for 1.5 s (a terminal's key repeat)
             subprocess.run([*tmux, "send-keys", "w"], check=True)
-            time.sleep(0.1)
+            time.sleep(0.1)  # sleep: a terminal's key repeat, 10 Hz
         deadline = time.monotonic() + 5
         while not part(sim.robot, Base).still:  # stops by itself once the key is released
             assert time.monotonic() < deadline, "still moving after the key was released"

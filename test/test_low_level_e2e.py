@@ -143,7 +143,7 @@ def test_refused_joint_commands_are_never_sent(world):
         pub.publish(msg)
         assert ros.wait_for(lambda n=count: streams.output().count("joint command refused")
                             >= n, 5), case
-        time.sleep(1.1)  # refusals are logged at most once a second
+        time.sleep(1.1)  # sleep: refusals are logged at most once a second
     output = streams.output()
     for reason in ("not finite", "unknown joint names", "outside its limits",
                    "no gains sent yet", "values for 12 joints"):

@@ -350,7 +350,7 @@ def test_arm_velocity_moves_the_hand_and_stops_when_messages_stop(world):
         began = time.monotonic()
         for _ in range(20):  # 1 s at 20 Hz (longer on a loaded machine: measured)
             publisher.publish(up)
-            time.sleep(0.05)
+            time.sleep(0.05)  # sleep: cmd_vel at 20 Hz, as a teleop sends it
         sent_for = time.monotonic() - began
         # The hand stops within a hold of the last message the driver took. On a loaded
         # machine the driver may take the last ones late, so the test waits for the hand to
@@ -369,7 +369,7 @@ def _settled_hand(ros, still_for: float, within: float):
     ros.next_messages("/tf", 3)
     last = odom_tform(ros, "hand")
     while True:
-        time.sleep(still_for)
+        time.sleep(still_for)  # sleep: the span the hand must stay still over
         ros.next_messages("/tf", 3)
         now = odom_tform(ros, "hand")
         if abs(now.z - last.z) < 0.005:

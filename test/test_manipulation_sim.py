@@ -327,7 +327,7 @@ def test_surface_contact_presses_on_the_floor_along_the_trajectory(arm_robot):
         before, _ = _hand_and_force(arm_robot)
         error = client.arm_surface_contact_command(bad).header.error  # the SDK raises nothing
         assert error.code == error.CODE_INVALID_REQUEST and error.message
-        time.sleep(0.3)
+        time.sleep(0.3)  # sleep: a span in which the refused command must move nothing
         after, _ = _hand_and_force(arm_robot)
         assert after.z == pytest.approx(before.z, abs=0.01)  # nothing moved
     response = client.arm_surface_contact_command(

@@ -125,7 +125,7 @@ class Robot:
             if all(label == "active" for label in states.values()) or \
                     time.monotonic() > deadline:
                 return states
-            time.sleep(1.0)
+            time.sleep(1.0)  # sleep: one lifecycle poll a second (each asks every server)
 
     def navigate(self, goal: Se2, frame: str = "odom", timeout: float = 120.0):
         """A NavigateToPose goal; its final status and the robot's own path (odom poses at

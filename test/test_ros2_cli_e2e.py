@@ -246,7 +246,7 @@ def test_signals_to_a_terminal_less_launch_stop_cleanly(robot, tmp_path, how):
         started = time.monotonic()
         for _ in range(count):
             launch.signal_group(sig)
-            time.sleep(0.05)
+            time.sleep(0.05)  # sleep: signals 50 ms apart, as a user's repeated Ctrl-C
         code = launch.wait(timeout=10)
         output = launch.output()
         assert wait_for(lambda: not driver_running(), 3.0, 0.05)

@@ -44,7 +44,7 @@ ARGUMENTS = (
     ("launch_rviz", "false", "start RViz with rviz/spot.rviz"),
     ("log_level", "info", "log level of the driver (debug, info, warn, error)"),
     ("publish_depth_points", "", "true: depth/<camera>/points (Nav2's observation sources); "
-     "empty: the config file's"),
+     "empty: the config file's, or true with launch_rviz:=true (its layout shows them)"),
     ("network", "local", f"DDS network mode: {', '.join(MODES)} (see "
      "doc/across_the_robot.md)"),
     ("robot_ip", "", "payload modes: the robot's address as the operator's computer reaches it"),
@@ -106,6 +106,8 @@ def _nodes(context):
     overrides["frame_names"] = naming.check(frame_names)
     if arg("publish_depth_points"):
         overrides["publish_depth_points"] = arg("publish_depth_points").lower() == "true"
+    elif arg("launch_rviz").lower() == "true":  # rviz/spot.rviz shows the depth points
+        overrides["publish_depth_points"] = True
     if arg("estop_endpoint"):
         overrides["estop_endpoint"] = arg("estop_endpoint").lower() == "true"
     nodes = []

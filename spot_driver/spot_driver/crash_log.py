@@ -1,21 +1,34 @@
-"""Exceptions no handler expected, for the tests: off unless the environment variable
-``SPOT_CRASH_LOG`` names a file; then each unexpected exception that a handler of last resort
-turned into a refusal or a log line is also appended there as ``<pid> <where>: <type>: <what>``.
-The test harness fails the test during which a line appears, so a crash cannot pass as a
-refusal. The simulated robot has the same recorder (``spot_sim/core/crash_log.py``).
+"""Exceptions no handler expected: defects of the driver. Each one a handler of last resort
+turned into an "internal error" refusal or a log line is logged with its traceback and
+counted (``count()``, which /diagnostics reports); where the environment variable
+``SPOT_CRASH_LOG`` names a file, it is also appended there as ``<pid> <where>: <type>:
+<what>``. The test harness fails the test during which a line appears, so a crash cannot pass
+as a refusal. The simulated robot has the same recorder (``spot_sim/core/crash_log.py``).
 """
 
+import logging
 import os
 import threading
 
 _PATH = os.environ.get("SPOT_CRASH_LOG")
 _LOCK = threading.Lock()
+_LOG = logging.getLogger("spot_driver.internal_error")
+_counted = {"crashes": 0, "last": ""}
 
 
 def record(where: str, exc: BaseException) -> None:
     """Note that ``exc`` escaped to a handler of last resort in ``where``."""
-    if not _PATH:
-        return
     what = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:500]
-    with _LOCK, open(_PATH, "a", encoding="utf-8") as log:
-        log.write(f"{os.getpid()} {where}: {what}\n")
+    _LOG.error("internal error in %s: %s", where, what, exc_info=exc)
+    with _LOCK:
+        _counted["crashes"] += 1
+        _counted["last"] = f"{where}: {what}"
+        if _PATH:
+            with open(_PATH, "a", encoding="utf-8") as log:
+                log.write(f"{os.getpid()} {where}: {what}\n")
+
+
+def count() -> tuple[int, str]:
+    """How many internal errors this process has met, and the last one."""
+    with _LOCK:
+        return _counted["crashes"], _counted["last"]

@@ -58,9 +58,11 @@ INTERNAL = "internal error"  # how describe() starts the sentence for an unexpec
 
 
 def unexpected(exc: BaseException) -> bool:
-    """``exc`` is none of the ways a request fails (the driver's refusals, bad values, files,
-    timeouts, anything the SDK or gRPC raised): a defect of the driver."""
-    if isinstance(exc, (CommandError, ValueError, OSError, TimeoutError)):
+    """``exc`` is neither one of the driver's refusals (``CommandError``: decided, with a
+    sentence) nor an error the SDK or gRPC raised for the robot's answer: a defect of the
+    driver. A ``ValueError`` from deep inside a callback (``int(nan)``, protobuf's "Value out
+    of range") is one: what a callback refuses it checks before building anything."""
+    if isinstance(exc, CommandError):
         return False
     return not type(exc).__module__.startswith(("bosdyn.", "grpc"))
 

@@ -25,7 +25,7 @@ from spot_sim.core.identity_service import directory_entries
 from spot_sim.core.keepalive_service import KeepaliveServicer
 from spot_sim.core.payload_router import PayloadRouter
 from spot_sim.core.payloads import PayloadRegistry
-from spot_sim.core.rpc import AuthInterceptor, TokenIssuer
+from spot_sim.core.rpc import AuthInterceptor, CrashInterceptor, TokenIssuer
 from spot_sim.core.served import SimParts
 from spot_sim.core.time_sync_service import TimeSyncServicer
 from spot_sim.data_acquisition.data_buffer import DataStore
@@ -122,7 +122,8 @@ class SimulatedSpot:
         server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=self._max_workers,
                                        thread_name_prefix="spot-sim-rpc"),
-            interceptors=[self.rpc_faults, AuthInterceptor(self.tokens), self.commands],
+            interceptors=[self.rpc_faults, AuthInterceptor(self.tokens), self.commands,
+                          CrashInterceptor()],
             options=[("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
                      ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                      ("grpc.so_reuseport", 0)])

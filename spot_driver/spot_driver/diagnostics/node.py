@@ -7,7 +7,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from spot_driver import qos
+from spot_driver import crash_log, qos
 from spot_driver.capability import DriverContext
 from spot_driver.diagnostics import status as diagnostics
 from spot_driver.diagnostics.stream_health import StreamMeter, stream_status
@@ -61,4 +61,5 @@ class DiagnosticsNode(PeriodicWork, Node):
             reading = meter.read(stream, stream.enabled and stream.wanted(), now)
             out.append(stream_status(p, hw, reading))
         out.extend(extra(p, hw) for extra in self.extras)
+        out.append(diagnostics.internal_errors(p, hw, *crash_log.count()))
         return out

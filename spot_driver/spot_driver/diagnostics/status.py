@@ -33,6 +33,14 @@ class ConnectionHealth:
     heartbeat_rtt: float  # seconds
 
 
+def internal_errors(prefix: str, hw: str, count: int, last: str) -> DiagnosticStatus:
+    """The driver's own defects met so far (``crash_log``): any is an error."""
+    name = f"{prefix}internal errors"
+    if not count:
+        return _status(name, OK, "none", hw, count=0)
+    return _status(name, ERROR, f"{count} internal error(s); last: {last}", hw, count=count)
+
+
 def connection(prefix: str, hw: str, health: ConnectionHealth) -> DiagnosticStatus:
     name = f"{prefix}connection"
     if health.connected:

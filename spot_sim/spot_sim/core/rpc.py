@@ -177,6 +177,55 @@ class AuthInterceptor(grpc.ServerInterceptor):
         return continuation(handler_call_details)
 
 
+class CrashInterceptor(grpc.ServerInterceptor):
+    """Every handler, unary or streaming, writes an exception it did not expect to the crash
+    log (``crash_log``) before gRPC answers the call with UNKNOWN, as ``unary`` does for the
+    handlers it wraps. A deliberate ``context.abort(...)`` (a status code set) is not one."""
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        for kind in ("unary_unary", "stream_unary"):
+            if getattr(handler, kind) is not None:
+                return handler._replace(**{kind: _watched(getattr(handler, kind), method)})
+        for kind in ("unary_stream", "stream_stream"):
+            if getattr(handler, kind) is not None:
+                return handler._replace(**{kind: _watched_stream(getattr(handler, kind),
+                                                                 method)})
+        return handler
+
+
+def _noted(method: str, context, exc: Exception) -> None:
+    """Record ``exc`` unless the handler aborted the call on purpose."""
+    code = context.code()
+    if isinstance(exc, grpc.RpcError) or (code is not None and code != grpc.StatusCode.OK):
+        return
+    _LOG.exception("%s failed", method)
+    crash_log.record(method, exc)
+
+
+def _watched(behaviour, method: str):
+    def call(request, context):
+        try:
+            return behaviour(request, context)
+        except Exception as exc:
+            _noted(method, context, exc)
+            raise
+    return call
+
+
+def _watched_stream(behaviour, method: str):
+    def call(request, context):
+        try:
+            yield from behaviour(request, context)
+        except Exception as exc:
+            _noted(method, context, exc)
+            raise
+    return call
+
+
 CHUNK_BYTES = 1_000_000
 
 
