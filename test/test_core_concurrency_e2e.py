@@ -159,10 +159,21 @@ def test_stop_during_a_long_action_succeeds(world, action):
     assert ros.wait_for(lambda: moved(still, joint_positions(ros)), 10), "the robot never moved"
     response = trigger(ros, "stop")
     assert response.success, response.message
-    if action == "stand":
+    # the robot stopped: nothing moves over half a second, within a few seconds of the stop
+    assert ros.wait_for(lambda: not moving(ros, 0.5), 5), "the robot kept moving after stop"
+    if action == "stand":  # the interrupted sit was answered
         started.join(timeout=15)
-    else:
-        ros.wait_future(handle.get_result_async(), timeout=15)
+        assert not started.is_alive(), "the interrupted sit was never answered"
+    else:  # the interrupted goal ended, and not as reached
+        result = ros.wait_future(handle.get_result_async(), timeout=15).result
+        assert not result.success and result.message, result
+
+
+def moving(ros, over: float) -> bool:
+    """Whether a joint or the body moves by more than ``moved``'s threshold over ``over`` s."""
+    before = joint_positions(ros)
+    ros.next_messages("/joint_states", max(2, int(over * 50)))  # the 50 Hz state, ``over`` s
+    return moved(before, joint_positions(ros))
 
 
 def joint_positions(ros) -> dict:

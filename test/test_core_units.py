@@ -2,10 +2,12 @@
 file, the robot-state cache's readiness and freshness rules, the supervisor, Trigger
 callbacks and the shutdown request."""
 
+import logging
 import os
 import signal
 import stat
 import threading
+import time
 
 import pytest
 from bosdyn.api import robot_state_pb2
@@ -95,12 +97,18 @@ def test_a_result_waits_for_a_state_the_robot_took_after_it():
     assert state.kinematic_state.acquisition_timestamp.seconds == 11  # the newest
     assert 0.15 < time.monotonic() - start < 5.0
 
-def test_a_supervisor_never_started_stops_quietly():
+def test_a_supervisor_never_started_stops_quietly(caplog):
     """A driver whose nodes fail to start stops its supervisor before starting it: the
-    startup error must not be hidden by a second one."""
+    startup error must not be hidden by a second one. Quietly: no exception (joining a
+    thread never started raises), no wait, no log line."""
     from spot_driver.supervisor import ConnectionSupervisor
 
-    ConnectionSupervisor(connection=None).stop()
+    supervisor = ConnectionSupervisor(connection=None)
+    began = time.monotonic()
+    with caplog.at_level(logging.DEBUG):
+        supervisor.stop()
+    assert time.monotonic() - began < 0.5
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
 
 
 class _Logger:

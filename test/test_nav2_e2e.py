@@ -108,14 +108,18 @@ class Robot:
         self.nav2 = LaunchProcess(args, tmp / f"nav2{robot_name}.log")
 
     def states(self) -> dict[str, str]:
-        """Each lifecycle node's state label ('' where its service does not answer)."""
+        """Each lifecycle node's state label ('' where its get_state service is not offered
+        yet: the server is still coming up). A call to an offered service that is not
+        answered fails the test: a lost answer is never polled away."""
         out = {}
         for node in (*SERVERS, *COSTMAPS):
+            name = f"{self.ns}/{node}/get_state"
             try:
-                response = self.ros.call(GetState, f"{self.ns}/{node}/get_state", timeout=5.0)
-                out[node] = response.current_state.label
+                self.ros.service_client(GetState, name)
             except AssertionError:
                 out[node] = ""
+                continue
+            out[node] = self.ros.call(GetState, name, timeout=5.0).current_state.label
         return out
 
     def all_active(self, timeout: float) -> dict[str, str]:

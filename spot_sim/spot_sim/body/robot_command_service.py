@@ -63,6 +63,8 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
             arm_task = kind.arm_task(robot, body)
         if gripper_request is not None:
             gripper_task = arm_command.gripper_task(robot, 0, gripper_request, now)
+        if kind is not None and kind.full_body:  # it takes the whole robot: the arm's command
+            robot.halt_arm()                     # ends where the arm is (overridden)
         record = self._accept_mobility(request, kind, body, Acceptance(robot, synced, now)) \
             if kind is not None else robot.record_command("manipulator")
         if arm_task is not None:
