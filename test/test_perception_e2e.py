@@ -171,8 +171,22 @@ def test_a_corrupt_or_slow_camera_does_not_stall_the_others(world):
     assert driver.process.poll() is None
 
 
+def _decode_floor_ms(jpeg: bytes) -> float:
+    """The quickest of five decodes of one camera frame here: a floor for the driver's part
+    of publishing that camera's raw image, measured without the driver."""
+    times = []
+    for _ in range(5):
+        began = time.perf_counter()
+        simplejpeg.decode_jpeg(jpeg, colorspace="GRAY")
+        times.append((time.perf_counter() - began) * 1e3)
+    return min(times)
+
+
 def test_diagnostics_report_the_drivers_added_latency_per_stream(world):
-    """Response received -> published, measured by the driver for each stream it runs."""
+    """Response received -> published, measured by the driver for each stream it runs, in
+    milliseconds: for a camera at least half the time one frame's decode takes here (the
+    driver decodes the robot's JPEG for the raw image), and below the stream's period (the
+    driver keeps up). A value in seconds, or timed from after the decode, fails."""
     _sim, _driver, ros = world
     ros.subscribe("/diagnostics", DiagnosticArray)
 
@@ -186,10 +200,12 @@ def test_diagnostics_report_the_drivers_added_latency_per_stream(world):
                                 float(values["added_latency_ms_p99"]))
         return None
 
-    for stream in ("camera frontleft", "point cloud velodyne-point-cloud"):
+    floor = _decode_floor_ms(bytes(ros.latest("/camera/frontleft/image/compressed").data))
+    for stream, least, period in (("camera frontleft", floor / 2, 1e3 / 15.0),
+                                  ("point cloud velodyne-point-cloud", 0.01, 1e3 / 10.0)):
         assert ros.wait_for(lambda stream=stream: added(stream) is not None, timeout=10), stream
         p50, p99 = added(stream)
-        assert 0.0 < p50 <= p99 < 1000.0, (stream, p50, p99)
+        assert least <= p50 <= p99 and p50 < period, (stream, least, p50, p99)
 
 
 def test_gripper_camera_in_colour_on_a_robot_with_an_arm(tmp_path):

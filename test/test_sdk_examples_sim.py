@@ -80,13 +80,26 @@ def _fan_command_on_the_robot(_spot, sdk, _folder, _output) -> None:
         feedback
 
 
+def _commands_with(field: str, at_least: int):
+    """The robot received ``at_least`` RobotCommands whose mobility command is ``field``
+    (what the program did, not what it printed before doing it)."""
+    def check(spot, _sdk, _folder, output: str) -> None:
+        sent = [c.request for c in spot.commands.commands("RobotCommand")
+                if c.request is not None and c.request.command.synchronized_command
+                .mobility_command.WhichOneof("command") == field]
+        assert len(sent) >= at_least, (field, len(sent), output[-2000:])
+    return check
+
+
 @dataclass(frozen=True)
 class Example:
     program: str  # under python/examples/
     args: tuple[str, ...] = ()
     prints: str = ""  # a sentence the program's output (stdout + stderr) must contain
     interrupt_after: float = 0.0  # s: a program that runs until Ctrl-C gets SIGINT then
-    exit_code: int = 0  # some examples exit 1 after running well (their main returns None)
+    exit_code: int = 0  # some examples exit 1 after running well (their main returns None);
+    # after the SIGINT of interrupt_after: what the program then exits with (-2: Python's
+    # uncaught KeyboardInterrupt ends the process by the signal)
     sim: tuple[tuple[str, object], ...] = ()  # SimConfig fields the robot needs (hardware)
     check: Callable | None = None  # what it did on the robot (see above)
 
@@ -101,7 +114,8 @@ RUNS = (
              "--exposure", "0.2"), "", check=_gripper_camera_params),
     Example("gripper_camera_params/get_gripper_camera_params.py", (),
             "Exposure ........................... auto"),
-    Example("stance/stance_in_place.py", (), "press Ctrl-C to sit Spot", interrupt_after=8.0),
+    Example("stance/stance_in_place.py", (), "press Ctrl-C to sit Spot", interrupt_after=8.0,
+            exit_code=-2, check=_commands_with("stance_request", 3)),
     Example("arm_simple/arm_simple.py", (), "Robot safely powered off"),
     Example("arm_stow_unstow/arm_stow_unstow.py", (), "Robot safely powered off"),
     Example("arm_joint_move/arm_joint_move.py", (), "Robot safely powered off"),
@@ -170,7 +184,8 @@ RUNS = (
             ("--camera", "hand", "--to-depth"), "", check=_saved_image("hand.jpg")),
     Example("tester_programs/image_service_tester.py", ("--service-name", "image"),
             "no active service faults after all tests are complete"),
-    Example("fiducial_follow/fiducial_follow.py", (), "Powered On True", interrupt_after=20.0),
+    Example("fiducial_follow/fiducial_follow.py", (), "Powered On True", interrupt_after=20.0,
+            exit_code=-2, check=_commands_with("se2_trajectory_request", 1)),
 )
 
 # Example directory -> the test file that runs its programs (with fixtures of their own).
@@ -246,8 +261,9 @@ def _example_dirs() -> set[str]:
             if p.is_dir() and p.name != "docs"}
 
 
-def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
-    """(exit code, or None when interrupted as the program asks; stdout + stderr)."""
+def run(spot, example: Example, tmp_path: Path) -> tuple[int, str]:
+    """(exit code, stdout + stderr). A program that runs until Ctrl-C must still run when
+    its SIGINT comes (its exit code is then what Ctrl-C makes of it)."""
     program = SDK_EXAMPLES / example.program
     env = {**os.environ, "BOSDYN_CLIENT_USERNAME": USERNAME, "BOSDYN_CLIENT_PASSWORD": PASSWORD,
            "MPLBACKEND": "Agg"}
@@ -258,15 +274,12 @@ def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
     reader.start()
-    interrupted = False
     if example.interrupt_after:  # a program that runs until Ctrl-C: once it says it runs
         assert wait_for(lambda: example.prints in "".join(lines) or process.poll() is not None,
                         120.0, 0.1), f"{example.program} never said {example.prints!r}"
-        try:
+        with pytest.raises(subprocess.TimeoutExpired):  # it must still be running
             process.wait(timeout=example.interrupt_after)
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGINT)
-            interrupted = True
+        process.send_signal(signal.SIGINT)
     try:
         process.wait(timeout=180)
     except subprocess.TimeoutExpired:
@@ -276,7 +289,7 @@ def run(spot, example: Example, tmp_path: Path) -> tuple[int | None, str]:
                              f"{''.join(lines)[-2000:]}") from None
     reader.join(10)
     output = "".join(lines)
-    return (None if interrupted else process.returncode), output
+    return process.returncode, output
 
 
 @NEEDS_SDK
@@ -286,7 +299,7 @@ def test_the_sdk_example_runs_unmodified(example, tmp_path):
     with running_sim(tmp_path / "certs", has_arm=True, estop_required=False,
                      **dict(example.sim)) as spot:
         code, output = run(spot, example, tmp_path)
-        assert code in (example.exit_code, None), output[-3000:]
+        assert code == example.exit_code, output[-3000:]
         assert example.prints in output, output[-3000:]
         if example.check is not None:
             sdk = connect(spot)
