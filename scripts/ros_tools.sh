@@ -85,7 +85,7 @@ case "$LAYER" in
     APT_HAS=(nav2_controller nav2_bt_navigator nav2_collision_monitor)
     ;;
   rviz)
-    RECIPE=1
+    RECIPE=2
     BELOW=(tools)
     PACKAGES=(rviz2 rviz_default_plugins)
     TARBALLS=(rviz interactive_markers resource_retriever image_common laser_geometry
@@ -285,8 +285,11 @@ rviz_sources() {
   ogre="/usr/lib/$multiarch/OGRE"
   [ -f "$ogre/cmake/OGREConfig.cmake" ] || die "Debian's OGRE is not installed (libogre-1.12-dev)"
   # test-only packages colcon's --packages-up-to would take along (they need gtest)
-  touch "$work"/src/rviz-*/rviz_visual_testing_framework/COLCON_IGNORE \
-        "$work"/src/rviz-*/rviz_rendering_tests/COLCON_IGNORE
+  local skipped
+  for skipped in "$work"/src/rviz-*/rviz_visual_testing_framework \
+                 "$work"/src/rviz-*/rviz_rendering_tests; do
+    touch "$skipped/COLCON_IGNORE"
+  done
   vendor=("$work"/src/rviz-*/rviz_ogre_vendor)
   python3 - "$vendor/CMakeLists.txt" "$vendor/rviz_ogre_vendor-extras.cmake.in" "$ogre" <<'PY'
 import re
@@ -319,7 +322,7 @@ rviz_plain() {
   local ogre plugin
   ogre="/usr/lib/$(gcc -print-multiarch)/OGRE"
   mkdir -p "$target/opt/rviz_ogre_vendor/lib/OGRE"
-  for plugin in "$ogre"/*.so; do
+  for plugin in "$ogre"/*.so*; do  # OGRE loads NAME.so.<version>
     ln -sf "$plugin" "$target/opt/rviz_ogre_vendor/lib/OGRE/"
   done
 }
