@@ -81,9 +81,9 @@ def findings(display: str) -> list[str]:
     panel = Box(0, image.bottom, view.left - 40, height)
     out = []
     colours = panel.of(shot)
-    for name, colour in (("warning", WARN_ORANGE), ("error", ERROR_RED)):
-        if int(near(colours, colour, 30).sum()) > 60:  # a close button's few red pixels aside
-            out.append(f"a display shows an {name}" if name == "error" else f"a display shows a {name}")
+    for what, colour in (("a warning", WARN_ORANGE), ("an error", ERROR_RED)):
+        if int(near(colours, colour, 30).sum()) > 60:  # an icon's few red pixels aside
+            out.append(f"a display shows {what}")
     if int(near(colours, OK_BLUE, 30).sum()) < 300:
         out.append("no display is shown OK")
     if blank(image.of(shot)):
