@@ -4,8 +4,11 @@ by ``RENDER[NAME]`` from the JSON the benchmarks wrote, never typed by hand. ``m
 runs this after the benchmarks; ``test/test_figures_units.py`` fails when a page differs from what
 the committed JSON renders.
 
-    python scripts/render_figures.py          # rewrite the pages
+    python scripts/render_figures.py          # rewrite the pages, copy the tests' screenshots
     python scripts/render_figures.py --check  # exit 1 when a page is stale
+
+It also copies the screenshots a test run judged (``.work/figures/rviz_spot.png``) into
+doc/images.
 """
 
 import json
@@ -532,7 +535,26 @@ def render(text: str) -> str:
     return BLOCK.sub(fill, text)
 
 
+SCREENSHOTS = ROOT / ".work" / "figures"  # where tests write the screenshots they judged
+IMAGES = ROOT / "doc" / "images"
+SHOTS = ("rviz_spot.png",)  # test_description_rviz_e2e.py's arm run
+
+
+def copy_screenshots() -> list[str]:
+    """The screenshots a test run wrote (``.work/figures``) into doc/images, as written: a
+    picture in the docs is one a test took and judged, never one placed by hand."""
+    copied = []
+    for name in SHOTS:
+        if (SCREENSHOTS / name).exists():
+            IMAGES.mkdir(exist_ok=True)
+            (IMAGES / name).write_bytes((SCREENSHOTS / name).read_bytes())
+            copied.append(name)
+    return copied
+
+
 def main(argv: list[str]) -> int:
+    if "--check" not in argv:
+        copy_screenshots()
     stale = []
     for page in PAGES:
         text = page.read_text()

@@ -51,3 +51,15 @@ def test_every_benchmark_result_says_where_and_when_it_was_measured():
         machine = data.get("machine", {})
         assert machine.get("cores") and machine.get("cpu"), f"{path.name}: no machine"
         assert data.get("measured_at", "").startswith("20"), f"{path.name}: no date"
+
+
+def test_every_screenshot_in_the_docs_was_written_by_the_test_that_judged_it():
+    """doc/images' screenshots carry the metadata their test writes (render_figures copies
+    them as written): a picture placed by hand has none."""
+    from PIL import Image
+
+    render = renderer()
+    for name in render.SHOTS:
+        info = Image.open(render.IMAGES / name).info
+        assert info.get("Software", "").startswith("test_description_rviz_e2e.py"), (name, info)
+        assert info.get("Creation Time"), name
