@@ -92,3 +92,71 @@ def test_a_quick_answer_is_not_lost(nodes, accept):
         assert _wait(handle.get_result_async()).result.message == "there"
     server.destroy()
     client.destroy()
+
+
+# Planted defects the harness must catch (issue 63): an answer that never comes and a
+# publisher nobody listens to fail the test that meets them; nothing waits them away.
+@pytest.fixture
+def silent_server():
+    """An action server (its own node and executor) that takes goals and never answers:
+    ``hold`` set, its goal callback blocks, so no goal response is sent."""
+    from rclpy.executors import MultiThreadedExecutor
+    from ros_harness import RosClient
+
+    client = RosClient("planted_defects_client")
+    node = rclpy.create_node("silent_trajectory_server")
+    hold, released = threading.Event(), threading.Event()
+    busy = []  # callbacks under way (the fixture lets them finish before it stops the node)
+
+    def goal(_request):
+        busy.append(1)
+        if hold.is_set():
+            released.wait(10.0)
+        busy.pop()
+        return GoalResponse.ACCEPT
+
+    def execute(handle):
+        busy.append(1)
+        released.wait(10.0)  # the result never comes while the test looks
+        handle.abort()
+        busy.pop()
+        return Trajectory.Result()
+
+    server = ActionServer(node, Trajectory, "silent_trajectory", execute_callback=execute,
+                          goal_callback=goal)
+    executor = MultiThreadedExecutor()
+    executor.add_node(node)
+    threading.Thread(target=executor.spin, daemon=True).start()
+    try:
+        yield client, hold
+    finally:
+        released.set()
+        assert client.wait_for(lambda: not busy, 10.0)
+        client.close()
+        executor.shutdown()
+        server.destroy()
+        node.destroy_node()
+
+
+def test_a_goal_answer_that_never_comes_fails_the_wait(silent_server):
+    client, hold = silent_server
+    actions = client.action_client(Trajectory, "silent_trajectory")
+    handle = client.wait_future(actions.send_goal_async(Trajectory.Goal()), 10.0)
+    assert handle.accepted
+    with pytest.raises(AssertionError, match="future timed out"):  # the result is lost
+        client.wait_future(handle.get_result_async(), 1.0)
+    hold.set()
+    with pytest.raises(AssertionError, match="future timed out"):  # the goal response is
+        client.wait_future(actions.send_goal_async(Trajectory.Goal()), 1.0)
+
+
+def test_a_publisher_nobody_matched_fails():
+    from geometry_msgs.msg import Twist
+    from ros_harness import RosClient
+
+    client = RosClient("unmatched_publisher_client")
+    try:
+        with pytest.raises(AssertionError, match="no subscriber matched"):
+            client.publisher(Twist, "/nobody_listens_here", timeout=1.0)
+    finally:
+        client.close()
