@@ -17,8 +17,10 @@ CRITICAL_BATTERY_PERCENT = 10.0
 MAX_SKEW_RTT_NSEC = 250_000_000  # round trips above this make commands late: warn
 
 
-def _status(name: str, level: int, message: str, hardware_id: str, **values) -> DiagnosticStatus:
-    """A status with ``values`` as key/value strings (shared by the diagnostics modules)."""
+def diagnostic(name: str, level: int, message: str, hardware_id: str,
+               **values) -> DiagnosticStatus:
+    """A status with ``values`` as key/value strings (every health status is built by it:
+    the diagnostics modules' and other capabilities' health)."""
     return DiagnosticStatus(
         level=bytes([level]), name=name, message=message, hardware_id=hardware_id,
         values=[KeyValue(key=k, value=str(v)) for k, v in values.items()])
@@ -37,16 +39,16 @@ def internal_errors(prefix: str, hw: str, count: int, last: str) -> DiagnosticSt
     """The driver's own defects met so far (``crash_log``): any is an error."""
     name = f"{prefix}internal errors"
     if not count:
-        return _status(name, OK, "none", hw, count=0)
-    return _status(name, ERROR, f"{count} internal error(s); last: {last}", hw, count=count)
+        return diagnostic(name, OK, "none", hw, count=0)
+    return diagnostic(name, ERROR, f"{count} internal error(s); last: {last}", hw, count=count)
 
 
 def connection(prefix: str, hw: str, health: ConnectionHealth) -> DiagnosticStatus:
     name = f"{prefix}connection"
     if health.connected:
-        return _status(name, OK, "connected", hw, reconnects=health.reconnects,
+        return diagnostic(name, OK, "connected", hw, reconnects=health.reconnects,
                        heartbeat_rtt_ms=f"{health.heartbeat_rtt * 1e3:.1f}")
-    return _status(name, ERROR, f"robot not connected for {health.down_for:.1f} s: "
+    return diagnostic(name, ERROR, f"robot not connected for {health.down_for:.1f} s: "
                    f"{health.reason}; reconnecting", hw, reconnects=health.reconnects)
 
 
@@ -54,23 +56,23 @@ def time_sync(prefix: str, hw: str, synced: bool, skew_ns: int, rtt_ns: int) -> 
     name = f"{prefix}time sync"
     values = dict(clock_skew_s=f"{skew_ns / 1e9:.6f}", round_trip_ms=f"{rtt_ns / 1e6:.2f}")
     if not synced:
-        return _status(name, ERROR, "time sync not established", hw, **values)
+        return diagnostic(name, ERROR, "time sync not established", hw, **values)
     if rtt_ns > MAX_SKEW_RTT_NSEC:
-        return _status(name, WARN, f"round trip {rtt_ns / 1e6:.0f} ms: commands arrive late",
+        return diagnostic(name, WARN, f"round trip {rtt_ns / 1e6:.0f} ms: commands arrive late",
                        hw, **values)
-    return _status(name, OK, "synchronized", hw, **values)
+    return diagnostic(name, OK, "synchronized", hw, **values)
 
 
 def lease(prefix: str, hw: str, status: LeaseStatus) -> DiagnosticStatus:
     name = f"{prefix}lease"
     values = dict(held=status.held, owner=status.owner or "none")
     if status.held:
-        return _status(name, OK, "driver holds the body lease", hw, **values)
+        return diagnostic(name, OK, "driver holds the body lease", hw, **values)
     if status.lost_to:
-        return _status(name, WARN, f"lease held by {status.lost_to}; commands refused until "
+        return diagnostic(name, WARN, f"lease held by {status.lost_to}; commands refused until "
                        f"'claim_lease' with take", hw, **values)
     owner = f"; held by {status.owner}" if status.owner else ""
-    return _status(name, OK, f"driver holds no lease{owner}", hw, **values)
+    return diagnostic(name, OK, f"driver holds no lease{owner}", hw, **values)
 
 
 def estop(prefix: str, hw: str, endpoint: str, state: robot_state_pb2.RobotState | None
@@ -82,34 +84,34 @@ def estop(prefix: str, hw: str, endpoint: str, state: robot_state_pb2.RobotState
                    if s.state == robot_state_pb2.EStopState.STATE_ESTOPPED]
         values["stopped_by"] = ", ".join(stopped) or "none"
         if stopped:
-            return _status(name, WARN, f"robot e-stopped by {', '.join(stopped)}", hw, **values)
+            return diagnostic(name, WARN, f"robot e-stopped by {', '.join(stopped)}", hw, **values)
     if endpoint not in ("ok", "none"):
-        return _status(name, ERROR, f"driver e-stop endpoint: {endpoint}", hw, **values)
-    return _status(name, OK, "not e-stopped", hw, **values)
+        return diagnostic(name, ERROR, f"driver e-stop endpoint: {endpoint}", hw, **values)
+    return diagnostic(name, OK, "not e-stopped", hw, **values)
 
 
 def power(prefix: str, hw: str, state: robot_state_pb2.RobotState) -> DiagnosticStatus:
     power_state = state.power_state
     motor = robot_state_pb2.PowerState.MotorPowerState.Name(power_state.motor_power_state)
     shore = robot_state_pb2.PowerState.ShorePowerState.Name(power_state.shore_power_state)
-    return _status(f"{prefix}power", OK, motor.removeprefix("MOTOR_POWER_STATE_").lower()
+    return diagnostic(f"{prefix}power", OK, motor.removeprefix("MOTOR_POWER_STATE_").lower()
                    .replace("_", " "), hw, motor_power=motor, shore_power=shore)
 
 
 def battery(prefix: str, hw: str, state: robot_state_pb2.RobotState) -> DiagnosticStatus:
     name = f"{prefix}battery"
     if not state.battery_states:
-        return _status(name, WARN, "no battery reported", hw)
+        return diagnostic(name, WARN, "no battery reported", hw)
     b = state.battery_states[0]
     percent = b.charge_percentage.value
     values = dict(charge_percent=f"{percent:.1f}",
                   runtime_s=f"{b.estimated_runtime.seconds}",
                   status=robot_state_pb2.BatteryState.Status.Name(b.status))
     if percent <= CRITICAL_BATTERY_PERCENT:
-        return _status(name, ERROR, f"battery critical: {percent:.0f} %", hw, **values)
+        return diagnostic(name, ERROR, f"battery critical: {percent:.0f} %", hw, **values)
     if percent <= LOW_BATTERY_PERCENT:
-        return _status(name, WARN, f"battery low: {percent:.0f} %", hw, **values)
-    return _status(name, OK, f"{percent:.0f} %", hw, **values)
+        return diagnostic(name, WARN, f"battery low: {percent:.0f} %", hw, **values)
+    return diagnostic(name, OK, f"{percent:.0f} %", hw, **values)
 
 
 def faults(prefix: str, hw: str, state: robot_state_pb2.RobotState) -> DiagnosticStatus:
@@ -119,15 +121,15 @@ def faults(prefix: str, hw: str, state: robot_state_pb2.RobotState) -> Diagnosti
     values = dict(behavior_faults=", ".join(behavior) or "none",
                   system_faults=", ".join(system) or "none")
     if behavior or system:
-        return _status(f"{prefix}faults", ERROR,
+        return diagnostic(f"{prefix}faults", ERROR,
                        f"faults: {', '.join(behavior + system)}", hw, **values)
-    return _status(f"{prefix}faults", OK, "no faults", hw, **values)
+    return diagnostic(f"{prefix}faults", OK, "no faults", hw, **values)
 
 
 def stale(prefix: str, hw: str, what: str, age: float) -> DiagnosticStatus:
     message = "no robot state yet" if age == float("inf") else \
         f"no robot state for {age:.1f} s"
-    return _status(f"{prefix}{what}", STALE, message, hw)
+    return diagnostic(f"{prefix}{what}", STALE, message, hw)
 
 
 def localization(prefix: str, hw: str, waypoint_id: str, map_waypoints: int,
@@ -136,11 +138,11 @@ def localization(prefix: str, hw: str, waypoint_id: str, map_waypoints: int,
     the robot is not localized on it, OK (nothing to do) without a map."""
     name = f"{prefix}graph_nav localization"
     if age == float("inf"):
-        return _status(name, STALE, "no localization answer yet", hw)
+        return diagnostic(name, STALE, "no localization answer yet", hw)
     if waypoint_id:
-        return _status(name, OK, f"localized at waypoint {waypoint_id}", hw,
+        return diagnostic(name, OK, f"localized at waypoint {waypoint_id}", hw,
                        waypoint=waypoint_id, map_waypoints=map_waypoints, age_s=f"{age:.1f}")
     if map_waypoints:
-        return _status(name, WARN, "a map is loaded but the robot is not localized on it", hw,
+        return diagnostic(name, WARN, "a map is loaded but the robot is not localized on it", hw,
                        map_waypoints=map_waypoints)
-    return _status(name, OK, "no map loaded", hw, map_waypoints=0)
+    return diagnostic(name, OK, "no map loaded", hw, map_waypoints=0)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticStatus
 
-from spot_driver.diagnostics.status import OK, WARN, _status
+from spot_driver.diagnostics.status import OK, WARN, diagnostic
 
 RATE_TOLERANCE = 0.95  # a stream below 95 % of its configured rate is a warning
 
@@ -76,11 +76,11 @@ def stream_status(prefix: str, hw: str, reading: StreamReading) -> DiagnosticSta
         values["last_error"] = r.last_error
     name = f"{prefix}stream {r.name}"
     if not r.active:
-        return _status(name, OK, "idle (no subscriber)", hw, **values)
+        return diagnostic(name, OK, "idle (no subscriber)", hw, **values)
     if r.delivered_hz < RATE_TOLERANCE * r.configured_hz:
-        return _status(name, WARN, f"{r.delivered_hz:.1f} Hz of {r.configured_hz:.1f} Hz: "
+        return diagnostic(name, WARN, f"{r.delivered_hz:.1f} Hz of {r.configured_hz:.1f} Hz: "
                        f"{shortfall(r)}", hw, **values)
-    return _status(name, OK, f"{r.delivered_hz:.1f} Hz", hw, **values)
+    return diagnostic(name, OK, f"{r.delivered_hz:.1f} Hz", hw, **values)
 
 
 class StreamMeter:

@@ -4,7 +4,7 @@ test events and degradations. Pure: built from what the SDK's ``HealthClient`` r
 from bosdyn.api.spot_cam import health_pb2
 from diagnostic_msgs.msg import DiagnosticStatus
 
-from spot_driver.diagnostics.status import ERROR, OK, STALE, WARN, _status
+from spot_driver.diagnostics.status import ERROR, OK, STALE, WARN, diagnostic
 
 Degradation = health_pb2.GetBITStatusResponse.Degradation
 HOT_C = 70.0  # ours: a payload reading above this is reported as a warning
@@ -20,13 +20,13 @@ def health_status(prefix: str, hw: str, temperatures, events, degradations) -> D
                  for t in temperatures if t.temperature / 1000.0 > HOT_C]
     values["events"], values["degradations"] = len(events), len(degradations)
     if problems:
-        return _status(f"{prefix}spot_cam", WARN, "; ".join(problems), hw, **values)
-    return _status(f"{prefix}spot_cam", OK, "Spot CAM healthy", hw, **values)
+        return diagnostic(f"{prefix}spot_cam", WARN, "; ".join(problems), hw, **values)
+    return diagnostic(f"{prefix}spot_cam", OK, "Spot CAM healthy", hw, **values)
 
 
 def unreachable(prefix: str, hw: str, reason: str) -> DiagnosticStatus:
-    return _status(f"{prefix}spot_cam", ERROR, f"Spot CAM health unavailable: {reason}", hw)
+    return diagnostic(f"{prefix}spot_cam", ERROR, f"Spot CAM health unavailable: {reason}", hw)
 
 
 def not_yet(prefix: str, hw: str) -> DiagnosticStatus:
-    return _status(f"{prefix}spot_cam", STALE, "Spot CAM health not read yet", hw)
+    return diagnostic(f"{prefix}spot_cam", STALE, "Spot CAM health not read yet", hw)
