@@ -8,6 +8,7 @@ import pytest
 
 from conftest import holds
 from spot_driver import crash_log
+from spot_driver.diagnostics import status
 from spot_driver.errors import CommandError
 from spot_driver.nodes.periodic import Periodic
 
@@ -75,6 +76,8 @@ def test_a_value_error_is_an_internal_error_counted_and_the_ticking_goes_on():
     assert reports[0] == "poll: internal error: ValueError: cannot convert float NaN to integer"
     count, last = crash_log.count()
     assert count >= before + 3 and "cannot convert float NaN" in last
+    shown = status.internal_errors("spot_driver: ", "robot", count, last)  # on /diagnostics
+    assert shown.level == bytes([status.ERROR]) and "cannot convert float NaN" in shown.message
 
 
 @pytest.mark.parametrize("period", [0.0, -1.0, float("nan")])
