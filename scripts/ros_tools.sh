@@ -95,7 +95,7 @@ case "$LAYER" in
          libcurl4-openssl-dev libfreetype-dev libxrandr-dev libxaw7-dev)
     APT_RUN=(libogre1.12.10 libqt5core5a libqt5gui5 libqt5widgets5 libqt5opengl5 libqt5svg5
              libassimp5 libcurl4 libfreetype6 libxrandr2 libxaw7 libgl1-mesa-dri
-             libglx-mesa0 xvfb xauth)
+             libglx-mesa0 xvfb xauth x11-utils)
     APT_HAS=(rviz2 rviz_default_plugins)
     PREPARE=rviz_sources
     ;;
