@@ -146,3 +146,19 @@ def test_the_first_signal_requests_shutdown_and_later_ones_are_ignored():
     other = ShutdownRequest()
     threading.Timer(0.05, other.request).start()
     assert other.wait(10.0) and other.signal_name == ""
+
+
+@pytest.mark.crash_expected("a planted defect: an OverflowError nobody expected")
+def test_robot_data_and_a_replaced_session_are_not_internal_errors():
+    """What the robot sent that cannot be read, and a call on the channel a reconnection
+    closed, are said as such and counted as no defect; any other ValueError is one."""
+    from spot_driver import crash_log
+    from spot_driver.errors import CLOSED_CHANNEL, INTERNAL, describe
+    from spot_driver.perception.images import ImageDecodeError
+
+    before, _ = crash_log.count()
+    assert describe(ImageDecodeError("corrupt JPEG (12 bytes)")) == "corrupt JPEG (12 bytes)"
+    assert describe(ValueError(CLOSED_CHANNEL)).startswith("robot not reachable")
+    assert crash_log.count()[0] == before
+    assert describe(OverflowError("cannot convert float infinity to integer")).startswith(
+        INTERNAL)

@@ -22,6 +22,12 @@ class NotConnectedError(CommandError):
     """The robot connection is down; the driver is reconnecting."""
 
 
+class RobotDataError(CommandError, ValueError):
+    """The robot answered with data the driver cannot read (a corrupt JPEG, a cloud whose
+    bytes do not fit its encoding): an error the robot returned, said in a sentence, not a
+    defect of the driver. A ``ValueError`` too, for the decoders' own callers."""
+
+
 _LEASE_STATUS = {
     lease_pb2.LeaseUseResult.STATUS_OLDER: "the lease was taken by another client",
     lease_pb2.LeaseUseResult.STATUS_REVOKED: "the lease was revoked",
@@ -57,12 +63,21 @@ _PLAIN = (
 INTERNAL = "internal error"  # how describe() starts the sentence for an unexpected exception
 
 
+CLOSED_CHANNEL = "Cannot invoke RPC on closed channel!"  # grpc's plain ValueError
+
+
+def closed_channel(exc: BaseException) -> bool:
+    """A call that went out on a channel closed under it: a session the driver replaced while
+    reconnecting (grpc raises a plain ``ValueError``). The connection's state, not a defect."""
+    return isinstance(exc, ValueError) and str(exc) == CLOSED_CHANNEL
+
+
 def unexpected(exc: BaseException) -> bool:
     """``exc`` is neither one of the driver's refusals (``CommandError``: decided, with a
     sentence) nor an error the SDK or gRPC raised for the robot's answer: a defect of the
     driver. A ``ValueError`` from deep inside a callback (``int(nan)``, protobuf's "Value out
     of range") is one: what a callback refuses it checks before building anything."""
-    if isinstance(exc, CommandError):
+    if isinstance(exc, CommandError) or closed_channel(exc):
         return False
     return not type(exc).__module__.startswith(("bosdyn.", "grpc"))
 
@@ -90,6 +105,8 @@ def describe(exc: BaseException) -> str:
             return message
     if isinstance(exc, sdk_errors.RpcError):
         return f"robot not reachable: {type(exc).__name__}"
+    if closed_channel(exc):
+        return "robot not reachable: the call went out on a session being replaced"
     if isinstance(exc, sdk_errors.ResponseError):
         said = exc.response.header.error.message if hasattr(exc.response, "header") else ""
         return f"robot refused the request: {type(exc).__name__}" + (f": {said}" if said else "")

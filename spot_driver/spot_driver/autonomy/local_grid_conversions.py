@@ -12,6 +12,7 @@ from geometry_msgs.msg import Pose
 from nav_msgs.msg import OccupancyGrid
 
 from spot_driver.autonomy.graph_nav_conversions import pose_msg
+from spot_driver.errors import RobotDataError
 from spot_msgs.msg import LocalGrid
 
 Grid = local_grid_pb2.LocalGrid
@@ -23,7 +24,7 @@ OCCUPIED, FREE, UNKNOWN = 100, 0, -1
 DISTANCE_GRIDS = ("no_step", "obstacle_distance")
 
 
-class GridDecodeError(ValueError):
+class GridDecodeError(RobotDataError):
     """A grid whose format, encoding or size does not add up."""
 
 

@@ -12,12 +12,14 @@ import functools
 import numpy as np
 from bosdyn.api import point_cloud_pb2
 
+from spot_driver.errors import RobotDataError
+
 PointCloud = point_cloud_pb2.PointCloud
 _BYTES_PER_POINT = {PointCloud.ENCODING_XYZ_32F: 12, PointCloud.ENCODING_XYZ_4SC: 4,
                     PointCloud.ENCODING_XYZ_5SC: 5}
 
 
-class PointCloudDecodeError(ValueError):
+class PointCloudDecodeError(RobotDataError):
     """A cloud whose data does not match its encoding and point count."""
 
 

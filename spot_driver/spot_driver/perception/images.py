@@ -12,11 +12,12 @@ from bosdyn.api import image_pb2
 from sensor_msgs.msg import CameraInfo
 
 from spot_driver.conversions.time import local_time_msg
+from spot_driver.errors import RobotDataError
 
 Image = image_pb2.Image
 
 
-class ImageDecodeError(ValueError):
+class ImageDecodeError(RobotDataError):
     """An image whose bytes do not match what its header announces."""
 
 
@@ -97,7 +98,7 @@ def compressed_format(pixel_format: int) -> str:
 def camera_info(source: image_pb2.ImageSource, frame_id: str, stamp_nsec: int = 0) -> CameraInfo:
     """CameraInfo of a pinhole ImageSource: K, P and identity R, no distortion (plumb_bob)."""
     if not source.HasField("pinhole"):
-        raise ValueError(f"image source {source.name!r} has no pinhole intrinsics")
+        raise ImageDecodeError(f"image source {source.name!r} has no pinhole intrinsics")
     intrinsics = source.pinhole.intrinsics
     fx, fy = intrinsics.focal_length.x, intrinsics.focal_length.y
     cx, cy = intrinsics.principal_point.x, intrinsics.principal_point.y
@@ -148,7 +149,7 @@ class PinholeRays:
     def _points(self, depth: np.ndarray, depth_scale: float):
         depth = np.asarray(depth).reshape(self.shape)
         if not depth_scale > 0:
-            raise ValueError(f"depth_scale must be positive, got {depth_scale}")
+            raise ImageDecodeError(f"depth_scale must be positive, got {depth_scale}")
         rows, cols = np.nonzero(depth)
         z = depth[rows, cols].astype(np.float32) * np.float32(1.0 / depth_scale)
         out = np.empty((len(z), 3), dtype=np.float32)

@@ -9,6 +9,7 @@ import numpy as np
 from bosdyn.api import image_pb2
 from sensor_msgs.msg import CompressedImage, Image
 
+from spot_driver.errors import RobotDataError
 from spot_driver.perception.images import compressed_format, decode_pixels
 
 PixelFormat = image_pb2.Image
@@ -19,7 +20,8 @@ PTZ_CAMERAS = ("ptz", "ir")  # the cameras that turn with the PTZ (and have came
 
 def compressed(image: image_pb2.Image, header) -> CompressedImage:
     if image.format != image.FORMAT_JPEG:
-        raise ValueError(f"expected a JPEG image, got {image_pb2.Image.Format.Name(image.format)}")
+        raise RobotDataError(
+            f"expected a JPEG image, got {image_pb2.Image.Format.Name(image.format)}")
     return CompressedImage(header=header, format=compressed_format(image.pixel_format),
                            data=image.data)
 
@@ -27,7 +29,7 @@ def compressed(image: image_pb2.Image, header) -> CompressedImage:
 def kelvin(image: image_pb2.Image) -> np.ndarray:
     """Temperatures (rows, cols) float32 kelvin of a radiometric IR image."""
     if image.pixel_format != PixelFormat.PIXEL_FORMAT_GREYSCALE_U16:
-        raise ValueError("expected IR's radiometric (GREYSCALE_U16) image")
+        raise RobotDataError("expected IR's radiometric (GREYSCALE_U16) image")
     counts = decode_pixels(image)[..., 0]
     return counts.astype(np.float32) * np.float32(CENTIKELVIN)
 

@@ -16,6 +16,7 @@ from bosdyn.api import image_pb2
 from PIL import Image as PilImage
 from sensor_msgs.msg import Image
 
+from spot_driver.errors import RobotDataError
 from spot_msgs.msg import Logpoint
 
 PixelFormat = image_pb2.Image
@@ -23,7 +24,7 @@ _STATUS = {0: "FAILED", 1: "QUEUED", 2: "COMPLETE", -1: "UNKNOWN"}
 CENTIKELVIN = 0.01
 
 
-class StillError(ValueError):
+class StillError(RobotDataError):
     """Bytes that are not the image the logpoint describes."""
 
 
