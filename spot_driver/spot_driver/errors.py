@@ -12,6 +12,7 @@ from bosdyn.client.lease import (
 from bosdyn.mission import client as sdk_mission
 
 from spot_driver import crash_log
+from spot_driver.conversions.robot_data import RobotDataError
 
 
 class CommandError(Exception):
@@ -20,12 +21,6 @@ class CommandError(Exception):
 
 class NotConnectedError(CommandError):
     """The robot connection is down; the driver is reconnecting."""
-
-
-class RobotDataError(CommandError, ValueError):
-    """The robot answered with data the driver cannot read (a corrupt JPEG, a cloud whose
-    bytes do not fit its encoding): an error the robot returned, said in a sentence, not a
-    defect of the driver. A ``ValueError`` too, for the decoders' own callers."""
 
 
 _LEASE_STATUS = {
@@ -77,25 +72,29 @@ def unexpected(exc: BaseException) -> bool:
     sentence) nor an error the SDK or gRPC raised for the robot's answer: a defect of the
     driver. A ``ValueError`` from deep inside a callback (``int(nan)``, protobuf's "Value out
     of range") is one: what a callback refuses it checks before building anything."""
-    if isinstance(exc, CommandError) or closed_channel(exc):
+    if isinstance(exc, (CommandError, RobotDataError)) or closed_channel(exc):
         return False
     return not type(exc).__module__.startswith(("bosdyn.", "grpc"))
+
+
+def _lease_refusal(exc: sdk_errors.LeaseUseError) -> str:
+    result = exc.response.lease_use_result if hasattr(exc.response, "lease_use_result") \
+        else None
+    reason = _LEASE_STATUS.get(result.status, "lease error") if result else "lease error"
+    owner = ""
+    if result is not None and result.latest_known_lease.client_names:
+        owner = f" (now held by {result.latest_known_lease.client_names[0]})"
+    return f"no lease: {reason}{owner}; call 'claim' first"
 
 
 def describe(exc: BaseException) -> str:
     """A sentence saying what went wrong, for service responses and action results. The one
     place every caught exception is explained, so also where an unexpected one is noted
     (``crash_log``, for the tests) and said to be an internal error."""
-    if isinstance(exc, CommandError):
+    if isinstance(exc, (CommandError, RobotDataError)):
         return str(exc)
     if isinstance(exc, sdk_errors.LeaseUseError):
-        result = exc.response.lease_use_result if hasattr(exc.response, "lease_use_result") \
-            else None
-        reason = _LEASE_STATUS.get(result.status, "lease error") if result else "lease error"
-        owner = ""
-        if result is not None and result.latest_known_lease.client_names:
-            owner = f" (now held by {result.latest_known_lease.client_names[0]})"
-        return f"no lease: {reason}{owner}; call 'claim' first"
+        return _lease_refusal(exc)
     if isinstance(exc, ResourceAlreadyClaimedError):
         owner = exc.response.lease_owner
         who = owner.client_name or owner.user_name or "another client"

@@ -23,7 +23,7 @@ from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
-from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.nodes.triggers import answer, trigger_callback
 from spot_msgs.action import NavigateRoute, NavigateTo
 from spot_msgs.srv import CreateWaypoint, MapDirectory, SetLocalization
 
@@ -126,28 +126,20 @@ class GraphNavNode(PeriodicWork, Node):
 
     # ------------------------------------------------------------------ services
     def _upload(self, request, response):
-        try:
+        def fill() -> str:
             graph = self.nav.upload(request.directory)
-            response.success, response.waypoints, response.edges = \
-                True, len(graph.waypoints), len(graph.edges)
-            response.message = f"uploaded {len(graph.waypoints)} waypoints"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            self.get_logger().warning(f"upload_map: {response.message}")
+            response.waypoints, response.edges = len(graph.waypoints), len(graph.edges)
+            return f"uploaded {len(graph.waypoints)} waypoints"
+        answer(self.get_logger(), "upload_map", response, fill)
         self.refresh_map()
         return response
 
     def _download(self, request, response):
-        try:
-            files = self.nav.download(request.directory)
-            response.success, response.waypoints, response.edges = \
-                True, len(files.graph.waypoints), len(files.graph.edges)
-            response.message = f"wrote {len(files.graph.waypoints)} waypoints to " \
-                               f"{request.directory}"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            self.get_logger().warning(f"download_map: {response.message}")
-        return response
+        def fill() -> str:
+            graph = self.nav.download(request.directory).graph
+            response.waypoints, response.edges = len(graph.waypoints), len(graph.edges)
+            return f"wrote {len(graph.waypoints)} waypoints to {request.directory}"
+        return answer(self.get_logger(), "download_map", response, fill)
 
     def _clear(self) -> str:
         self.nav.clear()
@@ -155,7 +147,7 @@ class GraphNavNode(PeriodicWork, Node):
         return "map cleared"
 
     def _set_localization(self, request, response):
-        try:
+        def fill() -> str:
             if request.method == SetLocalization.Request.WAYPOINT:
                 localization = self.nav.localize_waypoint(
                     request.waypoint_id, convert.pose_from_msg(request.waypoint_tform_body))
@@ -167,11 +159,9 @@ class GraphNavNode(PeriodicWork, Node):
                 localization = self.nav.localize_fiducial()
             else:
                 raise CommandError(f"unknown localization method {request.method}")
-            response.success, response.waypoint_id = True, localization.waypoint_id
-            response.message = f"localized at waypoint {localization.waypoint_id}"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            self.get_logger().warning(f"set_localization: {response.message}")
+            response.waypoint_id = localization.waypoint_id
+            return f"localized at waypoint {localization.waypoint_id}"
+        answer(self.get_logger(), "set_localization", response, fill)
         self._publish_localization()
         return response
 
@@ -186,12 +176,10 @@ class GraphNavNode(PeriodicWork, Node):
         return "recording stopped"
 
     def _create_waypoint(self, request, response):
-        try:
+        def fill() -> str:
             response.waypoint_id = self.nav.create_waypoint(request.name)
-            response.success, response.message = True, f"created {response.waypoint_id}"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            self.get_logger().warning(f"create_waypoint: {response.message}")
+            return f"created {response.waypoint_id}"
+        answer(self.get_logger(), "create_waypoint", response, fill)
         self.refresh_map()
         return response
 

@@ -12,7 +12,7 @@ from geometry_msgs.msg import Pose
 from nav_msgs.msg import OccupancyGrid
 
 from spot_driver.autonomy.graph_nav_conversions import pose_msg
-from spot_driver.errors import RobotDataError
+from spot_driver.conversions.robot_data import RobotDataError
 from spot_msgs.msg import LocalGrid
 
 Grid = local_grid_pb2.LocalGrid

@@ -15,7 +15,7 @@ from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
-from spot_driver.nodes.triggers import answer_callback, trigger_callback
+from spot_driver.nodes.triggers import answer, answer_callback, trigger_callback
 from spot_msgs.action import ExecuteChoreography
 from spot_msgs.msg import ChoreographyStatus
 from spot_msgs.srv import (
@@ -92,20 +92,16 @@ class ChoreographyNode(PeriodicWork, Node):
         return response
 
     def _list_moves(self, request, response):
-        try:
+        def fill() -> str:
             response.moves = [convert.move_msg(m) for m in self.dancer.moves().values()]
-            response.success, response.message = True, f"{len(response.moves)} moves"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-        return response
+            return f"{len(response.moves)} moves"
+        return answer(self.get_logger(), "choreography/list_moves", response, fill)
 
     def _list_sequences(self, request, response):
-        try:
+        def fill() -> str:
             response.names = self.dancer.sequences()
-            response.success, response.message = True, f"{len(response.names)} sequences"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-        return response
+            return f"{len(response.names)} sequences"
+        return answer(self.get_logger(), "choreography/list_sequences", response, fill)
 
     def _stop(self) -> str:
         self.dancer.stop()

@@ -12,7 +12,7 @@ import functools
 import numpy as np
 from bosdyn.api import point_cloud_pb2
 
-from spot_driver.errors import RobotDataError
+from spot_driver.conversions.robot_data import RobotDataError
 
 PointCloud = point_cloud_pb2.PointCloud
 _BYTES_PER_POINT = {PointCloud.ENCODING_XYZ_32F: 12, PointCloud.ENCODING_XYZ_4SC: 4,

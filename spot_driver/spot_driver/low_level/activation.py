@@ -7,7 +7,7 @@ from std_srvs.srv import SetBool
 
 from spot_driver import qos
 from spot_driver.capability import DriverContext
-from spot_driver.errors import CommandError, describe
+from spot_driver.nodes.triggers import answer
 
 
 class JointModeNode(Node):
@@ -18,16 +18,10 @@ class JointModeNode(Node):
                             qos_profile=qos.SERVICES)
 
     def _on_activate(self, request: SetBool.Request, response: SetBool.Response):
-        try:
-            if request.data:
-                self._commander.joint_mode()
-                response.message = ("joint mode: the robot follows low_level/joint_command; "
-                                    "it stands again when the commands stop")
-            else:
-                response.message = self._commander.stand()
-            response.success = True
-        except CommandError as exc:
-            response.success, response.message = False, str(exc)
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-        return response
+        def fill() -> str:
+            if not request.data:
+                return self._commander.stand()
+            self._commander.joint_mode()
+            return ("joint mode: the robot follows low_level/joint_command; it stands again "
+                    "when the commands stop")
+        return answer(self.get_logger(), "low_level/activate", response, fill)

@@ -35,7 +35,7 @@ from spot_driver.manipulation.inverse_kinematics import (
 )
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
-from spot_driver.nodes.triggers import answer_callback, trigger_callback
+from spot_driver.nodes.triggers import answer, answer_callback, trigger_callback
 from spot_driver.state.joint_states import urdf_joint_name
 from spot_msgs.action import (
     ArmJointMove,
@@ -133,12 +133,8 @@ class ArmNode(Node):
         return "gripper opening" if angle < 0 else "gripper closing"
 
     def _override_grasp(self, request, response):
-        try:
-            response.success = True
-            response.message = self.arm.override_grasp(request.holding, request.carry_state)
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-        return response
+        return answer(self.get_logger(), "manipulation/override_grasp", response,
+                      lambda: self.arm.override_grasp(request.holding, request.carry_state))
 
     def _inverse_kinematics(self, request, response) -> str:
         self.arm.require_arm()

@@ -21,7 +21,7 @@ from spot_driver.missions.session import (
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
-from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.nodes.triggers import answer, trigger_callback
 from spot_msgs.action import Mission
 from spot_msgs.msg import MissionStatus
 from spot_msgs.srv import AnswerQuestion
@@ -104,14 +104,10 @@ class MissionNode(PeriodicWork, Node):
         return "mission restarted"
 
     def _answer(self, request, response):
-        try:
+        def fill() -> str:
             self.session.answer(request.question_id, request.code)
-            response.success = True
-            response.message = f"answered question {request.question_id} with {request.code}"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            self.get_logger().warning(f"mission/answer_question: {response.message}")
-        return response
+            return f"answered question {request.question_id} with {request.code}"
+        return answer(self.get_logger(), "mission/answer_question", response, fill)
 
     # ------------------------------------------------------------------ action
     def _task(self, goal) -> MissionTask:

@@ -11,8 +11,8 @@ import simplejpeg
 from bosdyn.api import image_pb2
 from sensor_msgs.msg import CameraInfo
 
+from spot_driver.conversions.robot_data import RobotDataError
 from spot_driver.conversions.time import local_time_msg
-from spot_driver.errors import RobotDataError
 
 Image = image_pb2.Image
 

@@ -9,7 +9,7 @@ import numpy as np
 from bosdyn.api import image_pb2
 from sensor_msgs.msg import CompressedImage, Image
 
-from spot_driver.errors import RobotDataError
+from spot_driver.conversions.robot_data import RobotDataError
 from spot_driver.perception.images import compressed_format, decode_pixels
 
 PixelFormat = image_pb2.Image

@@ -10,7 +10,7 @@ from spot_driver.capability import DriverContext
 from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
-from spot_driver.nodes.triggers import trigger_callback
+from spot_driver.nodes.triggers import answer, trigger_callback
 from spot_driver.spot_cam import conversions as convert
 from spot_driver.spot_cam.ptz import Ptz
 from spot_msgs.msg import PtzState
@@ -49,32 +49,26 @@ class SpotCamNode(PeriodicWork, Node):
 
     # ------------------------------------------------------------------ services
     def _list(self, request, response):
-        try:
+        def fill() -> str:
             response.heads = [convert.head_msg(h) for h in self.ptz.heads(refresh=True).values()]
-            response.success, response.message = True, f"{len(response.heads)} PTZ heads"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-        return response
+            return f"{len(response.heads)} PTZ heads"
+        return answer(self.get_logger(), "spot_cam/list_ptz", response, fill)
 
     def _get_position(self, request, response):
-        try:
+        def fill() -> str:
             position = self.ptz.position(request.name or DEFAULT_HEAD)
             response.position = convert.state_msg(position, self.get_clock().now().to_msg())
-            response.success = True
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-        return response
+            return ""
+        return answer(self.get_logger(), "spot_cam/get_ptz_position", response, fill)
 
     def _set_position(self, request, response):
         name = request.name or DEFAULT_HEAD
-        try:
+
+        def fill() -> str:
             commanded = self.ptz.move(name, request.pan, request.tilt, request.zoom)
             response.position = convert.state_msg(commanded, self.get_clock().now().to_msg())
-            response.success, response.message = True, f"{name} moving"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            self.get_logger().warning(f"spot_cam/set_ptz_position: {response.message}")
-        return response
+            return f"{name} moving"
+        return answer(self.get_logger(), "spot_cam/set_ptz_position", response, fill)
 
     # ------------------------------------------------------------------ stream
     def _publish_state(self) -> None:

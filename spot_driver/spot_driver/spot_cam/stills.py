@@ -16,7 +16,7 @@ from bosdyn.api import image_pb2
 from PIL import Image as PilImage
 from sensor_msgs.msg import Image
 
-from spot_driver.errors import RobotDataError
+from spot_driver.conversions.robot_data import RobotDataError
 from spot_msgs.msg import Logpoint
 
 PixelFormat = image_pb2.Image
