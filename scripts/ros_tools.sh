@@ -186,10 +186,15 @@ status() {  # ready | archive | absent (test/conftest.py's kit rule reads it)
 }
 
 relocate() {  # CMake exports naming the venv a layer was built with name this clone's
-  # instead (message_filters' names numpy's headers): what a layer built on top links against
-  local prefix="$1" files=()
+  # instead (message_filters' names numpy's headers), and files naming the kit home it was
+  # built in (the gz vendor packages' extras) name where it is now: what a layer built on
+  # top finds
+  local prefix="$1" kit files=()
+  kit="$(basename "$prefix")"
   mapfile -t files < <(grep -rlI --include='*.cmake' '/\.venv/' "$prefix/share" 2>/dev/null || true)
   [ ${#files[@]} -eq 0 ] || sed -i -E "s#/[^\";]*/\\.venv/#$VENV/#g" "${files[@]}"
+  mapfile -t files < <(grep -rlI -e "/$kit" "$prefix" 2>/dev/null || true)
+  [ ${#files[@]} -eq 0 ] || sed -i -E "s#/[^\"';: ]*/$kit#$prefix#g" "${files[@]}"
 }
 
 unpack() {
