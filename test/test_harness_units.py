@@ -160,3 +160,20 @@ def test_a_publisher_nobody_matched_fails():
             client.publisher(Twist, "/nobody_listens_here", timeout=1.0)
     finally:
         client.close()
+
+
+def test_a_kit_layer_missing_beside_its_archive_fails_under_ci(monkeypatch, tmp_path):
+    """conftest.require_layer: under CI a layer whose prebuilt archive in
+    ../shared/vendor/ros2-cpp matches but is not unpacked fails its tests; a layer with no
+    archive skips them, naming the make target that builds it (an empty kit home here)."""
+    from conftest import kit_status, missing, require_layer
+
+    monkeypatch.setenv("SPOT_ROS_TOOLS_HOME", str(tmp_path))
+    monkeypatch.setenv("SPOT_ROS_TOOLS_FORCE", "1")  # this machine's kits are not an apt ROS
+    if kit_status("tools") != "archive":
+        missing("a tools archive in ../shared/vendor/ros2-cpp matching this clone's lock")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="tools layer's prebuilt archive matches"):
+        require_layer("tools", ("a_package_no_layer_has",))
+    with pytest.raises(pytest.skip.Exception, match="^missing: .*make rviz-tools builds it"):
+        require_layer("rviz", ("a_package_no_layer_has",))
