@@ -175,5 +175,5 @@ def test_a_kit_layer_missing_beside_its_archive_fails_under_ci(monkeypatch, tmp_
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="tools layer's prebuilt archive matches"):
         require_layer("tools", ("a_package_no_layer_has",))
-    with pytest.raises(pytest.skip.Exception, match="^missing: .*make rviz-tools builds it"):
+    with pytest.raises(pytest.skip.Exception, match=r"^missing: .*make rviz-tools builds it"):
         require_layer("rviz", ("a_package_no_layer_has",))
