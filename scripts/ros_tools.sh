@@ -445,21 +445,15 @@ main() {
       if [ -d "$ROOT/install/tf2_msgs" ]; then "$ROOT/scripts/setup.sh" >&2; fi
       ;;
     build)
-      local started target prebuilt
+      local started target
       started=$(date +%s.%N)
       target="$(prefix)"
       if [ -z "${SPOT_ROS_TOOLS_FORCE:-}" ] && has_apt_tools; then
         log "ROS 2 on this machine has ${APT_HAS[*]}: nothing to build"
         return 0
       fi
-      if [ ! -f "$target/.complete" ]; then
-        prebuilt="$SOURCES/$(name).tar.zst"
-        if [ -f "$prebuilt" ]; then
-          apt_install zstd; unpack "$prebuilt"; apt_install "${APT_RUN[@]}"
-        else
-          build
-        fi
-      fi
+      [ -f "$target/.complete" ] || [ ! -f "$(archive)" ] || prebuilt
+      [ -f "$target/.complete" ] || build
       # compat/tf2_msgs steps aside for the kit's real one (scripts/setup.sh decides)
       if [ -d "$ROOT/install/tf2_msgs" ]; then "$ROOT/scripts/setup.sh" >&2; fi
       log "ready: $target [$(awk -v a="$started" -v b="$(date +%s.%N)" \

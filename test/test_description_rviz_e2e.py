@@ -40,6 +40,7 @@ from rviz_view import (
     virtual_screen,
     yellow,
 )
+from test_ros_tools_e2e import config_with
 
 from conftest import missing, require_layer, wait_for
 
@@ -128,17 +129,6 @@ def rviz_beside_the_robot(tmp: Path, display: str, *args: str):
         assert launch.stop() == 0, launch.output()[-3000:]
 
 
-def config_with(tmp: Path, **values: str) -> Path:
-    """config/spot_driver.yaml with ``values`` changed."""
-    text = (DRIVER_PKG / "config" / "spot_driver.yaml").read_text()
-    for key, value in values.items():
-        text, count = re.subn(rf"^(\s+{key}:) (\S+)", rf"\1 {value}", text, flags=re.M)
-        assert count == 1, key
-    path = tmp / "spot_driver.yaml"
-    path.write_text(text)
-    return path
-
-
 def save_screenshot(display: str, name: str) -> None:
     """The screen as a PNG in .work/figures, saying in its metadata what wrote it."""
     from PIL import Image, PngImagePlugin
@@ -198,7 +188,7 @@ def test_moveit_rviz_loads_its_motion_planning_display_or_names_it_missing(scree
             stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": screen},
             start_new_session=True)
     try:
-        assert wait_for_windows(screen, 1, 30), log.read_text()[-3000:]
+        assert wait_for(lambda: native_windows(screen), 30.0, 0.2), log.read_text()[-3000:]
         time.sleep(3)  # sleep: the displays' plugins load once the window is up
     finally:
         os.killpg(rviz.pid, 2)
@@ -211,12 +201,3 @@ def test_moveit_rviz_loads_its_motion_planning_display_or_names_it_missing(scree
         missing("moveit_ros_visualization (MoveIt's RViz plugin: the moveit layer, make "
                 "moveit-tools) - RViz named moveit_rviz_plugin/MotionPlanning missing")
     assert "failed to load" not in text and "PluginlibFactory" not in text, text[-3000:]
-
-
-def wait_for_windows(display: str, count: int, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len(native_windows(display)) >= count:
-            return True
-        time.sleep(0.2)
-    return False
