@@ -228,3 +228,23 @@ def test_no_module_takes_another_objects_lock():
              for p in folder.rglob("*.py") if (taken := foreign_locks(p.read_text()))}
     assert not found, found
 
+
+
+def test_every_service_and_action_endpoint_has_a_deep_queue():
+    """A service, client, action server or action client left at rclpy's default queue of 10
+    drops requests or answers past ten at once (an alias's client lost 1 of a 100-caller
+    burst in CI): each passes qos.SERVICES (an action endpoint qos.ACTION_QUEUES)."""
+    shallow = []
+    for path in DRIVER.rglob("*.py"):
+        for call in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(call, ast.Call):
+                continue
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else \
+                getattr(call.func, "id", "")
+            keywords = {k.arg for k in call.keywords}
+            service = name in ("create_service", "create_client")
+            action = name in ("ActionServer", "ActionClient")
+            if (service and "qos_profile" not in keywords) or (
+                    action and not keywords & {None, "goal_service_qos_profile"}):
+                shallow.append(f"{path.relative_to(REPO)}:{call.lineno} {name}")
+    assert not shallow, shallow

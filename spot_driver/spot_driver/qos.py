@@ -40,6 +40,7 @@ SERVICE_QUEUE_DEPTH = 1000
 SERVICES = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=SERVICE_QUEUE_DEPTH,
                       reliability=ReliabilityPolicy.RELIABLE,
                       durability=DurabilityPolicy.VOLATILE)
-# Keyword arguments for rclpy.action.ActionServer: the same depth for goals, results, cancels.
-ACTION_SERVER = dict(goal_service_qos_profile=SERVICES, result_service_qos_profile=SERVICES,
+# Keyword arguments for an rclpy ActionServer or ActionClient: the same depth for goals,
+# results and cancels (a client's answers queue on its side as a server's requests do).
+ACTION_QUEUES = dict(goal_service_qos_profile=SERVICES, result_service_qos_profile=SERVICES,
                      cancel_service_qos_profile=SERVICES)

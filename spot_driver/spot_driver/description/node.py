@@ -45,7 +45,8 @@ class DescriptionNode(Node):
             self._pub.publish(String(data=self.urdf))
         self.rsp_updated = False
         if declare(self, "robot_state_publisher", False):
-            self._rsp = self.create_client(SetParameters, f"{RSP}/set_parameters")
+            self._rsp = self.create_client(SetParameters, f"{RSP}/set_parameters",
+                                           qos_profile=qos.SERVICES)
             self._tries = 0
             self._future = None
             self._timer = self.create_timer(RETRY_S, self._update_rsp,

@@ -120,4 +120,4 @@ def serve(node, action_type, name: str, task_for: Callable[[object], RobotTask],
 
     return ActionServer(node, action_type, name, execute_callback=execute,
                         goal_callback=accept, cancel_callback=lambda goal: CancelResponse.ACCEPT,
-                        **qos.ACTION_SERVER, callback_group=group)
+                        **qos.ACTION_QUEUES, callback_group=group)

@@ -36,10 +36,11 @@ class AliasNode(Node):
         for alias in TOPICS + camera_aliases(list(cameras)):
             self._relay(alias)
         for alias in SERVICES:
-            client = self.create_client(alias.srv_type, alias.ours, callback_group=self._group)
+            client = self.create_client(alias.srv_type, alias.ours, qos_profile=qos.SERVICES,
+                                        callback_group=self._group)
             self.create_service(alias.srv_type, alias.theirs, partial(self._pass, client),
                                 qos_profile=qos.SERVICES, callback_group=self._group)
-        self._posture = ActionClient(self, ArmPosture, "arm/posture",
+        self._posture = ActionClient(self, ArmPosture, "arm/posture", **qos.ACTION_QUEUES,
                                      callback_group=self._group)
         for name, posture in POSTURES.items():
             self.create_service(Trigger, name, partial(self._arm, posture),

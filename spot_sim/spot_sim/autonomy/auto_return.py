@@ -1,10 +1,11 @@
 """Auto-return of the simulated robot: where it walked, and the place along that path it
 walks back to.
 
-The robot drops a breadcrumb every BREADCRUMB_M of walking (odom, XY). Returning, it goes
-through its crumbs newest first and walks straight to the last one before the first that is
-farther than ``max_displacement`` (XY) from where the return began, facing the way it goes. A plain
-class: the service (``spot_sim.autonomy.auto_return_service``) owns it and drives the robot.
+The robot drops a breadcrumb every BREADCRUMB_M of walking (odom, XY). Returning, it follows
+its crumbs newest first to the place where that path first leaves the circle of
+``max_displacement`` (XY) round where the return began, and walks straight there, facing the
+way it goes. A plain class: the service (``spot_sim.autonomy.auto_return_service``) owns it and
+drives the robot.
 """
 
 import math
@@ -30,19 +31,33 @@ class Breadcrumbs:
     def clear(self) -> None:
         self.points.clear()
 
-    def return_goal(self, here: Se2, max_displacement: float) -> Se2 | None:
-        """The farthest-back crumb reached without passing ``max_displacement`` from
-        ``here`` (None: no crumb to go back to), facing from ``here`` towards it."""
-        goal = None
-        for x, y in reversed(self.points):
-            if math.dist((x, y), (here.x, here.y)) > max_displacement:
+    def walk_back(self, here: Se2, max_displacement: float) -> Se2 | None:
+        """The place on the path, newest first, where it first reaches ``max_displacement``
+        from ``here`` (XY; the oldest crumb if it never does), facing from ``here`` towards
+        it, and forget the path after it; None: no place to go back to."""
+        kept, goal = len(self.points), None
+        previous = (here.x, here.y)
+        for crumb in reversed(self.points):
+            if math.dist(crumb, (here.x, here.y)) > max_displacement:
+                goal = _at_distance(previous, crumb, (here.x, here.y), max_displacement)
                 break
-            goal = (x, y)
+            kept, goal, previous = kept - 1, crumb, crumb
         if goal is None or math.dist(goal, (here.x, here.y)) < BREADCRUMB_M / 2:
             return None
+        while len(self.points) > kept:
+            self.points.pop()
+        self.points.append(goal)
         return Se2(goal[0], goal[1], math.atan2(goal[1] - here.y, goal[0] - here.x))
 
-    def walked_back_to(self, goal: Se2) -> None:
-        """Forget the crumbs after ``goal``: that stretch has been walked back."""
-        while len(self.points) > 1 and self.points[-1] != (goal.x, goal.y):
-            self.points.pop()
+
+def _at_distance(inside: tuple[float, float], outside: tuple[float, float],
+                 centre: tuple[float, float], radius: float) -> tuple[float, float]:
+    """The point of the segment ``inside`` -> ``outside`` at ``radius`` from ``centre``
+    (``inside`` within it, ``outside`` beyond)."""
+    d = (outside[0] - inside[0], outside[1] - inside[1])
+    f = (inside[0] - centre[0], inside[1] - centre[1])
+    a = d[0] ** 2 + d[1] ** 2
+    b = 2 * (f[0] * d[0] + f[1] * d[1])
+    c = f[0] ** 2 + f[1] ** 2 - radius ** 2
+    t = (-b + math.sqrt(max(b * b - 4 * a * c, 0.0))) / (2 * a)
+    return inside[0] + t * d[0], inside[1] + t * d[1]
