@@ -1,6 +1,6 @@
 # The two commands of the README. Both run scripts/setup.sh first (fast when nothing changed).
 .PHONY: run test test-fast test-field setup lint config docs bench clean ros-tools nav2-tools \
-	rviz-tools moveit-tools
+	rviz-tools moveit-tools moveit-rviz-tools
 
 run: setup
 	@scripts/run.sh $(ARGS)
@@ -41,6 +41,11 @@ rviz-tools: ros-tools
 # controller manager (hours on 2 cores the first time). ARGS as for ros-tools.
 moveit-tools: ros-tools
 	@LAYER=moveit scripts/ros_tools.sh $(ARGS)
+
+# RViz's MotionPlanning display (moveit_ros_visualization) on rviz-tools and moveit-tools
+# (about 25 min on 2 cores the first time). ARGS as for ros-tools.
+moveit-rviz-tools: rviz-tools moveit-tools
+	@LAYER=moveit_rviz scripts/ros_tools.sh $(ARGS)
 
 lint: setup
 	@.venv/bin/ruff check spot_driver spot_sim spot_driver_examples test scripts benchmarks doc

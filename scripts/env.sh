@@ -7,9 +7,10 @@ export AMENT_PREFIX_PATH="$_SPOT_ROOT/.venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_P
 # colcon's setup scripts reference unset variables; relax nounset while sourcing them.
 case $- in *u*) _spot_nounset=1; set +u ;; *) _spot_nounset=0 ;; esac
 # The ROS 2 C++ tools kit's layers when here (`make ros-tools`: robot_state_publisher, tf2,
-# ros2 bag; `make nav2-tools`: Nav2; `make rviz-tools`: RViz; `make moveit-tools`: MoveIt),
-# before the project's install space (whose compat packages step aside for the kit's).
-for _spot_layer in tools nav2 rviz moveit; do
+# ros2 bag; `make nav2-tools`: Nav2; `make rviz-tools`: RViz; `make moveit-tools`: MoveIt;
+# `make moveit-rviz-tools`: RViz's MotionPlanning display), before the project's install space
+# (whose compat packages step aside for the kit's).
+for _spot_layer in $(bash "$_SPOT_ROOT/scripts/ros_tools.sh" layers); do
   _spot_kit="$(LAYER=$_spot_layer bash "$_SPOT_ROOT/scripts/ros_tools.sh" path 2>/dev/null || true)"
   if [ -n "$_spot_kit" ] && [ -f "$_spot_kit/.complete" ]; then
     # shellcheck disable=SC1090,SC1091

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# `make ros-tools`, `make nav2-tools`, `make rviz-tools` and `make moveit-tools`: the ROS 2
+# `make ros-tools`, `make nav2-tools`, `make rviz-tools`, `make moveit-tools` and
+# `make moveit-rviz-tools`: the ROS 2
 # Jazzy C++ tools a Spot user runs beside the driver and the PyPI wheels lack, built from the
 # pinned upstream source in ../shared/vendor/ros2-cpp against this clone's venv, into prefixes
-# outside the clone. Layers (LAYER=tools, the default, or nav2, rviz, moveit):
+# outside the clone. Layers (LAYER=tools, the default, or one of LAYERS below):
 #   tools   rclcpp, tf2 and tf2_ros with tf2_echo and Python's tf2_ros, robot_state_publisher,
 #           rosbag2 with `ros2 bag` and the mcap storage (about 18 min on 2 cores);
 #   nav2    on tools: the Nav2 servers launch/nav2.launch.py starts and the plugins
 #           config/nav2_params.yaml names (about 60 min on 2 cores);
 #   rviz    on tools: rviz2 with every default display, Qt 5 and OGRE 1.12 from Debian;
 #   moveit  on tools: move_group with OMPL, KDL kinematics and the simple controller manager,
-#           MoveGroupInterface (Python: moveit_configs_utils), OMPL 1.7.0 and osqp built here.
+#           MoveGroupInterface (Python: moveit_configs_utils), OMPL 1.7.0 and osqp built here;
+#   moveit_rviz  on tools, rviz and moveit: RViz's MotionPlanning display
+#           (moveit_ros_visualization, with moveit_ros_robot_interaction).
 #
 #   ${SPOT_ROS_TOOLS_HOME:-~/.cache/spot_ros2_driver}/ros2-<layer>-jazzy-<key>-<arch>
 #
@@ -27,6 +30,7 @@
 #   scripts/ros_tools.sh status         "ready", "archive" (a matching archive is there, not yet
 #                                       unpacked) or "absent"; the tests' skip rule reads it
 #   scripts/ros_tools.sh path           print this clone's layer prefix (whether or not built)
+#   scripts/ros_tools.sh layers         print every layer's name, each after those below it
 #   scripts/ros_tools.sh pack [DIR]     pack the built layer into DIR/<name>.tar.zst (default .work)
 #   scripts/ros_tools.sh unpack FILE    unpack an archive made by pack; its name must match
 #
@@ -39,6 +43,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SOURCES="${SPOT_ROS2_CPP_DIR:-$ROOT/../shared/vendor/ros2-cpp}"
 VENV="$ROOT/.venv"
 HOME_DIR="${SPOT_ROS_TOOLS_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/spot_ros2_driver}"
+LAYERS=(tools nav2 rviz moveit moveit_rviz)  # each after the layers it builds on
 LAYER="${LAYER:-tools}"
 BELOW=()      # layers this one builds on
 PREPARE=""    # a function run once on the unpacked sources before colcon
@@ -121,7 +126,16 @@ case "$LAYER" in
                  -DOMPL_BUILD_PYBINDINGS=OFF -DOMPL_BUILD_PYTESTS=OFF -DBUILD_TESTS=OFF
                  -DBUILD_EXAMPLES=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Doxygen=ON)
     ;;
-  *) echo "[ros-tools] FAILED: LAYER is tools, nav2, rviz or moveit, not $LAYER" >&2; exit 1 ;;
+  moveit_rviz)
+    RECIPE=1
+    BELOW=(tools rviz moveit)
+    PACKAGES=(moveit_ros_visualization)
+    TARBALLS=(moveit2)
+    APT=(qtbase5-dev libqt5opengl5-dev libeigen3-dev libfmt-dev)
+    APT_RUN=(libqt5core5a libqt5gui5 libqt5widgets5 libqt5opengl5 libfmt9)
+    APT_HAS=(moveit_ros_visualization)
+    ;;
+  *) echo "[ros-tools] FAILED: LAYER is one of ${LAYERS[*]}, not $LAYER" >&2; exit 1 ;;
 esac
 
 log() { printf '[ros-tools %s] %s\n' "$LAYER" "$*" >&2; }
@@ -435,6 +449,7 @@ prebuilt() {  # unpack the matching archive (and the Debian packages it runs on)
 main() {
   case "${1:-build}" in
     path) prefix ;;
+    layers) printf '%s\n' "${LAYERS[@]}" ;;
     key) key ;;
     status) status ;;
     prebuilt) prebuilt ;;
@@ -459,7 +474,7 @@ main() {
       log "ready: $target [$(awk -v a="$started" -v b="$(date +%s.%N)" \
         'BEGIN { printf "%.1f", b - a }') s]"
       ;;
-    *) die "usage: [LAYER=tools|nav2|rviz|moveit] ros_tools.sh [build|prebuilt|status|path|key|pack [DIR]|unpack FILE]" ;;
+    *) die "usage: [LAYER=<one of ros_tools.sh layers>] ros_tools.sh [build|prebuilt|status|path|layers|key|pack [DIR]|unpack FILE]" ;;
   esac
 }
 

@@ -76,7 +76,7 @@ has_ament_package() {
 # Each layer (scripts/ros_tools.sh) whose prebuilt archive in ../shared/vendor/ros2-cpp matches
 # this clone's inputs is unpacked, with the Debian packages it runs on (seconds); a layer with
 # no matching archive is left to its make target (`make ros-tools`, ...), which builds it.
-for layer in tools nav2 rviz moveit; do
+for layer in $(bash scripts/ros_tools.sh layers); do
   LAYER=$layer bash scripts/ros_tools.sh prebuilt
   kit="$(LAYER=$layer bash scripts/ros_tools.sh path)"
   [ -f "$kit/.complete" ] && AMENT_PREFIX_PATH="$kit${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"

@@ -195,6 +195,8 @@ KIT_LAYERS = {
     "nav2": ("make nav2-tools", "about 60 min on 2 cores, after ros-tools"),
     "rviz": ("make rviz-tools", "about 75 min on 2 cores, after ros-tools"),
     "moveit": ("make moveit-tools", "about 4 h on 2 cores, after ros-tools"),
+    "moveit_rviz": ("make moveit-rviz-tools", "about 25 min on 2 cores, after rviz-tools and "
+                    "moveit-tools"),
 }
 
 

@@ -26,9 +26,13 @@ SHARE = get_package_share_directory("spot_driver")
 MOVEIT = os.path.join(SHARE, "config", "moveit")
 
 
-def _load(name: str) -> dict:
-    with open(os.path.join(MOVEIT, name)) as file:
+def _load_file(path: str) -> dict:
+    with open(path) as file:
         return yaml.safe_load(file)
+
+
+def _load(name: str) -> dict:
+    return _load_file(os.path.join(MOVEIT, name))
 
 
 def _nodes(context):
@@ -36,9 +40,9 @@ def _nodes(context):
     namespace = robot_name
     prefix = f"{robot_name}/" if robot_name else ""
     frame_names = LaunchConfiguration("frame_names").perform(context)
+    tf_root = LaunchConfiguration("tf_root").perform(context)
     with open(os.path.join(MOVEIT, "spot.srdf")) as file:
-        srdf = moveit_config.srdf(file.read(), prefix,
-                                  LaunchConfiguration("tf_root").perform(context), frame_names)
+        srdf = moveit_config.srdf(file.read(), prefix, tf_root, frame_names)
     parameters = {
         "robot_description": robot_description(True, prefix, frame_names),
         "robot_description_semantic": srdf,
@@ -49,7 +53,9 @@ def _nodes(context):
         "default_planning_pipeline": "ompl",
         "ompl": moveit_config.ompl(_load("ompl_planning.yaml"), prefix),
         "publish_robot_description_semantic": True,
-        **moveit_config.controllers(_load("moveit_controllers.yaml"), prefix),
+        **moveit_config.controllers(
+            _load_file(LaunchConfiguration("controllers_file").perform(context)), prefix),
+        **moveit_config.octomap(prefix, tf_root),
     }
     nodes = [Node(package="moveit_ros_move_group", executable="move_group",
                   namespace=namespace, output="screen", parameters=[parameters])]
@@ -69,6 +75,10 @@ def generate_launch_description() -> LaunchDescription:
                               description="the driver's tf_root (the virtual joint's parent)"),
         DeclareLaunchArgument("frame_names", default_value="spot",
                               description="the driver's frame_names (spot or spot_ros2)"),
+        DeclareLaunchArgument("controllers_file",
+                              default_value=os.path.join(MOVEIT, "moveit_controllers.yaml"),
+                              description="MoveIt's controllers (the driver's actions by "
+                                          "default)"),
         DeclareLaunchArgument("launch_rviz", default_value="false",
                               description="start RViz with the MotionPlanning panel"),
         OpaqueFunction(function=_nodes),

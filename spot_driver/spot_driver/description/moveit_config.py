@@ -58,3 +58,14 @@ def joint_limits(config: dict, prefix: str = "") -> dict:
     config["joint_limits"] = {prefix + name: value
                               for name, value in config["joint_limits"].items()}
     return config
+
+
+def octomap(prefix: str = "", tf_root: str = "odom") -> dict:
+    """move_group's occupancy map settings: in the robot's world frame, and no 3D sensor,
+    declared as such (an undeclared list is an error in move_group's log). A sensor would be
+    moveit_ros_perception's PointCloudOctomapUpdater on the driver's depth points; that
+    package is not in this project's MoveIt layer."""
+    return {"octomap_frame": prefix + frames.odometry_frame(tf_root),
+            "octomap_resolution": 0.05,
+            "sensors": ["no_3d_sensor"],
+            "no_3d_sensor": {"sensor_plugin": ""}}  # an empty plugin: skipped, by design

@@ -40,7 +40,10 @@ def declare(node: Node, name: str, default, description: str = "", read_only: bo
         else:
             descriptor.floating_point_range = [FloatingPointRange(
                 from_value=float(bounds[0]), to_value=float(bounds[1]), step=step)]
-    return node.declare_parameter(name, default, descriptor).value
+    value = node.declare_parameter(name, default, descriptor).value
+    if value is None and isinstance(default, list | tuple):
+        return []  # an empty list from a file or the command line carries no type: NOT_SET
+    return value
 
 
 def on_change(node: Node, handlers: dict[str, tuple[Check | None, Apply]]) -> None:
