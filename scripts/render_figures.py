@@ -408,6 +408,26 @@ def nav2_goal() -> str:
         f"costs {num(d['nav2_vs_driver_cpu'], 2)}x the driver.\n" + measured(d))
 
 
+def moveit_goals() -> str:
+    """MoveIt's hand goals: planning against one IK query, execution against the planned
+    trajectory's own duration, and where the robot's own hand ended."""
+    d = load("moveit_goals")
+    rows = [[str(i + 1), "({:.2f}, {:.2f}, {:.2f})".format(*g["goal_m"]),
+             "yes" if g["succeeded"] else "no", num(1000 * g["planning_s"], 0),
+             num(g["planning_vs_ik"]), num(g["execution_s"], 2), num(g["trajectory_s"], 2),
+             num(g["execution_vs_trajectory"], 2), num(g["hand_error_mm"]),
+             num(g["hand_angle_deg"], 2)] for i, g in enumerate(d["goals"])]
+    return table(["goal", "hand at (m, body)", "succeeded", "planning (ms)", "planning / IK",
+                  "execution (s)", "trajectory (s)", "execution / trajectory",
+                  "hand error (mm)", "hand angle (°)"], rows) + (
+        f"\nSucceeded {d['succeeded']} of {d['attempted']}. Medians: planning "
+        f"{num(d['planning_vs_ik_median'])}x one IK query, execution "
+        f"{num(d['execution_vs_trajectory_median'], 2)}x the trajectory's own duration, the "
+        f"hand {num(d['hand_error_mm_median'])} mm from its goal (at most "
+        f"{num(d['hand_error_mm_max'])} mm). move_group up in {num(d['bring_up_s'])} s.\n"
+        + measured(d))
+
+
 def payload_ports() -> str:
     """The ports a payload listens on (from the port plan the launch checks, not a benchmark)."""
     sys.path.insert(0, str(ROOT / "spot_driver"))  # the spot_driver package's folder
@@ -524,7 +544,7 @@ RENDER: dict[str, Callable[[], str]] = {
     "state_cycle": state_cycle, "goals": goals,
     "payload_ports": payload_ports, "operator_link": operator_link,
     "operator_link_stages": operator_link_stages, "rosbag_record": rosbag_record,
-    "wifi_rates": wifi_rates, "nav2_goal": nav2_goal,
+    "wifi_rates": wifi_rates, "nav2_goal": nav2_goal, "moveit_goals": moveit_goals,
 }
 
 

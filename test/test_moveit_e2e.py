@@ -1,5 +1,5 @@
 """MoveIt for real (2.12.4 from upstream source: `make moveit-tools`; an apt ROS 2 has it)
-against the driver and the simulated robot, started as doc/driver.md says: ``ros2 launch
+against the driver and the simulated robot, started as doc/moveit.md says: ``ros2 launch
 spot_sim spot_sim.launch.py arm:=true``, claim, power on, stand, then ``ros2 launch
 spot_driver moveit.launch.py`` with the same robot_name, frame_names and tf_root.
 
