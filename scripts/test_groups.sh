@@ -4,7 +4,7 @@
 #   1. test/serial_group.txt alone (rates, latencies, time bounds), then the field-profile pass
 #      (test/field_pass.txt against a robot on Wi-Fi), each on its own ROS domain;
 #   2. three pytest processes at once on distinct domains: test/parallel_group.txt,
-#      test/sdk_group.txt (the SDK's programs, mostly waiting) and every other file; the
+#      test/sdk_group.txt (the SDK's programs and MoveIt, mostly waiting) and every other file; the
 #      first two's output goes to .work/test-parallel.log and .work/test-sdk.log, printed
 #      after.
 # Exits non-zero if any of them failed.

@@ -249,7 +249,7 @@ def test_one_behavior_fault_is_cleared_by_its_id(world):
     response = ros.call(ClearBehaviorFault, "/clear_behavior_fault_by_id",
                         ClearBehaviorFault.Request(id=first + second + 100))
     assert not response.success
-    assert f"no behavior fault {first + second + 100} (it has {first}, {second})" in \
+    assert f"no behavior fault with id {first + second + 100} (it has {first}, {second})" in \
         response.message
     response = ros.call(ClearBehaviorFault, "/clear_behavior_fault_by_id",
                         ClearBehaviorFault.Request(id=first))

@@ -10,23 +10,22 @@ camera image panel is not blank, the robot model is at the centre of the 3D view
 targets the body) and the clouds are drawn. With an arm; and as a second robot with
 ``robot_name`` and spot_ros2's frame names. Planted defects fail the same judge: the driver
 publishing no /tf (every frame missing), and sensor streams offered best effort (what RViz's
-reliable subscriptions cannot receive). MoveIt's ``moveit.rviz`` loads its MotionPlanning
-display where MoveIt's RViz plugin is installed; where not, RViz names the missing plugin.
+reliable subscriptions cannot receive). MoveIt's ``moveit.rviz`` (``moveit.launch.py
+launch_rviz:=true``) shows its MotionPlanning display and the robot where MoveIt's RViz plugin
+(the moveit_rviz layer) is installed.
 The arm run's screenshot is written to .work/figures (``scripts/render_figures.py`` puts it
 in the docs).
 """
 
 import collections
 import contextlib
-import os
 import re
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from ros_harness import DRIVER_PKG, REPO, LaunchProcess
+from ros_harness import REPO, LaunchProcess
 from rviz_view import (
     ERROR_RED,
     OK_BLUE,
@@ -176,28 +175,65 @@ def test_a_planted_defect_fails_the_judge(screen, tmp_path, defect, seen, unaffe
         assert seen <= set(found), found
 
 
-def test_moveit_rviz_loads_its_motion_planning_display_or_names_it_missing(screen, tmp_path):
-    """``moveit.rviz`` in RViz: with MoveIt's RViz plugin (moveit_ros_visualization)
-    installed, no plugin fails to load; without it, RViz's log names the missing class."""
-    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
-    log = tmp_path / "rviz.log"
-    with open(log, "w") as out:
-        rviz = subprocess.Popen(
-            ["ros2", "run", "rviz2", "rviz2", "-d",
-             str(DRIVER_PKG / "config" / "moveit" / "moveit.rviz")],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": screen},
-            start_new_session=True)
+def motion_planning_findings(display: str) -> list[str]:
+    """What a person would see wrong in ``moveit.rviz`` now: the 3D view (the largest native
+    window) without the robot at its centre, or the Displays panel (left of the view) showing
+    a warning or an error, or no display OK."""
+    shot = grab(display)
+    windows = native_windows(display)
+    if not windows:
+        return ["RViz shows no 3D view"]
+    view = windows[0]
+    height, width = shot.shape[:2]
+    view = Box(view.left, view.top, min(view.right, width), min(view.bottom, height))
+    panel = Box(0, 0, max(view.left - 40, 1), height).of(shot)
+    out = [f"a display shows {what}" for what, colour in (("a warning", WARN_ORANGE),
+                                                          ("an error", ERROR_RED))
+           if int(near(panel, colour, 30).sum()) > 60]
+    if int(near(panel, OK_BLUE, 30).sum()) < 150:
+        out.append("no display is shown OK")
+    w, h = view.right - view.left, view.bottom - view.top
+    centre = Box(view.left + w // 4, view.top + h // 4, view.right - w // 4, view.bottom - h // 4)
+    if yellow(centre.of(shot)) < 400:
+        out.append("no robot model at the centre of the 3D view")
+    return out
+
+
+def test_moveit_rviz_shows_the_motion_planning_display(screen, tmp_path):
+    """``ros2 launch spot_driver moveit.launch.py launch_rviz:=true`` beside a running
+    ``spot_sim.launch.py arm:=true``: RViz loads MoveIt's MotionPlanning display
+    (moveit_ros_visualization: the moveit_rviz layer) without error and draws the robot from
+    move_group's planning scene; nothing in RViz's log is an error or a plugin failing."""
+    from test_moveit_e2e import require_moveit
+    require_moveit()
+    require_layer("moveit_rviz", ("moveit_ros_visualization",))
+    logs = tmp_path / "ros_log"
+    logs.mkdir()
+    env = {"DISPLAY": screen, "ROS_LOG_DIR": str(logs)}
+    config = config_with(tmp_path, cameras="[]")  # RViz shows no camera here
+    robot = LaunchProcess(["spot_sim", "spot_sim.launch.py", f"certs_dir:={tmp_path / 'certs'}",
+                           "arm:=true", f"config_file:={config}"], tmp_path / "robot.log",
+                          env=env)
+    moveit = None
     try:
-        assert wait_for(lambda: native_windows(screen), 30.0, 0.2), log.read_text()[-3000:]
-        time.sleep(3)  # sleep: the displays' plugins load once the window is up
+        assert wait_for(lambda: "connected to robot" in robot.output(), 60.0, 0.2), \
+            robot.output()[-3000:]
+        moveit = LaunchProcess(["spot_driver", "moveit.launch.py", "launch_rviz:=true"],
+                               tmp_path / "moveit.log", env=env)
+        found = ["not judged"]
+        deadline = time.monotonic() + 60
+        while found and time.monotonic() < deadline:
+            found = motion_planning_findings(screen)
+            time.sleep(0.3)  # sleep: the pace of the screenshots
+        if found:
+            save_screenshot(screen, "rviz_moveit_failed.png")
+        assert not found, (found, moveit.output()[-3000:])
+        time.sleep(2.0)  # sleep: a display that fails late (a plugin loads on first draw)
+        assert not motion_planning_findings(screen)
+        problems = [line for line in rviz_lines(logs) if LOG_PROBLEMS.search(line)]
+        assert not problems, problems[:10]
+        save_screenshot(screen, "rviz_moveit.png")
     finally:
-        os.killpg(rviz.pid, 2)
-        rviz.wait(timeout=15)
-    text = log.read_text()
-    try:
-        get_package_prefix("moveit_ros_visualization")
-    except PackageNotFoundError:
-        assert "moveit_rviz_plugin/MotionPlanning" in text, text[-3000:]
-        missing("moveit_ros_visualization (MoveIt's RViz plugin: the moveit layer, make "
-                "moveit-tools) - RViz named moveit_rviz_plugin/MotionPlanning missing")
-    assert "failed to load" not in text and "PluginlibFactory" not in text, text[-3000:]
+        if moveit is not None:
+            moveit.stop()
+        assert robot.stop() == 0, robot.output()[-3000:]

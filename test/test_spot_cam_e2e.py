@@ -138,7 +138,7 @@ def test_an_unknown_head_is_refused(world):
     _, ros = world
     response = set_position(ros, 0.0, 0.0, 1.0, name="periscope")
     assert not response.success
-    assert response.message == "unknown PTZ 'periscope'; this Spot CAM has digi, mech"
+    assert response.message == "unknown PTZ name 'periscope'; this Spot CAM has digi, mech"
 
 
 def test_lens_initialization(world):
@@ -189,7 +189,7 @@ def test_a_sound_loads_plays_and_is_deleted(world, tmp_path):
     count = len(speaker.played())
     for srv, name, request, sentence in (
             (PlaySound, "play_sound", PlaySound.Request(name="gong"),
-             "unknown sound 'gong'; loaded: chime"),
+             "unknown sound name 'gong'; loaded: chime"),
             (PlaySound, "play_sound", PlaySound.Request(name="chime", gain=math.inf),
              "gain inf must be a finite number >= 0"),
             (LoadSound, "load_sound",
@@ -214,7 +214,7 @@ def test_leds_are_set_by_index_and_bad_levels_change_nothing(world):
     assert list(response.brightness) == [0.0, 0.25, 0.75, 0.0] == lights.get()
     for leds, levels, sentence in (([4], [0.5], "LED 4 does not exist (indices 0-3)"),
                                    ([0, 1], [0.5, math.nan], "LED 1 brightness nan is outside "
-                                    "[0, 1]"), ([0], [], "1 LEDs but 0 brightness values")):
+                                    "[0, 1]"), ([0], [], "1 leds but 0 brightness values")):
         response = ros.call(SetLedBrightness, "/spot_cam/set_led_brightness",
                             SetLedBrightness.Request(leds=leds, brightness=levels))
         assert (response.success, response.message) == (False, sentence)
@@ -238,14 +238,14 @@ def test_screens_and_ir_colouring_and_bad_settings_change_nothing(world):
     assert compositor.overlay().meter[0].y == 0.25
     for srv, service, request, sentence in (
             (SetScreen, "set_screen", SetScreen.Request(name="cinema"), "unknown screen "
-             "'cinema'; screens: "),
+             "name 'cinema'; screens: "),
             (SetIrColormap, "set_ir_colormap", SetIrColormap.Request(colormap="rainbow"),
-             "unknown IR colour map 'rainbow'; maps: greyscale, jet, inferno, turbo"),
+             "unknown IR colormap 'rainbow'; maps: greyscale, jet, inferno, turbo"),
             (SetIrColormap, "set_ir_colormap", SetIrColormap.Request(
                 colormap="jet", min_celsius=50.0, max_celsius=math.nan),
-             "IR colour scale [50.0, nan] C is not a range (min < max)"),
+             "IR colour scale [50.0, nan] C is not a range (min_celsius < max_celsius)"),
             (SetIrMeterOverlay, "set_ir_meter_overlay", SetIrMeterOverlay.Request(
-                enable=True, x=1.5, y=0.5), "IR meter (1.5, 0.5) is outside the image")):
+                enable=True, x=1.5, y=0.5), "IR meter x, y (1.5, 0.5) is outside the image")):
         response = ros.call(srv, f"/spot_cam/{service}", request)
         assert not response.success and response.message.startswith(sentence), response.message
     assert compositor.screen() == "mech_ir" and compositor.overlay().meter[0].x == 0.5

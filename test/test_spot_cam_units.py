@@ -20,7 +20,7 @@ HEADS = {"mech": Limits("mech", (0.0, 360.0), (-30.0, 100.0), (1.0, 30.0)),
     ("mech", (0.0, 100.5, 1.0), "mech tilt 100.5 degrees is outside [-30, 100] degrees"),
     ("mech", (0.0, 0.0, 0.5), "mech zoom 0.5 is outside [1, 30]"),
     ("mech", (0.0, math.inf, 1.0), "tilt must be a finite number, not inf"),
-    ("zoom", (0.0, 0.0, 1.0), "unknown PTZ 'zoom'; this Spot CAM has digi, mech"),
+    ("zoom", (0.0, 0.0, 1.0), "unknown PTZ name 'zoom'; this Spot CAM has digi, mech"),
 ])
 def test_a_move_outside_a_heads_limits_is_refused_with_a_sentence(name, pose, sentence):
     with pytest.raises(ValueError) as refused:

@@ -132,7 +132,8 @@ class GraphNavigator:
         try:
             write_map(directory, files)
         except OSError as exc:
-            raise CommandError(f"cannot write the map to {directory!r}: {exc.strerror}") from None
+            raise CommandError(f"cannot write the map to directory {directory!r}: "
+                               f"{exc.strerror}") from None
         return files
 
     def waypoint_snapshots(self, graph: map_pb2.Graph) -> dict[str, map_pb2.WaypointSnapshot]:

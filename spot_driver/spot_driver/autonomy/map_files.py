@@ -73,11 +73,17 @@ def _read_graph(root: Path) -> map_pb2.Graph:
     """The ``graph`` file of map directory ``root``: present, not too large, with waypoints
     and edges only between them."""
     graph_file = root / "graph"
-    if not root.is_dir():
-        raise MapFileError(f"map directory {str(root)!r} not found")
-    if not graph_file.is_file():
-        raise MapFileError(f"{str(root)!r} has no 'graph' file: not a GraphNav map directory")
-    if graph_file.stat().st_size > MAX_GRAPH_BYTES:
+    try:
+        if not root.is_dir():
+            raise MapFileError(f"map directory {str(root)!r} not found")
+        if not graph_file.is_file():
+            raise MapFileError(f"{str(root)!r} has no 'graph' file: not a GraphNav map "
+                               "directory")
+        size = graph_file.stat().st_size
+    except OSError as exc:  # a name too long, a folder the driver may not enter
+        raise MapFileError(f"cannot use map directory {str(root)[:200]!r}: {exc.strerror}"
+                           ) from None
+    if size > MAX_GRAPH_BYTES:
         raise MapFileError(f"{str(graph_file)!r} is larger than {MAX_GRAPH_BYTES} bytes")
     graph = _parse(graph_file, map_pb2.Graph)
     if not graph.waypoints:

@@ -138,7 +138,7 @@ class Commander:
                           needs_lease=False)
         ids = sorted(f.behavior_fault_id for f in state.behavior_fault_state.faults)
         if fault_id not in ids:
-            raise CommandError(f"the robot has no behavior fault {fault_id} (it has "
+            raise CommandError(f"the robot has no behavior fault with id {fault_id} (it has "
                                f"{', '.join(map(str, ids)) or 'none'})")
         if not self._run("clear_behavior_fault",
                          lambda: self._client.clear_behavior_fault(fault_id)):
@@ -192,7 +192,7 @@ def se2_goal_from_pose(snapshot: geometry_pb2.FrameTreeSnapshot, frame: str,
         raise CommandError("goal orientation is not a valid quaternion (zero length)")
     known = snapshot.child_to_parent_edge_map
     if frame not in known:
-        raise CommandError(f"unknown frame {frame!r}; the robot knows "
+        raise CommandError(f"unknown frame {frame!r} (frame_id); the robot knows "
                            f"{', '.join(sorted(known))}")
     if frame in GRAVITY_ALIGNED:
         target_frame, target = frame, pose

@@ -34,7 +34,7 @@ class MobilitySettings:
     def with_body_pose(self, height: float,
                        orientation: tuple[float, float, float, float]) -> "MobilitySettings":
         if not all(math.isfinite(v) for v in (height, *orientation)):
-            raise CommandError("body pose must be finite")
+            raise CommandError("body height and orientation must be finite")
         low, high = BODY_HEIGHT_RANGE
         if not low <= height <= high:
             raise CommandError(f"body height offset {height:.3f} m is outside "

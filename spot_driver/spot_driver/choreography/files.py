@@ -15,12 +15,18 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 def _file(path: str, what: str) -> Path:
+    """The file ``path`` names; CommandError naming ``path`` if there is none to read."""
     if not path:
-        raise CommandError(f"no {what} file given")
+        raise CommandError(f"no {what} file given (path is empty)")
     file = Path(path).expanduser()
-    if not file.is_file():
-        raise CommandError(f"{what} file {str(file)!r} not found")
-    if file.stat().st_size > MAX_FILE_BYTES:
+    try:
+        if not file.is_file():
+            raise CommandError(f"{what} file {str(file)!r} not found (path)")
+        size = file.stat().st_size
+    except OSError as exc:  # a name too long, a folder the driver may not enter
+        raise CommandError(f"cannot use path {str(file)[:200]!r} as a {what} file: "
+                           f"{exc.strerror}") from None
+    if size > MAX_FILE_BYTES:
         raise CommandError(f"{what} file {str(file)!r} is larger than {MAX_FILE_BYTES} bytes")
     return file
 

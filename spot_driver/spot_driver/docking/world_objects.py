@@ -52,7 +52,8 @@ def nogo_region(name: str, snapshot: geometry_pb2.FrameTreeSnapshot, frame: str,
                            "nothing")
     known = snapshot.child_to_parent_edge_map
     if frame not in known:
-        raise CommandError(f"unknown frame {frame!r}; the robot knows {', '.join(sorted(known))}")
+        raise CommandError(f"unknown frame {frame!r} (frame_id); the robot knows "
+                           f"{', '.join(sorted(known))}")
     odom_tform_centre = get_a_tform_b(snapshot, "odom", frame) * pose
     flat = SE3Pose(odom_tform_centre.x, odom_tform_centre.y, 0.0,
                    Quat.from_yaw(odom_tform_centre.rot.to_yaw()))

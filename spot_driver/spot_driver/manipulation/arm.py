@@ -123,7 +123,7 @@ class ArmCommander:
         if abs(pose.rot.w) + abs(pose.rot.x) + abs(pose.rot.y) + abs(pose.rot.z) < 1e-6:
             raise CommandError("hand orientation is not a valid quaternion (zero length)")
         if frame not in known_frames:
-            raise CommandError(f"unknown frame {frame!r}; the robot knows "
+            raise CommandError(f"unknown frame {frame!r} (frame_id); the robot knows "
                                f"{', '.join(sorted(known_frames))}")
         if not math.isfinite(seconds) or seconds <= 0:
             raise CommandError("duration must be positive")

@@ -34,7 +34,7 @@ def build_request(snapshot, frame: str, target: SE3Pose, wrist_tform_tool: SE3Po
     robot's tree)."""
     frames = snapshot.child_to_parent_edge_map
     if frame not in frames:
-        raise CommandError(f"unknown frame {frame!r}; the robot knows "
+        raise CommandError(f"unknown frame {frame!r} (frame_id); the robot knows "
                            f"{', '.join(sorted(frames))}")
     request = Request(root_frame_name=ROOT)
     request.scene_tform_task.CopyFrom(get_a_tform_b(snapshot, ROOT, frame).to_proto())

@@ -48,7 +48,7 @@ class Audio:
     def _known(self, name: str) -> None:
         names = self.sounds()[0]
         if name not in names:
-            raise CommandError(f"unknown sound {name!r}; loaded: {', '.join(names) or 'none'}")
+            raise CommandError(f"unknown sound name {name!r}; loaded: {', '.join(names) or 'none'}")
 
     def load(self, name: str, data: bytes) -> float:
         """Load ``data`` as ``name``; returns its duration in seconds."""

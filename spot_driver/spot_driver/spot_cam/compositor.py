@@ -21,15 +21,16 @@ def check_colormap(name: str, auto_scale: bool, low: float, high: float) -> int:
     """The colour map's enum value; CommandError for an unknown map or a bad scale."""
     colormap = COLORMAPS.get(name)
     if colormap is None:
-        raise CommandError(f"unknown IR colour map {name!r}; maps: {', '.join(COLORMAPS)}")
+        raise CommandError(f"unknown IR colormap {name!r}; maps: {', '.join(COLORMAPS)}")
     if not auto_scale and not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise CommandError(f"IR colour scale [{low}, {high}] C is not a range (min < max)")
+        raise CommandError(f"IR colour scale [{low}, {high}] C is not a range (min_celsius < "
+                           "max_celsius)")
     return colormap
 
 
 def check_meter(x: float, y: float) -> None:
     if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0):
-        raise CommandError(f"IR meter ({x}, {y}) is outside the image ([0, 1] each way)")
+        raise CommandError(f"IR meter x, y ({x}, {y}) is outside the image ([0, 1] each way)")
 
 
 class Compositor:
@@ -46,7 +47,7 @@ class Compositor:
     def set_screen(self, name: str) -> None:
         screens = self.screens()[0]
         if name not in screens:
-            raise CommandError(f"unknown screen {name!r}; screens: {', '.join(screens)}")
+            raise CommandError(f"unknown screen name {name!r}; screens: {', '.join(screens)}")
         self._client().set_screen(name)
 
     def set_colormap(self, name: str, auto_scale: bool, low: float, high: float) -> None:

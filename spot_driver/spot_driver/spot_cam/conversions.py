@@ -37,7 +37,7 @@ def check_move(heads: dict[str, Limits], name: str, pan: float, tilt: float,
     """ValueError, with the sentence a caller reads, unless ``name`` can go to the pose."""
     head = heads.get(name)
     if head is None:
-        raise ValueError(f"unknown PTZ {name!r}; this Spot CAM has {', '.join(sorted(heads))}")
+        raise ValueError(f"unknown PTZ name {name!r}; this Spot CAM has {', '.join(sorted(heads))}")
     for axis, value in zip(AXES, (pan, tilt, zoom), strict=True):
         low, high = getattr(head, axis)
         if not math.isfinite(value):

@@ -14,7 +14,7 @@ LED_COUNT = 4  # the API's: "LED located at indices [0, 3]"
 def check_brightness(leds: list[int], brightness: list[float]) -> dict[int, float]:
     """``{led: brightness}``; CommandError unless every entry is a real LED and level."""
     if len(leds) != len(brightness):
-        raise CommandError(f"{len(leds)} LEDs but {len(brightness)} brightness values")
+        raise CommandError(f"{len(leds)} leds but {len(brightness)} brightness values")
     wanted: dict[int, float] = {}
     for led, level in zip(leds, brightness, strict=True):
         if not 0 <= led < LED_COUNT:

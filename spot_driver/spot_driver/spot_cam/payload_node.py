@@ -95,7 +95,8 @@ class SpotCamPayloadNode(PeriodicWork, Node):
             try:
                 data = Path(request.wav_file).read_bytes()
             except OSError as exc:
-                raise CommandError(f"cannot read {request.wav_file}: {exc.strerror}") from None
+                raise CommandError(f"cannot read wav_file {request.wav_file!r}: {exc.strerror}"
+                                   ) from None
         seconds = self.audio.load(request.name, data)
         return f"loaded {request.name!r} ({seconds:.2f} s)"
 

@@ -51,6 +51,6 @@ class Ptz:
         if name not in heads:
             heads = self.heads(refresh=True)
         if name not in heads:
-            raise CommandError(f"unknown PTZ {name!r}; this Spot CAM has "
+            raise CommandError(f"unknown PTZ name {name!r}; this Spot CAM has "
                                f"{', '.join(sorted(heads))}")
         return heads
