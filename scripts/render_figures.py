@@ -557,7 +557,7 @@ def render(text: str) -> str:
 
 SCREENSHOTS = ROOT / ".work" / "figures"  # where tests write the screenshots they judged
 IMAGES = ROOT / "doc" / "images"
-SHOTS = ("rviz_spot.png",)  # test_description_rviz_e2e.py's arm run
+SHOTS = ("rviz_spot.png", "rviz_moveit.png")  # test_description_rviz_e2e.py: arm run, MoveIt
 
 
 def copy_screenshots() -> list[str]:

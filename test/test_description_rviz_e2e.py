@@ -175,10 +175,20 @@ def test_a_planted_defect_fails_the_judge(screen, tmp_path, defect, seen, unaffe
         assert seen <= set(found), found
 
 
+# The MotionPlanning display draws its goal state (the interactive query robot) over the
+# scene robot in this orange (moveit_ros_visualization's default "Goal State Color")
+MOVEIT_ORANGE = (250, 128, 0)
+# moveit_ros_visualization 2.12.4 logs this error at every start where no object-recognition
+# action server runs (motion_planning_frame.cpp: it waits 3 s for one): nothing to do with
+# Spot or the driver
+UPSTREAM_MOVEIT_ERROR = re.compile(r"Action server: /recognize_objects not available")
+
+
 def motion_planning_findings(display: str) -> list[str]:
     """What a person would see wrong in ``moveit.rviz`` now: the 3D view (the largest native
-    window) without the robot at its centre, or the Displays panel (left of the view) showing
-    a warning or an error, or no display OK."""
+    window) without the robot at its centre (the scene robot's yellow or the goal state's
+    orange), or the Displays panel (left of the view) showing a warning or an error, or no
+    display OK."""
     shot = grab(display)
     windows = native_windows(display)
     if not windows:
@@ -194,7 +204,8 @@ def motion_planning_findings(display: str) -> list[str]:
         out.append("no display is shown OK")
     w, h = view.right - view.left, view.bottom - view.top
     centre = Box(view.left + w // 4, view.top + h // 4, view.right - w // 4, view.bottom - h // 4)
-    if yellow(centre.of(shot)) < 400:
+    region = centre.of(shot)
+    if yellow(region) + near(region, MOVEIT_ORANGE, 40).sum() < 400:
         out.append("no robot model at the centre of the 3D view")
     return out
 
@@ -230,7 +241,8 @@ def test_moveit_rviz_shows_the_motion_planning_display(screen, tmp_path):
         assert not found, (found, moveit.output()[-3000:])
         time.sleep(2.0)  # sleep: a display that fails late (a plugin loads on first draw)
         assert not motion_planning_findings(screen)
-        problems = [line for line in rviz_lines(logs) if LOG_PROBLEMS.search(line)]
+        problems = [line for line in rviz_lines(logs) if LOG_PROBLEMS.search(line)
+                    and not UPSTREAM_MOVEIT_ERROR.search(line)]
         assert not problems, problems[:10]
         save_screenshot(screen, "rviz_moveit.png")
     finally:
