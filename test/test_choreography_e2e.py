@@ -157,7 +157,7 @@ def test_unknown_sequence_and_bad_start_refused(world):
     sim, _driver, ros = world
     executions = sim.choreography._executions
     result = dance(ros, ExecuteChoreography.Goal(sequence_name="nope"), [])
-    assert not result.success and "unknown sequence 'nope'" in result.message
+    assert not result.success and "unknown sequence name 'nope'" in result.message
     result = dance(ros, ExecuteChoreography.Goal(sequence_name="short_sway",
                                                  start_slice=float("nan")), [])
     assert not result.success and "start_slice" in result.message

@@ -10,8 +10,11 @@ itself refused the command (it was carried out), the untouched request is refuse
 of its own and the case repeats it, or the robot's state refuses it whatever the field holds
 (``STATE_REFUSALS``); nothing is a crash (``errors.INTERNAL``). Every
 command the robot received over the run is valid (``CommandLog.problems``), and the driver is
-still up. Services are found in the running graph, so one added later is fuzzed too; the
-actions and command topics have their own properties in ``test_core_fuzz_e2e.py``."""
+still up. Every action's goal is fuzzed the same way: a goal the driver refuses ends aborted
+at once with its reason, judged as a service's refusal; one still running after
+``REFUSAL_S`` was accepted (carried out) and is cancelled. Services and actions are found in
+the running graph, so one added later is fuzzed too; the command topics have their own
+properties in ``test_core_fuzz_e2e.py``."""
 
 import copy
 import math
@@ -19,10 +22,11 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import Pose, PoseStamped
 from nav_msgs.msg import Odometry
 from ros_harness import DriverProcess, RosClient
-from rosidl_runtime_py.utilities import get_service
+from rosidl_runtime_py.utilities import get_action, get_service
 from std_srvs.srv import Trigger
 
 from conftest import PASSWORD, USERNAME, running_sim
@@ -33,11 +37,14 @@ FLOATS = (math.nan, math.inf, -math.inf, 1e308)
 INTEGERS = {"int8": 127, "uint8": 255, "int16": 2**15 - 1, "uint16": 2**16 - 1,
             "int32": 2**31 - 1, "uint32": 2**31, "int64": 2**31, "uint64": 2**31}
 LONG = 100_000
+REFUSAL_S = 0.5  # a goal the driver refuses ends within this (checked before anything is sent)
 # What this robot answers whatever the field holds: it has no capture or map stored (a
 # download with nothing to download; a robot that has both is exercised by the capability's
 # own tests)
 STATE_REFUSALS = {"/data_acquisition/download": "no stored captures match",
-                  "/graph_nav/download_map": "the robot has no map to download"}
+                  "/graph_nav/download_map": "the robot has no map to download",
+                  "/graph_nav/navigate_route": "the robot has no map; upload or record one "
+                                               "first"}
 SKIPPED_TYPES = {"std_srvs/srv/Trigger", "std_srvs/srv/Empty"}  # no field to fuzz
 SKIPPED_SUFFIXES = ("/describe_parameters", "/get_parameter_types", "/get_parameters",
                     "/list_parameters", "/set_parameters", "/set_parameters_atomically",
@@ -208,6 +215,62 @@ def test_every_field_of_every_service_is_refused_by_name_or_carried_out(world):
                 if problem:
                     failures.append(problem)
     assert cases > 200, cases
+    assert not failures, "\n".join(failures)
+    assert driver.process.poll() is None, driver.output()[-3000:]
+    problems = sim.commands.problems(sim.clock.now_nsec())
+    assert not problems, problems[:5]
+
+
+def run_goal(ros, action_type, name: str, goal, driver_log):
+    """Send ``goal``: its result if it ended within REFUSAL_S (an answer with ``success`` and
+    ``message``: the result's ``message`` or ``error_string``, or for a result with neither,
+    control_msgs' GripperCommand, the reason the driver logged), else None after cancelling it
+    (carried out). Rejected: the rejection."""
+    client = ros.action_client(action_type, name)
+    handle = ros.wait_future(client.send_goal_async(goal), timeout=30)
+    if not handle.accepted:
+        return _Answer(False, "rejected")
+    result = handle.get_result_async()
+    if ros.wait_for(result.done, REFUSAL_S, period=0.01):
+        answer = result.result()
+        ended = answer.result
+        message = getattr(ended, "message", None) or getattr(ended, "error_string", None)
+        if message is None:
+            logged = [line for line in driver_log().splitlines() if f"{name[1:]}: " in line]
+            message = logged[-1] if logged else ""
+        return _Answer(answer.status == GoalStatus.STATUS_SUCCEEDED, message)
+    ros.wait_future(handle.cancel_goal_async(), timeout=30)
+    ros.wait_future(result, timeout=60)  # the slot is free for the next goal
+    return None
+
+
+class _Answer:
+    def __init__(self, success: bool, message: str) -> None:
+        self.success, self.message = success, message
+
+
+def test_every_field_of_every_action_goal_is_refused_by_name_or_carried_out(world):
+    sim, ros, driver = world
+    offered = sorted({(name.split("/_action/")[0], types[0].replace("_SendGoal", ""))
+                      for name, types in ros.node.get_service_names_and_types()
+                      if name.endswith("/_action/send_goal")})
+    assert len(offered) > 15, offered
+    failures, cases = [], 0
+    for name, type_name in offered:
+        action_type = get_action(type_name)
+        base = run_goal(ros, action_type, name, action_type.Goal(), driver.output)
+        for path, ros_type in leaves(action_type.Goal()):
+            for value in values_for(path, ros_type):
+                goal = action_type.Goal()
+                put(goal, path, value)
+                cases += 1
+                answer = run_goal(ros, action_type, name, goal, driver.output)
+                if answer is None:
+                    continue  # accepted and running: carried out (cancelled)
+                problem = judge(name, path, value, answer, base, empty_fields(goal))
+                if problem:
+                    failures.append(problem)
+    assert cases > 100, cases
     assert not failures, "\n".join(failures)
     assert driver.process.poll() is None, driver.output()[-3000:]
     problems = sim.commands.problems(sim.clock.now_nsec())

@@ -29,7 +29,8 @@ def parse_one_form(message: Message, serialized: bytes, text: str,
         else:
             text_format.Parse(text, message)
     except (DecodeError, text_format.ParseError) as exc:
-        raise CommandError(f"not a {name}: {exc}") from exc
+        field = fields[0] if serialized else fields[1]
+        raise CommandError(f"{field} is not a {name}: {exc}") from exc
     return message
 
 

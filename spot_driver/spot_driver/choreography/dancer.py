@@ -149,7 +149,7 @@ class Choreographer:
         self._connection.require_lease()
         self._cache.require_ready()
         if name not in self.sequences():
-            raise CommandError(f"unknown sequence {name!r}: upload it first")
+            raise CommandError(f"unknown sequence name {name!r}: upload it first")
         try:
             return self.client.execute_choreography(name, start_local, start_slice).execution_id
         except sdk_errors.LeaseUseError:

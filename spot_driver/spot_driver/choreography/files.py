@@ -2,7 +2,6 @@
 text format of ``bosdyn.api.spot.ChoreographySequence``, or its binary form) and keyframed
 animations (``.cha``, converted by the SDK's own reader, or a binary ``Animation``)."""
 
-from pathlib import Path
 
 from bosdyn.api.spot import choreography_sequence_pb2
 from bosdyn.choreography.client.animation_file_to_proto import convert_animation_file_to_proto
@@ -10,30 +9,14 @@ from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from spot_driver.errors import CommandError
+from spot_driver.request_files import request_file
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
-def _file(path: str, what: str) -> Path:
-    """The file ``path`` names; CommandError naming ``path`` if there is none to read."""
-    if not path:
-        raise CommandError(f"no {what} file given (path is empty)")
-    file = Path(path).expanduser()
-    try:
-        if not file.is_file():
-            raise CommandError(f"{what} file {str(file)!r} not found (path)")
-        size = file.stat().st_size
-    except OSError as exc:  # a name too long, a folder the driver may not enter
-        raise CommandError(f"cannot use path {str(file)[:200]!r} as a {what} file: "
-                           f"{exc.strerror}") from None
-    if size > MAX_FILE_BYTES:
-        raise CommandError(f"{what} file {str(file)!r} is larger than {MAX_FILE_BYTES} bytes")
-    return file
-
-
 def read_sequence(path: str, name: str = "") -> choreography_sequence_pb2.ChoreographySequence:
     """A sequence from a text-format or binary file; ``name`` replaces the file's name."""
-    file = _file(path, "choreography")
+    file = request_file(path, "choreography", "path", MAX_FILE_BYTES)
     data = file.read_bytes()
     sequence = choreography_sequence_pb2.ChoreographySequence()
     try:
@@ -56,7 +39,7 @@ def read_sequence(path: str, name: str = "") -> choreography_sequence_pb2.Choreo
 
 def read_animation(path: str) -> choreography_sequence_pb2.Animation:
     """An animation from a Choreographer ``.cha`` file or a binary Animation."""
-    file = _file(path, "animation")
+    file = request_file(path, "animation", "path", MAX_FILE_BYTES)
     if file.suffix == ".cha":
         try:
             return convert_animation_file_to_proto(str(file)).proto

@@ -148,13 +148,15 @@ class ArmCommander:
         return self._send("arm stop", command)
 
     # ------------------------------------------------------------------ gripper
-    def gripper(self, angle: float, max_torque: float = 0.0) -> int:
-        """Move the claw to ``angle`` (rad, GRIPPER_OPEN .. 0 closed)."""
+    def gripper(self, angle: float, max_torque: float = 0.0,
+                fields: tuple[str, str] = ("angle", "max_torque")) -> int:
+        """Move the claw to ``angle`` (rad, GRIPPER_OPEN .. 0 closed); a refusal names the
+        request's ``fields`` for the angle and the torque."""
         if not math.isfinite(angle) or not GRIPPER_OPEN - 1e-6 <= angle <= 1e-6:
-            raise CommandError(f"gripper angle must be within [{GRIPPER_OPEN}, 0] rad "
+            raise CommandError(f"gripper {fields[0]} must be within [{GRIPPER_OPEN}, 0] rad "
                                "(0 is closed)")
         if not math.isfinite(max_torque) or max_torque < 0:
-            raise CommandError("max_torque must be finite and not negative")
+            raise CommandError(f"{fields[1]} must be finite and not negative")
         command = RobotCommandBuilder.claw_gripper_command_helper(
             [min(0.0, max(GRIPPER_OPEN, angle))], [0.0], max_torque=max_torque or None)
         return self._send("gripper", command)

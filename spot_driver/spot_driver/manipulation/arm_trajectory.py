@@ -91,7 +91,7 @@ def joint_order(names: Sequence[str], prefix: str = "") -> list[int]:
     if unknown or missing:
         parts = []
         if unknown:
-            parts.append(f"unknown joints {unknown}")
+            parts.append(f"unknown joint_names {unknown}")
         if missing:
             parts.append(f"missing joints {missing}")
         raise TrajectoryError(INVALID_JOINTS, "; ".join(parts) +

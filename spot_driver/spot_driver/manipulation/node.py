@@ -164,7 +164,7 @@ class ArmNode(Node):
     def _joint_move(self, goal) -> tasks.ArmCommandTask:
         names = list(goal.joint_names) or list(ARM_JOINTS)
         if len(goal.positions) != len(names):
-            raise CommandError(f"{len(goal.positions)} positions for {len(names)} joints")
+            raise CommandError(f"{len(goal.positions)} positions for {len(names)} joint_names")
         target = np.asarray(goal.positions, dtype=float)[at.joint_order(names, self.prefix)]
         seconds = _seconds(goal.duration)
         return tasks.ArmCommandTask(
@@ -238,11 +238,12 @@ class ArmNode(Node):
             goal.camera, goal.pixel.x, goal.pixel.y, goal.walk_only, goal.offset_distance))
 
     # ------------------------------------------------------------------ gripper
-    def _gripper_task(self, angle: float, torque: float, values) -> tasks.ArmCommandTask:
+    def _gripper_task(self, angle: float, torque: float, values,
+                      fields: tuple[str, str] = ("angle", "max_torque")) -> tasks.ArmCommandTask:
         """The claw to ``angle`` until it is there or holds an object; a cancel holds the
-        claw where it is."""
+        claw where it is. A refusal names the goal's ``fields``."""
         return tasks.ArmCommandTask(
-            self.arm, "gripper", lambda: self.arm.gripper(angle, torque),
+            self.arm, "gripper", lambda: self.arm.gripper(angle, torque, fields),
             tasks.judge_gripper(values), 10.0,
             on_stop=lambda: self.arm.gripper(self._gripper_angle()))
 
@@ -271,7 +272,8 @@ class ArmNode(Node):
         angle (rad), max_effort the closing torque (N*m)."""
         command = goal.command
         return self._gripper_task(command.position, command.max_effort, lambda status: {
-            "position": self._gripper_angle(), "stalled": status == "STATUS_APPLYING_FORCE"})
+            "position": self._gripper_angle(), "stalled": status == "STATUS_APPLYING_FORCE"},
+            ("command.position", "command.max_effort"))
 
     def _gripper_command_result(self, result, ending: Ending):
         result.position = self._gripper_angle(self._state_now())
@@ -299,7 +301,8 @@ class ArmNode(Node):
     # ------------------------------------------------------------------ MoveIt
     def _follow_joint_trajectory(self, goal) -> tasks.JointTrajectoryTask:
         if goal.multi_dof_trajectory.joint_names:
-            raise TrajectoryError(at.INVALID_JOINTS, "the arm has no multi-DOF joints")
+            raise TrajectoryError(at.INVALID_JOINTS, "the arm has no multi-DOF joints "
+                                 "(multi_dof_trajectory must be empty)")
         points = goal.trajectory.points
         trajectory = at.arm_trajectory(
             goal.trajectory.joint_names, [_seconds(p.time_from_start) for p in points],

@@ -8,7 +8,6 @@ robot pauses the mission within ``pause_window`` seconds.
 import math
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from bosdyn.api.mission import mission_pb2, nodes_pb2
 from bosdyn.mission.client import MissionClient, ValidationError
@@ -18,6 +17,7 @@ from google.protobuf.message import DecodeError
 from spot_driver.connection import RobotConnection
 from spot_driver.errors import CommandError
 from spot_driver.follower import Progress, RobotTask
+from spot_driver.request_files import request_file
 
 State = mission_pb2.State
 FINISHED = {State.STATUS_SUCCESS, State.STATUS_FAILURE, State.STATUS_ERROR,
@@ -36,13 +36,7 @@ class MissionLoadError(CommandError):
 
 def read_mission_file(path: str) -> nodes_pb2.Node:
     """A mission's root node from a binary or text-format ``bosdyn.api.mission.Node`` file."""
-    if not path:
-        raise CommandError("no mission file given")
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise CommandError(f"mission file {str(file)!r} not found")
-    if file.stat().st_size > MAX_FILE_BYTES:
-        raise CommandError(f"mission file {str(file)!r} is larger than {MAX_FILE_BYTES} bytes")
+    file = request_file(path, "mission", "mission_file", MAX_FILE_BYTES)
     data = file.read_bytes()
     root = nodes_pb2.Node()
     try:
