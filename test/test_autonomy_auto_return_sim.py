@@ -47,25 +47,27 @@ def test_the_return_goal_is_on_the_path_at_max_displacement(walked):
     path = Breadcrumbs()
     for step in range(int(walked * 100) + 1):
         path.record(Se2(step / 100, 0.0, 0.0))
-    goal = path.walk_back(Se2(walked, 0.0, 0.0), 1.0)
+    goal, kept = path.return_goal(Se2(walked, 0.0, 0.0), 1.0)
     assert (goal.x, goal.y) == pytest.approx((walked - 1.0, 0.0), abs=1e-9)
     assert goal.yaw == pytest.approx(math.pi)
+    path.walked_back_to(goal, kept)
     assert path.points[-1] == pytest.approx((goal.x, goal.y))  # the stretch walked back is gone
-    assert path.walk_back(Se2(goal.x, 0.0, math.pi), 0.5).x == pytest.approx(goal.x - 0.5)
+    assert path.points[-2][0] < goal.x  # the crumbs before it stay
+    assert path.return_goal(Se2(goal.x, 0.0, math.pi), 0.5)[0].x == pytest.approx(goal.x - 0.5)
 
 
 def test_the_return_goal_crosses_a_turn_and_stops_at_the_oldest_crumb():
     path = Breadcrumbs()
     for point in [(0.0, 0.0), (0.0, 0.25), (0.0, 0.5), (0.25, 0.5), (0.5, 0.5)]:
         path.record(Se2(*point, 0.0))
-    goal = path.walk_back(Se2(0.5, 0.5, 0.0), 0.6)
+    goal, _ = path.return_goal(Se2(0.5, 0.5, 0.0), 0.6)
     assert math.dist((goal.x, goal.y), (0.5, 0.5)) == pytest.approx(0.6)
     assert goal.x == pytest.approx(0.0) and 0.0 < goal.y < 0.5  # on the leg walked first
     path = Breadcrumbs()
     path.record(Se2(0.0, 0.0, 0.0))
     path.record(Se2(0.3, 0.0, 0.0))
-    assert path.walk_back(Se2(0.3, 0.0, 0.0), 5.0).x == pytest.approx(0.0)  # all the way
-    assert Breadcrumbs().walk_back(Se2(0.0, 0.0, 0.0), 1.0) is None  # nowhere to go
+    assert path.return_goal(Se2(0.3, 0.0, 0.0), 5.0)[0].x == pytest.approx(0.0)  # all the way
+    assert Breadcrumbs().return_goal(Se2(0.0, 0.0, 0.0), 1.0) is None  # nowhere to go
 
 
 @pytest.fixture

@@ -88,6 +88,7 @@ ARM_NAMES = {**{f"arm_{j}": i for i, j in enumerate(ARM)},
 
 # --------------------------------------------------------------------------- strategies
 SPECIAL = [math.nan, math.inf, -math.inf, 1e308, -1e308, 0.0, -0.0, 1e-300, 1e9, -1e9]
+finite = st.one_of(st.floats(-3.0, 3.0), st.floats(allow_nan=False, allow_infinity=False))
 numbers = st.one_of(st.floats(-3.0, 3.0), st.floats(-1.0, 1.0), st.sampled_from(SPECIAL),
                     st.floats(allow_nan=True, allow_infinity=True))
 text = st.one_of(
@@ -355,6 +356,50 @@ def test_cmd_vel(world):
         world.no_bad_commands()
 
     case()
+
+
+def test_arm_cmd_vel(world):
+    """Finite: an arm velocity command, each vector clamped to its norm limit (0.5 m/s,
+    1 rad/s). Not finite: nothing sent, and the driver's warning names the fields (each such
+    case waits for its warning: the topic keeps only the newest message, so a probe sent
+    after it could replace it unread)."""
+    world.ready()
+    publisher = world.publisher("/arm/cmd_vel", Twist)
+    refusal = "arm/cmd_vel ignored: arm velocity linear"
+
+    @settings(FUZZ, max_examples=SERVICE_CASES // 2)
+    @given(st.builds(Twist, linear=st.builds(Vector3, x=finite, y=finite, z=finite),
+                     angular=st.builds(Vector3, x=finite, y=finite, z=finite)))
+    def case(twist):
+        CASES["/arm/cmd_vel"] += 1
+        before = world.sim.commands.count("RobotCommand")
+        publisher.publish(twist)
+        command = world.next_command(before).command.synchronized_command.arm_command
+        velocity = command.arm_velocity_command
+        linear = velocity.cartesian_velocity.velocity_in_frame_name
+        angular = velocity.angular_velocity_of_hand_rt_odom_in_hand
+        for sent, vector, limit in (((linear.x, linear.y, linear.z), twist.linear, 0.5),
+                                    ((angular.x, angular.y, angular.z), twist.angular, 1.0)):
+            wanted = (vector.x, vector.y, vector.z)
+            norm = math.sqrt(sum(v * v for v in wanted))
+            scale = 1.0 if norm <= limit else limit / norm
+            assert sent == pytest.approx(tuple(v * scale for v in wanted), rel=1e-9,
+                                         abs=1e-12), (wanted, sent)
+        world.alive()
+
+    case()
+    for field, value in (("x", math.nan), ("y", math.inf), ("z", -math.inf)):
+        CASES["/arm/cmd_vel"] += 1
+        time.sleep(2.1)  # sleep: the driver's warning is throttled to one in 2 s
+        before = world.sim.commands.count("RobotCommand")
+        logged = world.driver.output().count(refusal)
+        twist = Twist()
+        setattr(twist.angular, field, value)
+        publisher.publish(twist)
+        assert world.ros.wait_for(lambda n=logged: world.driver.output().count(refusal) > n,
+                                  5.0), world.driver.output()[-2000:]
+        assert world.sim.commands.count("RobotCommand") == before  # nothing was sent
+    world.no_bad_commands()
 
 
 def test_body_pose(world):

@@ -74,7 +74,9 @@ def simulated_services() -> set[str]:
 
 
 def field_pass() -> list[str]:
-    return [line.strip() for line in (REPO / "test" / "field_pass.txt").read_text().splitlines()
+    """The field-profile pass: its timings (field_serial.txt, run alone) and the rest."""
+    return [line.strip() for name in ("field_serial.txt", "field_pass.txt")
+            for line in (REPO / "test" / name).read_text().splitlines()
             if line.strip() and not line.startswith("#")]
 
 

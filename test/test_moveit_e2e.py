@@ -24,7 +24,7 @@ import yaml
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.robot_state import RobotStateClient
 from nav_msgs.msg import Odometry
-from ros_harness import DRIVER_PKG, LaunchProcess, RosClient
+from ros_harness import DISCOVERY_SETTLE_S, DRIVER_PKG, LaunchProcess, RosClient
 from std_srvs.srv import Trigger
 from test_ros_tools_e2e import config_with
 
@@ -49,7 +49,13 @@ STARTUP_WARNINGS = (
     re.compile(r"The complete state of the robot is not yet known.  Missing \S*virtual_joint$"),
 )
 FIRST_REQUEST = "MoveGroupMoveAction: Received request"
+# What this test's own client causes, not move_group: the harness's discovery probe
+# (ros_harness._known_to_server) asks the serving node's parameter service and may leave
+# before a loaded move_group answers
+HARNESS_WARNINGS = (re.compile(r"failed to send response to \S*/get_parameter_types"),)
 READY = "You can start planning now!"
+# move_group's controller handles, each an action client of the driver's (moveit_controllers)
+CONTROLLER_ACTIONS = ("arm_controller/follow_joint_trajectory", "gripper_controller/gripper_cmd")
 HAND_GOAL = (0.75, 0.1, 0.3)  # m in body: in front of the robot, hand level (reached from stow)
 POSITION_TOLERANCE = 0.01  # m: the goal region's radius is 5 mm, tracking adds the rest
 ANGLE_TOLERANCE = 0.05  # rad
@@ -73,7 +79,7 @@ def log_findings(output: str) -> list[str]:
     for line in output.splitlines():
         asked = asked or FIRST_REQUEST in line
         startup = not asked and any(w.search(line) for w in STARTUP_WARNINGS)
-        upstream = any(w.search(line) for w in UPSTREAM_WARNINGS)
+        upstream = any(w.search(line) for w in (*UPSTREAM_WARNINGS, *HARNESS_WARNINGS))
         if "[ERROR]" in line or "[FATAL]" in line or (
                 "[WARN]" in line and not startup and not upstream):
             findings.append(line)
@@ -85,7 +91,8 @@ class Spot:
     (moveit.launch.py) for it, as a user starts them."""
 
     def __init__(self, tmp: Path, robot_name: str = "", frame_names: str = "spot",
-                 tf_root: str = "odom", moveit_args: tuple[str, ...] = ()) -> None:
+                 tf_root: str = "odom", moveit_args: tuple[str, ...] = (),
+                 controllers: tuple[str, ...] = CONTROLLER_ACTIONS) -> None:
         self.ns = f"/{robot_name}" if robot_name else ""
         self.prefix = f"{robot_name}/" if robot_name else ""
         port, certs = _free_port(), tmp / "certs"
@@ -115,9 +122,31 @@ class Spot:
                 assert time.monotonic() < deadline, self.moveit.output()[-3000:]
                 time.sleep(0.2)  # sleep: move_group's start, read from its log
             self.check_scene_state()
+            self.wait_for_controllers(controllers)
         except BaseException:
             self.close()
             raise
+
+    def wait_for_controllers(self, controllers: tuple[str, ...], timeout: float = 30.0) -> None:
+        """Until every endpoint of move_group's controller action clients is in the graph
+        (its goal, cancel and result clients and its feedback and status subscriptions):
+        a goal sent before move_group has matched the driver's server fails with "Action
+        client not connected" (seen under CI's load), a race of MoveIt's own."""
+        node = self.ros.node
+
+        def matched() -> bool:
+            for action in controllers:
+                base = f"{self.ns}/{action}/_action"
+                if not all(node.count_clients(f"{base}/{s}") for s in
+                           ("send_goal", "cancel_goal", "get_result")):
+                    return False
+                if not all(node.count_subscribers(f"{base}/{t}") for t in
+                           ("feedback", "status")):
+                    return False
+            return True
+
+        assert self.ros.wait_for(matched, timeout), "move_group's controller clients"
+        time.sleep(DISCOVERY_SETTLE_S)  # sleep: the other direction (see ros_harness)
 
     def close(self) -> None:
         if self.sdk is not None:
@@ -341,7 +370,9 @@ def test_a_planted_defect_fails_the_judge(tmp_path):
     manager["arm_controller"]["action_ns"] = "follow_joint_trajectory_typo"
     planted = tmp_path / "moveit_controllers.yaml"
     planted.write_text(yaml.safe_dump(controllers))
-    robot = Spot(tmp_path, moveit_args=(f"controllers_file:={planted}",))
+    robot = Spot(tmp_path, moveit_args=(f"controllers_file:={planted}",),
+                 controllers=("arm_controller/follow_joint_trajectory_typo",
+                              "gripper_controller/gripper_cmd"))
     try:
         before = robot.arm()
         result = robot.move(robot.hand_goal(*HAND_GOAL))

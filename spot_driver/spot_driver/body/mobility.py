@@ -91,6 +91,7 @@ def clamp_velocity(vx: float, vy: float, wz: float,
     """Clamp a body velocity to +/- ``limit``; (velocity, whether anything was clamped)."""
     values = (vx, vy, wz)
     if not all(math.isfinite(v) for v in values):
-        raise InvalidVelocityError(f"velocity {values} is not finite")
+        raise InvalidVelocityError(f"velocity (linear.x, linear.y, angular.z) {values} is not "
+                                   "finite")
     clamped = tuple(max(-m, min(m, v)) for v, m in zip(values, limit, strict=True))
     return clamped, clamped != values

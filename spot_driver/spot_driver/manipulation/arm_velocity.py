@@ -24,7 +24,7 @@ def arm_velocity(linear: tuple[float, float, float], angular: tuple[float, float
     ``frame``) and turning at ``angular`` (rad/s, about the hand's own axes). CommandError
     for a non-finite value; the caller sets the end time."""
     if not all(math.isfinite(v) for v in (*linear, *angular)):
-        raise CommandError(f"arm velocity {linear} {angular} is not finite")
+        raise CommandError(f"arm velocity linear {linear}, angular {angular} is not finite")
     linear, clamped_linear = _clamped(linear, MAX_LINEAR)
     angular, clamped_angular = _clamped(angular, MAX_ANGULAR)
     command = robot_command_pb2.RobotCommand()

@@ -31,10 +31,10 @@ class Breadcrumbs:
     def clear(self) -> None:
         self.points.clear()
 
-    def walk_back(self, here: Se2, max_displacement: float) -> Se2 | None:
+    def return_goal(self, here: Se2, max_displacement: float) -> tuple[Se2, int] | None:
         """The place on the path, newest first, where it first reaches ``max_displacement``
         from ``here`` (XY; the oldest crumb if it never does), facing from ``here`` towards
-        it, and forget the path after it; None: no place to go back to."""
+        it, and how many crumbs lie before it; None: no place to go back to."""
         kept, goal = len(self.points), None
         previous = (here.x, here.y)
         for crumb in reversed(self.points):
@@ -44,10 +44,14 @@ class Breadcrumbs:
             kept, goal, previous = kept - 1, crumb, crumb
         if goal is None or math.dist(goal, (here.x, here.y)) < BREADCRUMB_M / 2:
             return None
+        return Se2(goal[0], goal[1], math.atan2(goal[1] - here.y, goal[0] - here.x)), kept
+
+    def walked_back_to(self, goal: Se2, kept: int) -> None:
+        """Forget the path after ``goal`` (``kept`` crumbs before it): it has been walked
+        back; the goal is the newest place."""
         while len(self.points) > kept:
             self.points.pop()
-        self.points.append(goal)
-        return Se2(goal[0], goal[1], math.atan2(goal[1] - here.y, goal[0] - here.x))
+        self.points.append((goal.x, goal.y))
 
 
 def _at_distance(inside: tuple[float, float], outside: tuple[float, float],

@@ -104,17 +104,19 @@ class AutoReturnServicer(auto_return_service_pb2_grpc.AutoReturnServiceServicer)
             return ("the lease is not valid: "
                     f"{lease_pb2.LeaseUseResult.Status.Name(use.status)}")
         with self._lock:
+            planned = self.path.return_goal(robot.odom_body(), params.max_displacement)
+            if planned is None:
+                return ""  # nowhere to go back to: the robot stays
             refusal = robot.motion_refusal()
             if refusal:
                 return refusal
-            goal = self.path.walk_back(robot.odom_body(), params.max_displacement)
-            if goal is None:
-                return ""  # nowhere to go back to: the robot stays
+            goal, kept = planned
             duration = params.max_duration.ToNanoseconds() if params.HasField(
                 "max_duration") else int(DEFAULT_DURATION_S * 1e9)
             command = robot.new_command("trajectory", goal=goal,
                                         end_ns=self.clock.now_nsec() + duration)
             self.returning = (command.id, goal)
+            self.path.walked_back_to(goal, kept)
         return ""
 
     def step(self, robot: SimRobot, now_ns: int) -> None:
