@@ -56,6 +56,9 @@ HARNESS_WARNINGS = (re.compile(r"failed to send response to \S*/get_parameter_ty
 READY = "You can start planning now!"
 # move_group's controller handles, each an action client of the driver's (moveit_controllers)
 CONTROLLER_ACTIONS = ("arm_controller/follow_joint_trajectory", "gripper_controller/gripper_cmd")
+_ACTIONS = "|".join(re.escape(action) for action in CONTROLLER_ACTIONS)
+NOT_CONNECTED = re.compile(rf"Action client not connected to action server: ({_ACTIONS})$")
+FAILED_TO_SEND = "Failed to send trajectory part"
 HAND_GOAL = (0.75, 0.1, 0.3)  # m in body: in front of the robot, hand level (reached from stow)
 POSITION_TOLERANCE = 0.01  # m: the goal region's radius is 5 mm, tracking adds the rest
 ANGLE_TOLERANCE = 0.05  # rad
@@ -105,6 +108,7 @@ class Spot:
             env={"SPOT_SIM_USERNAME": USERNAME, "SPOT_SIM_PASSWORD": PASSWORD})
         self.ros = RosClient(f"moveit_test_{robot_name or 'solo'}")
         self.moveit = self.sdk = None
+        self.unconnected: list[str] = []  # move()'s resent goals: what move_group logged
         try:
             self.ros.subscribe(f"{self.ns}/odometry", Odometry)
             assert self.ros.wait_for(lambda: self.ros.latest(f"{self.ns}/odometry") is not None,
@@ -178,8 +182,23 @@ class Spot:
 
     # MoveIt, through its own interfaces
     def move(self, goal, **kwargs):
+        """``move_action`` with ``goal``; its result. MoveIt's own race: a goal sent before
+        move_group's controller client has matched the driver's server ends CONTROL_FAILED
+        with "Action client not connected" (seen under CI's load, even after the graph shows
+        its clients) and nothing sent. That goal is sent again, at most twice, each time
+        counted in ``unconnected`` and its two log lines excused; nothing else is."""
         from moveit_msgs.action import MoveGroup
-        return self.ros.run_action(MoveGroup, f"{self.ns}/move_action", goal, **kwargs)
+        from moveit_msgs.msg import MoveItErrorCodes
+        for _ in range(3):
+            mark = len(self.moveit.output())
+            result = self.ros.run_action(MoveGroup, f"{self.ns}/move_action", goal, **kwargs)
+            told = self.moveit.output()[mark:]
+            if result.error_code.val != MoveItErrorCodes.CONTROL_FAILED or \
+                    not any(NOT_CONNECTED.search(line) for line in told.splitlines()):
+                return result
+            self.unconnected.append(told)
+            time.sleep(1.0)  # sleep: move_group's action client matching the server
+        return result
 
     def hand_goal(self, x: float, y: float, z: float, scaling: float = 1.0):
         """A MoveGroup goal, as MoveGroupInterface builds one: the hand at (x, y, z) in the
@@ -234,7 +253,12 @@ class Spot:
         return goal
 
     def check_clean_log(self) -> None:
-        findings = log_findings(self.moveit.output())
+        output = self.moveit.output()
+        for excused in self.unconnected:  # move()'s counted race, its two lines
+            output = output.replace(excused, "\n".join(
+                line for line in excused.splitlines()
+                if not NOT_CONNECTED.search(line) and FAILED_TO_SEND not in line))
+        findings = log_findings(output)
         assert not findings, "\n".join(findings)
 
     def scene_state(self):

@@ -58,13 +58,17 @@ _PLAIN = (
 INTERNAL = "internal error"  # how describe() starts the sentence for an unexpected exception
 
 
-CLOSED_CHANNEL = "Cannot invoke RPC on closed channel!"  # grpc's plain ValueError
+# grpc's plain ValueError for a call on a closed channel: this sentence, or "Cannot invoke RPC:
+# <the reason the channel was closed with>" (cygrpc, e.g. "Channel closed!": a CI run's)
+CLOSED_CHANNEL = "Cannot invoke RPC on closed channel!"
+CLOSED_CHANNEL_PREFIX = "Cannot invoke RPC: "
 
 
 def closed_channel(exc: BaseException) -> bool:
     """A call that went out on a channel closed under it: a session the driver replaced while
     reconnecting (grpc raises a plain ``ValueError``). The connection's state, not a defect."""
-    return isinstance(exc, ValueError) and str(exc) == CLOSED_CHANNEL
+    return isinstance(exc, ValueError) and (str(exc) == CLOSED_CHANNEL
+                                            or str(exc).startswith(CLOSED_CHANNEL_PREFIX))
 
 
 def unexpected(exc: BaseException) -> bool:
