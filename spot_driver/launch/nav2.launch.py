@@ -25,7 +25,7 @@ from typing import NamedTuple
 import rclpy
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction, TimerAction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import LoadComposableNodes, Node
 from launch_ros.descriptions import ComposableNode
@@ -67,6 +67,7 @@ NODES = (
 MANAGER = Server("nav2_lifecycle_manager", "lifecycle_manager", "lifecycle_manager_navigation",
                  {}, "nav2_lifecycle_manager::LifecycleManager")
 CONTAINER = "nav2_container"
+LOAD_DELAY_S = 2.0  # see _nodes: the container's discovery of this launch, before its load
 NOT_STARTED = {"docking_server": "Spot docks through the driver's dock action",
                "route_server": "routes are GraphNav's (graph_nav/navigate_route)"}
 
@@ -138,7 +139,12 @@ def _nodes(context):
                            namespace=namespace, parameters=parameters(server),
                            remappings=remap_tf + list(server.remaps.items()))
             for server in (*NODES, MANAGER)])
-    return [LogInfo(msg=sentence), container, load]
+    # The load waits until the container's process has run a while: launch_ros calls its
+    # load_node service as soon as it is listed, and a container that has not yet matched the
+    # launch's reply reader drops the answer ("failed to send response ... client will not
+    # receive response"), leaving launch waiting forever with one server loaded (a CI-like
+    # run, stop 68). LOAD_DELAY_S is discovery's time on a loaded 2-core host [ours].
+    return [LogInfo(msg=sentence), container, TimerAction(period=LOAD_DELAY_S, actions=[load])]
 
 
 def generate_launch_description() -> LaunchDescription:
