@@ -107,6 +107,23 @@ def start_driver(port: int, ca: str, params: dict, namespace: str = "",
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def wait_future(future, timeout: float, period: float = 0.002):
+    """``future``'s result, polled every ``period`` s (a spinning executor completes it)."""
+    deadline = time.monotonic() + timeout
+    while not future.done():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(period)
+    return future.result()
+
+
+def call_trigger(node, name: str, timeout: float = 30.0):
+    """Call the std_srvs/Trigger service ``name`` from ``node``; its response."""
+    from std_srvs.srv import Trigger
+    client = node.create_client(Trigger, name)
+    assert client.wait_for_service(timeout_sec=timeout), name
+    return wait_future(client.call_async(Trigger.Request()), timeout)
+
+
 def stop(*procs: subprocess.Popen) -> None:
     for proc in procs:
         if proc.poll() is None:

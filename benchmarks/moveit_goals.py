@@ -55,17 +55,8 @@ class Operator:
         self.executor.add_node(self.node)
         threading.Thread(target=self.executor.spin, daemon=True).start()
 
-    def wait(self, future, timeout: float):
-        deadline = time.monotonic() + timeout
-        while not future.done():
-            assert time.monotonic() < deadline, "timed out"
-            time.sleep(0.002)
-        return future.result()
-
     def call(self, name: str, timeout: float = 30.0) -> Trigger.Response:
-        client = self.node.create_client(Trigger, name)
-        assert client.wait_for_service(timeout_sec=timeout), name
-        return self.wait(client.call_async(Trigger.Request()), timeout)
+        return _e2e.call_trigger(self.node, name, timeout)
 
     def ik_seconds(self, goal: tuple[float, float, float]) -> float:
         """One collision-aware IK query of the hand at ``goal`` (its time, answered or not)."""
@@ -80,7 +71,7 @@ class Operator:
         request.ik_request.timeout.nanosec = 500_000_000
         assert self.ik.wait_for_service(timeout_sec=10)
         started = time.monotonic()
-        self.wait(self.ik.call_async(request), 10)
+        _e2e.wait_future(self.ik.call_async(request), 10)
         return time.monotonic() - started
 
     def move(self, goal: tuple[float, float, float]):
@@ -126,9 +117,9 @@ class Operator:
                 planned.append(time.monotonic())
 
         started = time.monotonic()
-        handle = self.wait(self.move_group.send_goal_async(request, feedback), 30)
+        handle = _e2e.wait_future(self.move_group.send_goal_async(request, feedback), 30)
         assert handle.accepted
-        result = self.wait(handle.get_result_async(), 60).result
+        result = _e2e.wait_future(handle.get_result_async(), 60).result
         ended = time.monotonic()
         turned = planned[0] if planned else ended
         return result, turned - started, ended - turned

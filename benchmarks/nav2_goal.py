@@ -62,17 +62,8 @@ class Operator:
         if self.recording:
             self.poses.append((msg.pose.pose.position.x, msg.pose.pose.position.y))
 
-    def wait(self, future, timeout: float):
-        deadline = time.monotonic() + timeout
-        while not future.done():
-            assert time.monotonic() < deadline, "timed out"
-            time.sleep(0.02)
-        return future.result()
-
     def call(self, name: str, timeout: float = 30.0) -> Trigger.Response:
-        client = self.node.create_client(Trigger, name)
-        assert client.wait_for_service(timeout_sec=timeout), name
-        return self.wait(client.call_async(Trigger.Request()), timeout)
+        return _e2e.call_trigger(self.node, name, timeout)
 
     def active(self) -> bool:
         """Whether every server the launch starts (and both costmaps) is active."""
@@ -101,9 +92,9 @@ class Operator:
         assert self.navigate.wait_for_server(timeout_sec=60)
         self.poses, self.recording = [], True
         started = time.monotonic()
-        handle = self.wait(self.navigate.send_goal_async(goal), 30)
+        handle = _e2e.wait_future(self.navigate.send_goal_async(goal), 30, 0.02)
         assert handle.accepted
-        result = self.wait(handle.get_result_async(), 180)
+        result = _e2e.wait_future(handle.get_result_async(), 180, 0.02)
         took = time.monotonic() - started
         self.recording = False
         walked = sum(math.dist(a, b) for a, b in zip(self.poses, self.poses[1:], strict=False))
