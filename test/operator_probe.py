@@ -35,6 +35,7 @@ from spot_driver.action_client import ActionClient
 from spot_msgs.action import Trajectory
 
 CAMERAS = ("frontleft", "frontright", "left", "right", "back")
+STEADY_MPS = 0.02  # m/s: odometry this near a step's speed shows the robot at it
 
 
 class Probe:
@@ -187,8 +188,10 @@ class Probe:
     def cmd_vel(self, steps: int) -> dict:
         """Velocity steps 0 -> 0.4 m/s -> 0, published at 20 Hz as a teleop does: each step's
         latency from its first publish to odometry showing the change (polled every 5 ms);
-        then commands stop and the robot must stop by itself. The publisher is matched with
-        the driver's subscriber before the first step, so discovery is not in the figure."""
+        a step lasts until odometry shows the robot at its speed (or 1 s), so the next starts
+        from rest or from a steady walk; then commands stop and the robot must stop by itself.
+        The publisher is matched with the driver's subscriber before the first step, so
+        discovery is not in the figure."""
         pub = self.node.create_publisher(Twist, self.name("cmd_vel"), 10)
         matched = self.wait(lambda: pub.get_subscription_count() > 0, 10.0)
         time.sleep(0.5)  # sleep: the driver's reader learns of this writer too (no query)
@@ -208,8 +211,12 @@ class Probe:
                     recent = [t for t, m in self.odometry if t >= t0 and (
                         m.twist.twist.linear.x > 0.02 if speed else
                         m.twist.twist.linear.x < 0.38)]
+                    settled = bool(self.odometry) and self.odometry[-1][0] >= t0 and abs(
+                        self.odometry[-1][1].twist.twist.linear.x - speed) < STEADY_MPS
                 if seen is None and recent:
                     seen = recent[0] - t0
+                if seen is not None and settled:
+                    break
                 time.sleep(0.005)
             starts.append((t0, speed, None if seen is None else seen * 1e3))
             if seen is not None:
