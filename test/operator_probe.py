@@ -248,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=0,
                         help="cmd_vel walk/stop cycles (default: calls / 4)")
     parser.add_argument("--discovery-timeout", type=float, default=30.0)
+    parser.add_argument("--find-timeout", type=float, default=10.0,
+                        help="s the trigger check waits for its service to appear")
     parser.add_argument("--also", action="append", default=[],
                         help="more JointState topics to rate (absolute names)")
     args = parser.parse_args(argv)
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         if "rates" in checks:
             out["rates"] = probe.rates(args.seconds)
         if "trigger" in checks:
-            out["trigger"] = probe.call("claim", times=args.calls)
+            out["trigger"] = probe.call("claim", times=args.calls, timeout=args.find_timeout)
         if "estop" in checks:
             out["estop"] = probe.call("estop/release", times=args.calls)
         if "stand" in checks:

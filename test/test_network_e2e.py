@@ -282,8 +282,10 @@ def test_teleop_steps_show_in_odometry_within_a_few_state_periods(topology, flee
 def test_without_remote_commands_telemetry_crosses_and_commands_do_not(topology, fleet):
     tmp, operator, _ = fleet
     spot2 = topology.fleet[1]
+    # the rates come first: 3 s of telemetry from the robot's participant, whose endpoints
+    # (its services' among them) are then known; a service still unseen 3 s later is not offered
     out = probe(topology, topology.operator_ns, operator, "--namespace", "/spot2", "--checks",
-                "rates,trigger,cmd_vel", "--calls", "1", "--seconds", "3")
+                "rates,trigger,cmd_vel", "--calls", "1", "--seconds", "3", "--find-timeout", "3")
     assert out["rates"]["/spot2/joint_states"]["hz"] >= 50 / 2, out["rates"]  # not halved
     assert out["trigger"] == {"found": False}, out["trigger"]  # a remote call finds no server
     assert abs(out["cmd_vel"]["moved_m"]) < 0.01, out["cmd_vel"]
