@@ -26,7 +26,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import QoSProfile
 from rosidl_runtime_py.utilities import get_message
 
-from spot_driver import qos
+from spot_driver.core import qos
 
 REPO = Path(__file__).resolve().parent.parent
 USER, PASSWORD = "bench", "bench-password"

@@ -18,7 +18,7 @@ from pathlib import Path
 import rclpy
 from rosidl_runtime_py.utilities import get_message
 
-from spot_driver import qos
+from spot_driver.core import qos
 
 PROFILES = {"state": qos.STATE, "stream": qos.STREAM, **qos.SENSOR_PROFILES}
 

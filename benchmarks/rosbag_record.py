@@ -26,7 +26,7 @@ import _results
 from geometry_msgs.msg import Twist
 from std_srvs.srv import Trigger
 
-from spot_driver import qos
+from spot_driver.core import qos
 
 RECORD_S = 60.0
 MARGIN_S = 2.0  # stamps this close to the recording's ends are not compared

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _e2e import CAMERAS, PASSWORD, USER, Subscriber, Topic, delivery, start_driver, start_sim, stop
 from _results import write
 
-from spot_driver import qos
+from spot_driver.core import qos
 
 STATE_HZ, CAMERA_HZ, LIDAR_HZ = 50.0, 15.0, 10.0
 WARMUP_S, WINDOW_S, BARE_S = 4.0, 10.0, 4.0

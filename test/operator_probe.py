@@ -31,7 +31,7 @@ from sensor_msgs.msg import CompressedImage, Image, JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from spot_driver.action_client import ActionClient
+from spot_driver.core.action_client import ActionClient
 from spot_msgs.action import Trajectory
 
 CAMERAS = ("frontleft", "frontright", "left", "right", "back")

@@ -23,7 +23,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_srvs.srv import Trigger
 
 from conftest import PASSWORD, USERNAME, running_sim, wait_for
-from spot_driver.action_client import ActionClient
+from spot_driver.core.action_client import ActionClient
 from spot_sim.body.mobility import Se2
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from visualization_msgs.msg import Marker
 from spot_driver.autonomy import graph_nav_conversions as graph_nav
 from spot_driver.autonomy import local_grid_conversions as local_grid
 from spot_driver.autonomy.map_files import MapFileError, MapFiles, read_map, write_map
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_driver.missions.autowalk import is_walk, read_walk
 
 

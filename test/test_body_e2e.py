@@ -25,7 +25,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from conftest import part
-from spot_driver import qos
+from spot_driver.core import qos
 from spot_msgs.action import RobotCommand, SpotCheck, Trajectory
 from spot_msgs.msg import BehaviorFaultState, Metrics, WorldObjectArray
 from spot_msgs.srv import (

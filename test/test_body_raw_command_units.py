@@ -9,7 +9,7 @@ from bosdyn.api import arm_command_pb2, basic_command_pb2, robot_command_pb2
 from bosdyn.client.robot_command import RobotCommandBuilder
 
 from spot_driver.body import raw_command
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 FRAMES = {"odom", "vision", "body", "flat_body", "hand", "gpe"}
 Container = basic_command_pb2.RobotCommandFeedbackStatus

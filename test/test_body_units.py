@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from spot_driver.body.commander import Se2Goal
 from spot_driver.body.mobility import InvalidVelocityError, MobilitySettings, clamp_velocity
 from spot_driver.body.trajectory import remaining
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_sim.body.mobility import Se2
 
 

@@ -12,7 +12,7 @@ from bosdyn.api.spot import choreography_sequence_pb2 as seq_pb2
 from spot_driver.choreography import conversions as chor
 from spot_driver.choreography.files import read_animation, read_sequence
 from spot_driver.choreography.specs import Bounds, Move, check_sequence, length_slices, parse_moves
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 DATA = Path(__file__).parent / "data" / "choreography"
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from spot_driver.errors import CommandError
-from spot_driver.follower import Outcome, Progress, RobotTask, follow
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Outcome, Progress, RobotTask, follow
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot
 
 

@@ -42,7 +42,7 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from conftest import PASSWORD, USERNAME, connect, running_sim
-from spot_driver.errors import INTERNAL
+from spot_driver.core.errors import INTERNAL
 from spot_msgs.action import (
     ArmJointMove,
     ArmPose,

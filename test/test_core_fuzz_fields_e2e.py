@@ -30,7 +30,7 @@ from rosidl_runtime_py.utilities import get_action, get_service
 from std_srvs.srv import Trigger
 
 from conftest import PASSWORD, USERNAME, running_sim
-from spot_driver.errors import INTERNAL
+from spot_driver.core.errors import INTERNAL
 
 FLOATS = (math.nan, math.inf, -math.inf, 1e308)
 # the largest integer each type holds, or 2**31 where it holds that

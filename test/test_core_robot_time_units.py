@@ -5,7 +5,7 @@ import threading
 
 from bosdyn.api import robot_state_pb2
 
-from spot_driver.robot_time import RobotTime
+from spot_driver.core.robot_time import RobotTime
 
 
 def response(received_ns: int | None, answered_ns: int) -> robot_state_pb2.RobotStateResponse:

@@ -12,11 +12,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import _stages  # noqa: E402
 
-from spot_driver import stage_stamps  # noqa: E402
+from spot_driver.core import stage_stamps  # noqa: E402
 
 STAMPER = """
 import sys, time
-from spot_driver.stage_stamps import stamp
+from spot_driver.core.stage_stamps import stamp
 from spot_sim.core.stage_stamps import stamp as sim_stamp
 print("ready", flush=True)
 start = float(sys.stdin.readline())

@@ -12,7 +12,7 @@ from bosdyn.client.graph_nav import GraphNavClient
 from bosdyn.client.robot_state import RobotStateClient, RobotStateStreamingClient
 
 from conftest import PASSWORD, USERNAME
-from spot_driver import token_channel
+from spot_driver.core import token_channel
 
 
 def token_robot(sim):

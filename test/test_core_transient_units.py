@@ -1,4 +1,4 @@
-"""The driver's retry of transient link errors (spot_driver.transient), without a robot."""
+"""The driver's retry of transient link errors (spot_driver.core.transient), without a robot."""
 
 import pytest
 from bosdyn.client.exceptions import (
@@ -8,7 +8,7 @@ from bosdyn.client.exceptions import (
     UnableToConnectToRobotError,
 )
 
-from spot_driver.transient import ATTEMPTS, RetryingClient, call_with_retries, is_transient
+from spot_driver.core.transient import ATTEMPTS, RetryingClient, call_with_retries, is_transient
 
 
 def failing(times: int, error: Exception):

@@ -12,10 +12,10 @@ import time
 import pytest
 from bosdyn.api import robot_state_pb2
 
-from spot_driver.credentials import CredentialsError, load_credentials
-from spot_driver.errors import CommandError
+from spot_driver.core.credentials import CredentialsError, load_credentials
+from spot_driver.core.errors import CommandError
+from spot_driver.core.shutdown import ShutdownRequest
 from spot_driver.nodes.triggers import trigger_callback
-from spot_driver.shutdown import ShutdownRequest
 
 
 def test_credentials_from_environment_and_file(tmp_path):
@@ -48,7 +48,7 @@ def test_a_command_is_refused_on_motors_off_only_when_newer_states_say_so_too():
     import threading
     import time
 
-    from spot_driver.state_cache import RobotStateCache
+    from spot_driver.core.state_cache import RobotStateCache
 
     def state(on: bool) -> robot_state_pb2.RobotState:
         out = robot_state_pb2.RobotState()
@@ -76,7 +76,7 @@ def test_a_result_waits_for_a_state_the_robot_took_after_it():
     import threading
     import time
 
-    from spot_driver.state_cache import RobotStateCache
+    from spot_driver.core.state_cache import RobotStateCache
 
     def taken_at(ns: int) -> robot_state_pb2.RobotState:
         out = robot_state_pb2.RobotState()
@@ -101,7 +101,7 @@ def test_a_supervisor_never_started_stops_quietly(caplog):
     """A driver whose nodes fail to start stops its supervisor before starting it: the
     startup error must not be hidden by a second one. Quietly: no exception (joining a
     thread never started raises), no wait, no log line."""
-    from spot_driver.supervisor import ConnectionSupervisor
+    from spot_driver.core.supervisor import ConnectionSupervisor
 
     supervisor = ConnectionSupervisor(connection=None)
     began = time.monotonic()
@@ -152,8 +152,8 @@ def test_the_first_signal_requests_shutdown_and_later_ones_are_ignored():
 def test_robot_data_and_a_replaced_session_are_not_internal_errors():
     """What the robot sent that cannot be read, and a call on the channel a reconnection
     closed, are said as such and counted as no defect; any other ValueError is one."""
-    from spot_driver import crash_log
-    from spot_driver.errors import CLOSED_CHANNEL, INTERNAL, describe
+    from spot_driver.core import crash_log
+    from spot_driver.core.errors import CLOSED_CHANNEL, INTERNAL, describe
     from spot_driver.perception.images import ImageDecodeError
 
     before, _ = crash_log.count()

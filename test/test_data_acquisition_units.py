@@ -6,10 +6,10 @@ import pytest
 from bosdyn.api import data_acquisition_pb2, data_acquisition_store_pb2, image_pb2
 from builtin_interfaces.msg import Time
 
+from spot_driver.core.errors import CommandError
 from spot_driver.data_acquisition import conversions
 from spot_driver.data_acquisition.acquisition import build_request, parse_metadata
 from spot_driver.data_acquisition.store import file_name
-from spot_driver.errors import CommandError
 from spot_sim.data_acquisition.store import DATA, IMAGE, RESULTS_PER_QUERY, CaptureStore
 
 Query = data_acquisition_store_pb2.QueryParameters

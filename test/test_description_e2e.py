@@ -28,7 +28,7 @@ from test_nav2_units import bringup, launch_module
 from tf2_msgs.msg import TFMessage
 
 from conftest import PASSWORD, USERNAME, part, require_layer, running_sim
-from spot_driver.action_client import ActionClient
+from spot_driver.core.action_client import ActionClient
 from spot_driver.description import frame_names as naming
 from spot_driver.description import nav2_config
 from spot_driver.description.robot_model import robot_description

@@ -10,8 +10,8 @@ from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 from google.protobuf import text_format
 
+from spot_driver.core.errors import CommandError
 from spot_driver.docking import conversions as docking_msgs
-from spot_driver.errors import CommandError
 from spot_driver.missions import conversions as mission_msgs
 from spot_driver.missions.session import play_settings, read_mission_file
 from spot_msgs.msg import DockState, WorldObject

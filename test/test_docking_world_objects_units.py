@@ -8,8 +8,8 @@ import pytest
 from bosdyn.api import geometry_pb2, world_object_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
+from spot_driver.core.errors import CommandError
 from spot_driver.docking import world_objects
-from spot_driver.errors import CommandError
 from spot_sim.body.mobility import Se2
 from spot_sim.body.nogo import Region, UserObjects, nogo_refusal
 

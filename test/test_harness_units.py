@@ -10,7 +10,7 @@ from rclpy.action import ActionServer, GoalResponse
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 
-from spot_driver.action_client import ActionClient
+from spot_driver.core.action_client import ActionClient
 from spot_msgs.action import Trajectory
 
 RECORDING_DELAY_S = 0.3  # the sending thread is preempted this long after sending

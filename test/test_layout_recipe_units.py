@@ -15,7 +15,7 @@ import doc_pages
 from ros_harness import DRIVER_PKG, REPO
 
 from spot_driver import registry
-from spot_driver.capability import Capability
+from spot_driver.core.capability import Capability
 from spot_sim import registry as sim_registry
 from spot_sim.core.config import SimConfig
 from spot_sim.core.hardware import OPTIONS

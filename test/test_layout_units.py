@@ -11,16 +11,18 @@ from pathlib import Path
 import doc_pages
 from ros_harness import DRIVER_PKG, REPO
 
-from spot_driver import config_file, registry
-from spot_driver.capability import EXECUTORS, load
+from spot_driver import registry
+from spot_driver.core import config_file
+from spot_driver.core.capability import EXECUTORS, load
 
 DRIVER = DRIVER_PKG / "spot_driver"
-CORE_FOLDERS = {"conversions", "nodes"}  # shared by every capability, not capabilities
+SHARED_FOLDERS = {"core", "conversions", "nodes"}  # shared by every capability, not capabilities
+CAPABILITY_FOLDERS = {c.name for c in registry.CAPABILITIES}
 
 
 def test_every_folder_is_a_registered_capability_and_every_capability_a_folder():
     folders = {p.name for p in DRIVER.iterdir() if (p / "__init__.py").is_file()}
-    assert folders - CORE_FOLDERS == set(registry.PACKAGES)
+    assert folders - SHARED_FOLDERS == CAPABILITY_FOLDERS
     for capability in registry.CAPABILITIES:
         assert capability.executor in EXECUTORS
         for path in capability.nodes:
@@ -86,7 +88,7 @@ def _imported_capabilities(path: Path) -> set[str]:
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         out |= {n.split(".")[1] for n in names
-                if n.startswith("spot_driver.") and n.split(".")[1] in registry.PACKAGES}
+                if n.startswith("spot_driver.") and n.split(".")[1] in CAPABILITY_FOLDERS}
     return out
 
 
@@ -112,6 +114,15 @@ def test_capabilities_import_the_core_and_what_they_declare_they_use():
                    for used in by_name[start].uses)
     for name in by_name:
         assert not reaches(name, name), f"{name} uses itself through its uses"
+
+
+def test_the_core_and_the_shared_folders_import_no_capability():
+    """``core/`` is plumbing (and ``conversions/``, ``nodes/`` shared helpers): what a
+    capability needs from them never depends on a capability."""
+    for folder in SHARED_FOLDERS:
+        for path in (DRIVER / folder).rglob("*.py"):
+            imported = _imported_capabilities(path)
+            assert not imported, f"{path.relative_to(REPO)} imports {sorted(imported)}"
 
 
 # Modules and functions allowed past the size limits, each with the reason. The test reads
@@ -149,18 +160,18 @@ def test_the_layout_table_names_what_exists():
             named.add(path if "/" in path else folder + path)
     for path in named:
         assert (REPO / path).exists(), f"doc/layout.md names {path}, which does not exist"
-    for folder in registry.PACKAGES:
+    for folder in sorted(CAPABILITY_FOLDERS | SHARED_FOLDERS):
         assert f"`spot_driver/spot_driver/{folder}/`" in table, \
             f"doc/layout.md misses spot_driver/spot_driver/{folder}/"
-    for module in DRIVER.glob("*.py"):
+    for module in (*DRIVER.glob("*.py"), *(DRIVER / "core").glob("*.py")):
         if module.name not in ("__init__.py", "__main__.py"):
             assert module.name in table, \
-                f"doc/layout.md misses spot_driver/spot_driver/{module.name}"
+                f"doc/layout.md misses {module.relative_to(DRIVER_PKG)}"
     import_module("spot_driver.main")
 
 
 # Imports that make a module robot I/O or ROS (tested end to end) rather than pure rules.
-_IO = ("rclpy", "grpc", "spot_driver.connection", "spot_driver.session")
+_IO = ("rclpy", "grpc", "spot_driver.core.connection", "spot_driver.core.session")
 _PURE_SDK = ("bosdyn.client.math_helpers", "bosdyn.client.frame_helpers",
              "bosdyn.client.exceptions", "bosdyn.client.lease")
 

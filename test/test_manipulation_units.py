@@ -83,7 +83,7 @@ def test_inverse_kinematics_requests_are_checked_and_answers_read():
     from bosdyn.api.spot import inverse_kinematics_pb2
     from bosdyn.client.math_helpers import Quat, SE3Pose
 
-    from spot_driver.errors import CommandError
+    from spot_driver.core.errors import CommandError
     from spot_driver.manipulation import inverse_kinematics as ik
 
     snapshot = geometry_pb2.FrameTreeSnapshot()

@@ -295,7 +295,7 @@ def test_sensor_mounts_are_published_together_and_again_when_one_moves():
 def test_gripper_camera_settings_are_checked_and_read_back():
     from bosdyn.api import gripper_camera_param_pb2 as pb
 
-    from spot_driver.errors import CommandError
+    from spot_driver.core.errors import CommandError
     from spot_driver.perception import gripper_camera
     from spot_msgs.msg import GripperCameraParameters
 

@@ -66,7 +66,7 @@ def test_the_simulated_mech_head_slews_and_takes_the_short_way_round():
 # ---------------------------------------------------------------------------- payload parts
 
 def test_the_drivers_audio_and_led_checks():
-    from spot_driver.errors import CommandError
+    from spot_driver.core.errors import CommandError
     from spot_driver.spot_cam.audio import check_gain, check_volume, check_wav
     from spot_driver.spot_cam.lights import check_brightness
 
@@ -178,7 +178,7 @@ def test_ir_counts_read_as_kelvin_and_jpegs_pass_through():
 
 
 def test_compositor_settings_are_checked():
-    from spot_driver.errors import CommandError
+    from spot_driver.core.errors import CommandError
     from spot_driver.spot_cam.compositor import COLORMAPS, check_colormap, check_meter
 
     assert check_colormap("turbo", False, 0.0, 100.0) == COLORMAPS["turbo"]

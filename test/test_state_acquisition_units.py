@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from conftest import holds
-from spot_driver import acquisition
-from spot_driver.acquisition import Scheduler, Stream, lanes_for
+from spot_driver.core import acquisition
+from spot_driver.core.acquisition import Scheduler, Stream, lanes_for
 from spot_driver.diagnostics.stream_health import StreamMeter, StreamReading, shortfall
 
 
@@ -193,7 +193,7 @@ def test_the_meter_reads_rates_and_changes_between_cycles():
 def test_answers_are_handed_on_in_request_order_and_late_ones_given_up():
     """An answer that overtook an earlier one waits for it; one later than the hold is given
     up (its turn never comes); a failed request does not hold the others."""
-    from spot_driver.acquisition import InOrder
+    from spot_driver.core.acquisition import InOrder
 
     order, handled = InOrder(), []
     tickets = [order.ticket() for _ in range(4)]
@@ -227,7 +227,7 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
     p50 and p99."""
     import time
 
-    from spot_driver.acquisition import Scheduler, Stream
+    from spot_driver.core.acquisition import Scheduler, Stream
     from spot_driver.diagnostics.stream_health import StreamReading, stream_status
 
     class Slow(Stream):
@@ -269,7 +269,7 @@ def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
 def test_added_latency_keeps_only_the_windows_samples():
     """Samples older than the window are dropped as new ones come: the kept ones stop
     growing once the window is full (a driver's memory must not creep for minutes)."""
-    from spot_driver.acquisition import ADDED_LATENCY_WINDOW_S, StreamStats
+    from spot_driver.core.acquisition import ADDED_LATENCY_WINDOW_S, StreamStats
 
     stats = StreamStats()
     period_ns = 10_000_000  # 100 Hz
@@ -287,7 +287,7 @@ def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
     import threading
     import time
 
-    from spot_driver.acquisition import Scheduler, Stream
+    from spot_driver.core.acquisition import Scheduler, Stream
 
     class Slow(Stream):
         name = "slow"
@@ -331,7 +331,7 @@ def test_the_scheduler_keeps_a_slow_streams_rate_on_its_lanes_and_stops():
     assert unwanted.fetched == 0 and unwanted.stats.requested == 0
 
 def test_streams_of_one_rate_take_evenly_spread_turns():
-    from spot_driver.acquisition import phases
+    from spot_driver.core.acquisition import phases
 
     camera, lidar, state = 1 / 15, 0.1, 0.02
     offsets = phases([camera] * 5 + [lidar, state])
@@ -347,7 +347,7 @@ def test_a_stream_keeps_its_phase_through_an_idle_spell_and_a_slow_call():
     would run half a period off its ticks, while load only makes calls a little late."""
     import time
 
-    from spot_driver.acquisition import Scheduler, Stream
+    from spot_driver.core.acquisition import Scheduler, Stream
 
     period = 0.1
 

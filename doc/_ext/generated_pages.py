@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 
 from spot_driver import registry
-from spot_driver.capability import Capability
+from spot_driver.core.capability import Capability
 
 # the repository of the source tree the driver runs from (spot_driver/spot_driver/registry.py)
 REPO = Path(registry.__file__).resolve().parents[2]

@@ -17,10 +17,10 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from spot_driver.core.launch_arguments import strict
 from spot_driver.description import moveit_config, rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
-from spot_driver.launch_arguments import strict
 
 SHARE = get_package_share_directory("spot_driver")
 MOVEIT = os.path.join(SHARE, "config", "moveit")

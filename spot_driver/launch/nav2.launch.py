@@ -30,9 +30,9 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import LoadComposableNodes, Node
 from launch_ros.descriptions import ComposableNode
 
+from spot_driver.core.launch_arguments import strict
 from spot_driver.description import nav2_config
 from spot_driver.description.config_files import rendered_file
-from spot_driver.launch_arguments import strict
 
 SHARE = get_package_share_directory("spot_driver")
 class Server(NamedTuple):

@@ -15,11 +15,11 @@ from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from spot_driver.core.launch_arguments import strict
 from spot_driver.description import frame_names as naming
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
-from spot_driver.launch_arguments import strict
 from spot_driver.network.deployment import deployment
 from spot_driver.network.ports import DISCOVERY_PORT, MODES
 from spot_driver.registry import CAPABILITIES

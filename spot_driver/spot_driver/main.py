@@ -21,14 +21,14 @@ from rclpy.signals import SignalHandlerOptions
 
 from spot_driver import registry
 from spot_driver.body.commander import Commander
-from spot_driver.capability import EXECUTORS, DriverContext, load
-from spot_driver.connection import RobotConnection, RobotConnectionError
-from spot_driver.credentials import CredentialsError, load_credentials
-from spot_driver.errors import describe
+from spot_driver.core.capability import EXECUTORS, DriverContext, load
+from spot_driver.core.connection import RobotConnection, RobotConnectionError
+from spot_driver.core.credentials import CredentialsError, load_credentials
+from spot_driver.core.errors import describe
+from spot_driver.core.shutdown import ShutdownRequest
+from spot_driver.core.state_cache import RobotStateCache
+from spot_driver.core.supervisor import ConnectionSupervisor
 from spot_driver.nodes.driver_node import DriverNode
-from spot_driver.shutdown import ShutdownRequest
-from spot_driver.state_cache import RobotStateCache
-from spot_driver.supervisor import ConnectionSupervisor
 
 RETRY_SECONDS = 2.0
 GIL_SWITCH_S = 0.001

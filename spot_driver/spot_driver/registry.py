@@ -1,19 +1,35 @@
 """Every capability of the driver, in the order their nodes are created.
 
-To add a capability, add its package name here (see "Adding a capability" in doc/layout.md).
-Reading the registry imports no ROS node: launch files use it for their arguments.
+To add a capability, import its package here and add it to ``CAPABILITIES`` (see "Adding a
+capability" in doc/layout.md). Reading the registry imports no ROS node: launch files use it
+for their arguments.
 """
 
-from importlib import import_module
+from spot_driver import (
+    autonomy,
+    body,
+    choreography,
+    data_acquisition,
+    description,
+    diagnostics,
+    docking,
+    low_level,
+    manipulation,
+    missions,
+    motion,
+    network,
+    perception,
+    spot_cam,
+    spot_ros2_aliases,
+    state,
+)
+from spot_driver.core.capability import Capability, Parameter, Section, load
+from spot_driver.core.driver_parameters import CONNECTION
 
-from spot_driver.capability import Capability, Parameter, Section, load
-from spot_driver.driver_parameters import CONNECTION
-
-PACKAGES = ("state", "body", "motion", "perception", "manipulation", "docking", "missions",
-            "autonomy", "choreography", "description", "network", "low_level", "diagnostics",
-            "spot_cam", "data_acquisition", "spot_ros2_aliases")
-CAPABILITIES: tuple[Capability, ...] = tuple(
-    import_module(f"spot_driver.{name}").CAPABILITY for name in PACKAGES)
+CAPABILITIES: tuple[Capability, ...] = tuple(package.CAPABILITY for package in (
+    state, body, motion, perception, manipulation, docking, missions, autonomy, choreography,
+    description, network, low_level, diagnostics, spot_cam, data_acquisition,
+    spot_ros2_aliases))
 OPTIONAL = tuple(c.name for c in CAPABILITIES if c.optional)
 # Every parameter section, as config/spot_driver.yaml shows them: the connection's, then each
 # capability's in registry order.

@@ -14,7 +14,7 @@ from rclpy.qos import QoSProfile
 from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import Trigger
 
-from spot_driver.action_client import ActionClient
+from spot_driver.core.action_client import ActionClient
 
 
 class SpotError(RuntimeError):

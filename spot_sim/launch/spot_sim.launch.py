@@ -29,7 +29,7 @@ from launch.event_handlers import OnProcessIO
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
-from spot_driver.launch_arguments import strict
+from spot_driver.core.launch_arguments import strict
 from spot_driver.registry import CAPABILITIES
 from spot_sim.core.hardware import OPTIONS as HARDWARE
 

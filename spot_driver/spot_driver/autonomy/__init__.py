@@ -1,7 +1,7 @@
 """Autonomy on the robot: GraphNav maps, localization and navigation, map recording, local
 grids and Autowalk, each a plain class driving the robot's own services."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "GraphNav and local grids (nodes spot_graph_nav, spot_local_grids)",

@@ -20,10 +20,10 @@ from bosdyn.client.recording import GraphNavRecordingServiceClient
 from bosdyn.client.robot_command import RobotCommandBuilder
 
 from spot_driver.autonomy.map_files import MapFiles, read_map, write_map
-from spot_driver.connection import RobotConnection
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
-from spot_driver.state_cache import RobotStateCache
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
+from spot_driver.core.state_cache import RobotStateCache
 
 Feedback = graph_nav_pb2.NavigationFeedbackResponse
 FOLLOWING = Feedback.STATUS_FOLLOWING_ROUTE

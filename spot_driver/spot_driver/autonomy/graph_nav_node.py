@@ -11,15 +11,15 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
-from spot_driver import qos
 from spot_driver.autonomy import graph_nav_conversions as convert
 from spot_driver.autonomy.graph_nav import GraphNavigator, NavigationTask
-from spot_driver.capability import DriverContext
 from spot_driver.conversions.sensor_cdr import point_cloud2_cdr
 from spot_driver.conversions.time import robot_stamp_to_msg
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import CommandError, describe
 from spot_driver.description import frame_names as naming
 from spot_driver.diagnostics import status as diagnostics
-from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork

@@ -6,12 +6,12 @@ subscriber are requested from the robot."""
 from nav_msgs.msg import OccupancyGrid
 from rclpy.node import Node
 
-from spot_driver import qos
 from spot_driver.autonomy import local_grid_conversions as convert
 from spot_driver.autonomy.local_grids import LocalGrids
-from spot_driver.capability import DriverContext
 from spot_driver.conversions.time import robot_stamp_to_msg
-from spot_driver.errors import describe
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import describe
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
 from spot_msgs.msg import LocalGrid

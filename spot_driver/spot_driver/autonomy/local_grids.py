@@ -4,7 +4,7 @@ connection."""
 from bosdyn.api import local_grid_pb2
 from bosdyn.client.local_grid import LocalGridClient
 
-from spot_driver.connection import RobotConnection
+from spot_driver.core.connection import RobotConnection
 
 
 class LocalGrids:

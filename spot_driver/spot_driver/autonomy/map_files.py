@@ -15,7 +15,7 @@ from pathlib import Path
 from bosdyn.api.graph_nav import map_pb2
 from google.protobuf.message import DecodeError
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 MAX_GRAPH_BYTES = 256 * 1024 * 1024
 

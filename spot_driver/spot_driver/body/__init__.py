@@ -1,7 +1,7 @@
 """Body commands: lease, power and posture services, mobility settings, the body
 ``trajectory`` action (``commander.py``, ``mobility.py``, ``trajectory.py``)."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "commands (node spot_commands)",

@@ -8,8 +8,8 @@ from google.protobuf import text_format
 
 from spot_driver.body import raw_command
 from spot_driver.body.commander import Commander
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
 
 FOLLOW_PAST_DURATION_S = 30.0  # default timeout beyond the goal's duration
 DEFAULT_TIMEOUT_S = 60.0  # default timeout of a goal without a duration

@@ -16,16 +16,16 @@ from rclpy.node import Node
 from std_msgs.msg import Header
 from std_srvs.srv import Trigger
 
-from spot_driver import qos
 from spot_driver.body.any_command import AnyCommandTask
 from spot_driver.body.commander import (
     trajectory_status_name,
 )
 from spot_driver.body.spot_check import SpotCheckTask
 from spot_driver.body.trajectory import TrajectoryTask
-from spot_driver.capability import DriverContext
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import CommandError, describe
 from spot_driver.description import frame_names as naming
-from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.periodic import PeriodicWork

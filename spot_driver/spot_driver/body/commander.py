@@ -16,8 +16,8 @@ from bosdyn.client.math_helpers import SE2Pose, SE3Pose
 from bosdyn.client.robot_command import RobotCommandBuilder, blocking_sit, blocking_stand
 
 from spot_driver.body.mobility import MobilitySettings
-from spot_driver.connection import RobotConnection
-from spot_driver.errors import CommandError, describe
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError, describe
 
 GRAVITY_ALIGNED = ("odom", "vision")
 TRAJECTORY_SPEED = 0.5  # m/s assumed when choosing a default trajectory duration

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from bosdyn.client.math_helpers import Quat
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 # The robot's own limits (Spot: 1.6 m/s forward, 0.5 m/s sideways, about 1.5 rad/s turning).
 ROBOT_MAX_VELOCITY = (1.6, 0.5, 1.5)

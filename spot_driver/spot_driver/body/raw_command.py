@@ -12,8 +12,8 @@ from bosdyn.api import basic_command_pb2, robot_command_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from google.protobuf.message import Message
 
-from spot_driver.errors import CommandError
-from spot_driver.proto_input import check_values, parse_one_form
+from spot_driver.core.errors import CommandError
+from spot_driver.core.proto_input import check_values, parse_one_form
 
 RobotCommand = robot_command_pb2.RobotCommand
 Container = basic_command_pb2.RobotCommandFeedbackStatus

@@ -10,9 +10,9 @@ from bosdyn.client.spot_check import (
     SpotCheckResponseError,
 )
 
-from spot_driver.connection import RobotConnection
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
 
 Feedback = pb.SpotCheckFeedbackResponse
 _ENDED = {Feedback.STATE_FINISHED, Feedback.STATE_USER_ABORTED, Feedback.STATE_ERROR}

@@ -13,7 +13,7 @@ from spot_driver.body.commander import (
     trajectory_duration,
     trajectory_status_name,
 )
-from spot_driver.follower import Progress, RobotTask
+from spot_driver.core.follower import Progress, RobotTask
 
 _TRAJ = basic_command_pb2.SE2TrajectoryCommand.Feedback
 _PROCESSING = basic_command_pb2.RobotCommandFeedbackStatus.STATUS_PROCESSING

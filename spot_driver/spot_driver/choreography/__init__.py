@@ -1,7 +1,7 @@
 """Choreography: sequence and animation files, their checks against the robot's move
 specifications, and the robot's choreography service (upload, execute, status)."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "choreography (node spot_choreography)",

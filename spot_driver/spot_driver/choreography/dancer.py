@@ -15,11 +15,11 @@ from bosdyn.client.robot_command import RobotCommandBuilder
 from spot_driver.choreography import recording
 from spot_driver.choreography.files import read_animation, read_sequence
 from spot_driver.choreography.specs import Move, check_sequence, parse_moves
-from spot_driver.connection import RobotConnection
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
+from spot_driver.core.state_cache import RobotStateCache
 from spot_driver.description.hardware import robot_has_arm
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
-from spot_driver.state_cache import RobotStateCache
 
 Status = choreography_sequence_pb2.ChoreographyStatusResponse
 Execute = choreography_sequence_pb2.ExecuteChoreographyResponse

@@ -8,8 +8,8 @@ from bosdyn.choreography.client.animation_file_to_proto import convert_animation
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
-from spot_driver.errors import CommandError
-from spot_driver.request_files import request_file
+from spot_driver.core.errors import CommandError
+from spot_driver.core.request_files import request_file
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 

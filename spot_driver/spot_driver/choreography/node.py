@@ -7,11 +7,11 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
 from spot_driver.choreography import conversions as convert
 from spot_driver.choreography.dancer import Choreographer, ChoreographyRefusedError, DanceTask
-from spot_driver.errors import CommandError, describe
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
@@ -80,16 +80,16 @@ class ChoreographyNode(PeriodicWork, Node):
                                    lambda: self.dancer.upload_animation(request.path))
 
     def _answer_upload(self, response, service: str, done: str, upload):
-        """Fill an upload answer from ``upload()`` -> (name, the robot's warnings)."""
-        try:
-            response.name, response.warnings = upload()
-            response.success, response.message = True, f"{done} {response.name!r}"
-        except Exception as exc:
-            response.success, response.message = False, describe(exc)
-            if isinstance(exc, ChoreographyRefusedError):
+        """Fill an upload answer from ``upload()`` -> (name, the robot's warnings); a refusal
+        carries the robot's warnings too."""
+        def fill() -> str:
+            try:
+                response.name, response.warnings = upload()
+            except ChoreographyRefusedError as exc:
                 response.warnings = exc.warnings
-            self.get_logger().warning(f"{service}: {response.message}")
-        return response
+                raise
+            return f"{done} {response.name!r}"
+        return answer(self.get_logger(), service, response, fill)
 
     def _list_moves(self, request, response):
         def fill() -> str:

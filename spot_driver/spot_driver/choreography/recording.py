@@ -5,7 +5,7 @@ import math
 import re
 from pathlib import Path
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 MAX_RECORDING_S = 300.0  # the robot records at most five minutes a session
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")

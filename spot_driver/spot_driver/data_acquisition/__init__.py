@@ -3,7 +3,7 @@ to the end (``acquisition.py``), the store's captures listed and downloaded as t
 them out (``store.py``), messages (``conversions.py``), and the ``spot_data_acquisition``
 node."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "Data acquisition (node spot_data_acquisition)",

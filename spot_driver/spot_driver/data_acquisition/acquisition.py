@@ -8,8 +8,8 @@ from bosdyn.api import data_acquisition_pb2
 from bosdyn.client.data_acquisition import DataAcquisitionClient
 from bosdyn.client.image import build_image_request
 
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
 
 Status = data_acquisition_pb2.GetStatusResponse
 DONE = {Status.STATUS_COMPLETE, Status.STATUS_DATA_ERROR, Status.STATUS_TIMEDOUT,

@@ -5,9 +5,9 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import CompressedImage
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
 from spot_driver.conversions.time import robot_stamp_to_msg
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
 from spot_driver.data_acquisition import conversions as convert
 from spot_driver.data_acquisition.acquisition import DataAcquisition
 from spot_driver.data_acquisition.store import CaptureStore

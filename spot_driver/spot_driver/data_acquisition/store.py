@@ -9,7 +9,7 @@ from bosdyn.api import data_acquisition_store_pb2, image_pb2
 from bosdyn.client.data_acquisition_helpers import clean_filename
 from bosdyn.client.data_acquisition_store import DataAcquisitionStoreClient
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 Query = data_acquisition_store_pb2.QueryParameters
 

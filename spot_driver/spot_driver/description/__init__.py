@@ -1,6 +1,6 @@
 """The robot model: the URDF (``robot_model.py``) and ``robot_description``."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "robot model (node spot_description)",

@@ -2,8 +2,8 @@
 
 from collections.abc import Callable
 
-from spot_driver.connection import RobotConnection
-from spot_driver.errors import describe
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import describe
 
 
 def robot_has_arm(connection: RobotConnection, warn: Callable[[str], None]) -> bool:

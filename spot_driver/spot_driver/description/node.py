@@ -11,8 +11,8 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import Bool, String
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
 from spot_driver.description import frame_names as naming
 from spot_driver.description import robot_model
 from spot_driver.description.hardware import robot_has_arm

@@ -1,6 +1,6 @@
 """Health: pure /diagnostics status builders (``status.py``) and their node."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "health (node spot_diagnostics)",

@@ -7,8 +7,8 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from spot_driver import crash_log, qos
-from spot_driver.capability import DriverContext
+from spot_driver.core import crash_log, qos
+from spot_driver.core.capability import DriverContext
 from spot_driver.diagnostics import status as diagnostics
 from spot_driver.diagnostics.stream_health import StreamMeter, stream_status
 from spot_driver.nodes.parameters import declare

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from bosdyn.api import robot_state_pb2
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 
-from spot_driver.connection import LeaseStatus
+from spot_driver.core.connection import LeaseStatus
 
 OK, WARN, ERROR, STALE = 0, 1, 2, 3  # DiagnosticStatus levels (bytes in the message)
 LOW_BATTERY_PERCENT = 20.0

@@ -1,7 +1,7 @@
 """Docking: dock/undock commands with their checks (``commander.py``), docks and fiducials
 as messages (``conversions.py``), and the ``spot_docking`` node."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "docking and world objects (node spot_docking)",

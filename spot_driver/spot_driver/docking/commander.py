@@ -10,11 +10,11 @@ from bosdyn.client.docking import DockingClient
 from bosdyn.client.robot_command import RobotCommandBuilder
 from bosdyn.client.world_object import WorldObjectClient
 
-from spot_driver.connection import RobotConnection
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
+from spot_driver.core.state_cache import RobotStateCache
 from spot_driver.docking import world_objects
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
-from spot_driver.state_cache import RobotStateCache
 
 Feedback = docking_pb2.DockingCommandFeedbackResponse
 Response = docking_pb2.DockingCommandResponse

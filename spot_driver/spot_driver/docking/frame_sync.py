@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from bosdyn.api import world_object_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 LIFETIME_S = 5.0
 STALE_S = 10.0  # a frame whose newest transform on its path is older is not pushed

@@ -12,14 +12,14 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
 from spot_driver.conversions import frames
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import CommandError, describe
 from spot_driver.description import frame_names as naming
 from spot_driver.docking import conversions as convert
 from spot_driver.docking import frame_sync, world_objects
 from spot_driver.docking.commander import DockingCommander, DockingTask, Feedback
-from spot_driver.errors import CommandError, describe
 from spot_driver.nodes.actions import GoalPolicy, GoalSlot, fill_result, serve
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork

@@ -7,8 +7,8 @@ from bosdyn.api import geometry_pb2, world_object_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_driver.errors import CommandError
-from spot_driver.proto_input import parse_one_form
+from spot_driver.core.errors import CommandError
+from spot_driver.core.proto_input import parse_one_form
 
 Request = world_object_pb2.MutateWorldObjectRequest
 Response = world_object_pb2.MutateWorldObjectResponse

@@ -8,7 +8,7 @@ checks joint commands. In the driver process, ``activation.py`` serves
 ``low_level/activate``, which needs the driver's lease.
 """
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "low_level: joint-level control (process spot_low_level; opt-in: low_level:=true)",

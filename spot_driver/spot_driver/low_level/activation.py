@@ -5,8 +5,8 @@ stand controller (a stand command). The streams run in their own process (``proc
 from rclpy.node import Node
 from std_srvs.srv import SetBool
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
 from spot_driver.nodes.triggers import answer
 
 

@@ -25,9 +25,9 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64, Header
 from tf2_msgs.msg import TFMessage
 
-from spot_driver import qos
-from spot_driver.connection import ConnectionConfig, RobotConnection
-from spot_driver.credentials import load_credentials
+from spot_driver.core import qos
+from spot_driver.core.connection import ConnectionConfig, RobotConnection
+from spot_driver.core.credentials import load_credentials
 from spot_driver.low_level import conversions, joints
 from spot_driver.low_level.commands import JointCommandError, JointTargets, update_request
 from spot_driver.low_level.stream_cdr import StreamSerializer

@@ -15,9 +15,9 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
-from spot_driver.credentials import CredentialsError
+from spot_driver.core.credentials import CredentialsError
+from spot_driver.core.shutdown import ShutdownRequest
 from spot_driver.low_level.node import LowLevelNode
-from spot_driver.shutdown import ShutdownRequest
 
 GIL_SWITCH_S = 0.001
 

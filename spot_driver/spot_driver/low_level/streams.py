@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from bosdyn.client.robot_command import RobotCommandStreamingClient
 from bosdyn.client.robot_state import RobotStateStreamingClient
 
-from spot_driver.errors import describe
+from spot_driver.core.errors import describe
 
 CLIENTS = [RobotStateStreamingClient, RobotCommandStreamingClient]
 

@@ -2,7 +2,7 @@
 trajectories (``arm_trajectory.py``), the followed tasks (``tasks.py``) and the ``spot_arm``
 node. Grasps picked in an image name perception's camera sources."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     'arm and gripper (node spot_arm; goals fail with "this robot has no arm" without one)',

@@ -5,8 +5,8 @@ import math
 
 from bosdyn.api import geometry_pb2, manipulation_api_pb2
 
-from spot_driver.errors import CommandError
-from spot_driver.proto_input import check_values, parse_one_form
+from spot_driver.core.errors import CommandError
+from spot_driver.core.proto_input import check_values, parse_one_form
 
 Request = manipulation_api_pb2.ManipulationApiRequest
 MAX_TIMEOUT_S = 600.0

@@ -25,8 +25,8 @@ from bosdyn.client.math_helpers import SE3Pose
 from bosdyn.client.robot_command import RobotCommandBuilder
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from spot_driver.connection import RobotConnection
-from spot_driver.errors import CommandError, describe
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError, describe
 from spot_driver.manipulation import arm_trajectory
 from spot_driver.manipulation.arm_trajectory import ARM_JOINTS, GRIPPER_OPEN, ArmTrajectory
 from spot_driver.perception.cameras import UnknownCameraError, camera_sources

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spot_driver.core.errors import CommandError
 from spot_driver.description import robot_model
-from spot_driver.errors import CommandError
 
 ARM_JOINTS = ("arm0.sh0", "arm0.sh1", "arm0.el0", "arm0.el1", "arm0.wr0", "arm0.wr1")
 GRIPPER_JOINT = "arm0.f1x"

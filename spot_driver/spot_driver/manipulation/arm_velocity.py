@@ -5,7 +5,7 @@ import math
 
 from bosdyn.api import robot_command_pb2
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 MAX_LINEAR = 0.5  # m/s of the hand [ours: the API publishes no limit; Spot's examples use 0.5]
 MAX_ANGULAR = 1.0  # rad/s

@@ -10,7 +10,7 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.inverse_kinematics import InverseKinematicsClient
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 Request = ik.InverseKinematicsRequest
 ROOT = "odom"

@@ -19,11 +19,11 @@ from rclpy.time import Time
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import CommandError, describe
+from spot_driver.core.follower import Ending, Outcome
 from spot_driver.description import frame_names as naming
-from spot_driver.errors import CommandError, describe
-from spot_driver.follower import Ending, Outcome
 from spot_driver.manipulation import api_request, arm_velocity, surface_contact, tasks
 from spot_driver.manipulation import arm_trajectory as at
 from spot_driver.manipulation.arm import NO_ARM, ArmCommander

@@ -5,8 +5,8 @@ import itertools
 
 from bosdyn.api import arm_surface_contact_pb2
 
-from spot_driver.errors import CommandError
-from spot_driver.proto_input import check_values, parse_one_form
+from spot_driver.core.errors import CommandError
+from spot_driver.core.proto_input import check_values, parse_one_form
 
 Request = arm_surface_contact_pb2.ArmSurfaceContact.Request
 AXES = ("x_axis", "y_axis", "z_axis")

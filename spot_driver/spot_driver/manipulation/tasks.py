@@ -16,8 +16,8 @@ from bosdyn.api import (
     manipulation_api_pb2,
 )
 
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
 from spot_driver.manipulation import arm_trajectory as at
 from spot_driver.manipulation.arm import ArmCommander, arm_status_name
 

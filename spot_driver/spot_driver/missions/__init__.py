@@ -2,7 +2,7 @@
 mission-service session (``session.py``), mission state as messages, and the ``spot_mission``
 node. A walk's map is uploaded with autonomy's ``GraphNavigator``."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "missions (node spot_mission)",

@@ -6,10 +6,10 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
-from spot_driver import qos
 from spot_driver.autonomy.graph_nav import GraphNavigator
-from spot_driver.capability import DriverContext
-from spot_driver.errors import CommandError, describe
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import CommandError, describe
 from spot_driver.missions import conversions as convert
 from spot_driver.missions.autowalk import AutowalkLoader, is_walk
 from spot_driver.missions.session import (

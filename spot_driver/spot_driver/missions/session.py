@@ -14,10 +14,10 @@ from bosdyn.mission.client import MissionClient, ValidationError
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
-from spot_driver.connection import RobotConnection
-from spot_driver.errors import CommandError
-from spot_driver.follower import Progress, RobotTask
-from spot_driver.request_files import request_file
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError
+from spot_driver.core.follower import Progress, RobotTask
+from spot_driver.core.request_files import request_file
 
 State = mission_pb2.State
 FINISHED = {State.STATUS_SUCCESS, State.STATUS_FAILURE, State.STATUS_ERROR,

@@ -1,7 +1,7 @@
 """Motion that must never wait: cmd_vel with its watchdog, stop and the e-stop services,
 spun in an executor of their own."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "cmd_vel (node spot_motion)",

@@ -3,7 +3,7 @@ payload port forward (``ports.py``: the port plan, ``profiles.py``: Fast DDS XML
 ``deployment.py``: what the launch starts), and its health on ``/diagnostics`` (node
 ``spot_network``)."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "network (node spot_network; the launch file sets these from network:=...)",

@@ -3,7 +3,7 @@
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from rclpy.node import Node
 
-from spot_driver.capability import DriverContext
+from spot_driver.core.capability import DriverContext
 from spot_driver.network import ports
 from spot_driver.network.health import discovery_server_listening
 from spot_driver.nodes.parameters import declare

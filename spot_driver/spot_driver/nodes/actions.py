@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 
-from spot_driver import qos
-from spot_driver.errors import describe
-from spot_driver.follower import Ending, Outcome, RobotTask, follow, result_values
+from spot_driver.core import qos
+from spot_driver.core.errors import describe
+from spot_driver.core.follower import Ending, Outcome, RobotTask, follow, result_values
 
 PREEMPT_WAIT_S = 2.0  # how long a new goal waits for the goal it preempts to let go
 

@@ -3,9 +3,9 @@
 from rclpy.node import Node
 
 from spot_driver import registry
-from spot_driver.connection import ConnectionConfig
+from spot_driver.core.connection import ConnectionConfig
+from spot_driver.core.supervisor import SupervisorConfig
 from spot_driver.nodes.parameters import declare
-from spot_driver.supervisor import SupervisorConfig
 
 
 class DriverNode(Node):

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from spot_driver.errors import describe
+from spot_driver.core.errors import describe
 
 
 class Periodic:

@@ -4,7 +4,7 @@ service of the driver answers through."""
 
 from collections.abc import Callable
 
-from spot_driver.errors import describe
+from spot_driver.core.errors import describe
 
 
 def answer(logger, name: str, response, fill: Callable[[], str]):

@@ -1,7 +1,7 @@
 """Cameras and lidar: what to request (``streams.py``, ``cameras.py``), image conversions,
 and the ``spot_perception`` node."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "cameras and lidar (node spot_perception)",

@@ -5,7 +5,7 @@ import math
 
 from bosdyn.api import gripper_camera_param_pb2 as pb
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_msgs.msg import GripperCameraParameters
 
 Params = pb.GripperCameraParams

@@ -13,18 +13,18 @@ from sensor_msgs.msg import CameraInfo, CompressedImage, PointCloud2
 from sensor_msgs.msg import Image as ImageMsg
 from tf2_msgs.msg import TFMessage
 
-from spot_driver import qos
-from spot_driver.acquisition import (
+from spot_driver.core import qos
+from spot_driver.core.acquisition import (
     DEFAULT_MAX_IN_FLIGHT,
     Scheduler,
     Stream,
     StreamStats,
     check_rate,
 )
-from spot_driver.capability import DriverContext
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import describe
 from spot_driver.description import frame_names as naming
 from spot_driver.description import robot_model
-from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.triggers import answer_callback
 from spot_driver.perception import gripper_camera, stitching

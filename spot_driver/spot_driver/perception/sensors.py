@@ -7,8 +7,8 @@ from bosdyn.client.image import ImageClient
 from bosdyn.client.point_cloud import PointCloudClient
 from bosdyn.client.robot import UnregisteredServiceNameError
 
-from spot_driver.connection import RobotConnection
-from spot_driver.errors import CommandError
+from spot_driver.core.connection import RobotConnection
+from spot_driver.core.errors import CommandError
 
 
 class RobotSensors:

@@ -13,9 +13,9 @@ from bosdyn.api import geometry_pb2, image_pb2, point_cloud_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from rclpy.serialization import serialize_message
 
-from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Stream
 from spot_driver.conversions import point_cloud, sensor_cdr
 from spot_driver.conversions.time import timestamp_to_nsec
+from spot_driver.core.acquisition import DEFAULT_MAX_IN_FLIGHT, Stream
 from spot_driver.perception import images, stitching
 from spot_driver.perception.cameras import CameraSources
 

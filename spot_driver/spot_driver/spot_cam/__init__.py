@@ -4,7 +4,7 @@ LEDs, compositor and media log (``audio.py``, ``lights.py``, ``compositor.py``,
 ``health.py``); its cameras on topics (``images.py``, node ``spot_cam_images``). Found in
 the robot's directory: on a robot without a Spot CAM every call answers so."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "Spot CAM (node spot_cam; calls fail with \"this robot has no Spot CAM\" without one)",

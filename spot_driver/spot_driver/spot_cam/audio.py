@@ -8,7 +8,7 @@ import wave
 from bosdyn.api.spot_cam import audio_pb2
 from bosdyn.client.spot_cam.audio import AudioClient
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_driver.spot_cam.clients import spot_cam_client
 
 

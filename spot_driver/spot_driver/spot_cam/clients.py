@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 from bosdyn.client.robot import UnregisteredServiceNameError
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 NO_SPOT_CAM = "this robot has no Spot CAM (its directory lists no {service} service)"
 ABSENT_RETRY_S = 30.0  # a poll that found no Spot CAM asks again after this long

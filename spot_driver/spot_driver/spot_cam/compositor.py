@@ -7,7 +7,7 @@ import math
 from bosdyn.api.spot_cam import compositor_pb2
 from bosdyn.client.spot_cam.compositor import CompositorClient
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_driver.spot_cam.clients import spot_cam_client
 
 ColorMap = compositor_pb2.IrColorMap

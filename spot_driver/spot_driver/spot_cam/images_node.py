@@ -12,10 +12,10 @@ from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 from transforms3d.euler import euler2quat
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
 from spot_driver.conversions.time import robot_stamp_to_msg
-from spot_driver.errors import describe
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import describe
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.perception.images import camera_info

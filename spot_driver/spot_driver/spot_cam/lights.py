@@ -5,7 +5,7 @@ import math
 
 from bosdyn.client.spot_cam.lighting import LightingClient
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_driver.spot_cam.clients import spot_cam_client
 
 LED_COUNT = 4  # the API's: "LED located at indices [0, 3]"

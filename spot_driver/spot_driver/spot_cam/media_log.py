@@ -5,7 +5,7 @@ deleted; unknown logpoints are refused before anything is sent."""
 from bosdyn.api.spot_cam import camera_pb2, logging_pb2
 from bosdyn.client.spot_cam.media_log import MediaLogClient
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_driver.spot_cam.clients import spot_cam_client
 
 Logpoint = logging_pb2.Logpoint

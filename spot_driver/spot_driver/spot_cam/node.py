@@ -5,9 +5,9 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
-from spot_driver.errors import describe
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import describe
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.nodes.triggers import answer, trigger_callback

@@ -9,10 +9,10 @@ from rclpy.node import Node
 from sensor_msgs.msg import Image
 from std_msgs.msg import Header
 
-from spot_driver import qos
-from spot_driver.capability import DriverContext
 from spot_driver.conversions.time import robot_stamp_to_msg
-from spot_driver.errors import CommandError, describe
+from spot_driver.core import qos
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import CommandError, describe
 from spot_driver.nodes.parameters import declare
 from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.nodes.triggers import answer_callback

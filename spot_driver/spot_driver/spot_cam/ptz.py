@@ -6,7 +6,7 @@ import threading
 from bosdyn.api.spot_cam import ptz_pb2
 from bosdyn.client.spot_cam.ptz import PtzClient
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 from spot_driver.spot_cam.clients import spot_cam_client
 from spot_driver.spot_cam.conversions import Limits, check_move, limits
 

@@ -3,7 +3,7 @@ here (opt-in, ``spot_ros2_aliases:=true``): ``table.py`` says which, ``node.py``
 topics, passes the services through and puts Triggers in front of the arm posture action.
 doc/migration.md maps every other name."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "spot_ros2_aliases: spot_ros2's names (node spot_aliases; opt-in: spot_ros2_aliases:=true)",

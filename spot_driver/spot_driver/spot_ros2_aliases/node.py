@@ -13,9 +13,9 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from std_srvs.srv import Trigger
 
-from spot_driver import qos
-from spot_driver.action_client import ActionClient
-from spot_driver.capability import DriverContext
+from spot_driver.core import qos
+from spot_driver.core.action_client import ActionClient
+from spot_driver.core.capability import DriverContext
 from spot_driver.nodes.parameters import declare
 from spot_driver.spot_ros2_aliases.table import (
     POSTURES,

@@ -1,7 +1,7 @@
 """Robot state: joint_states, odometry, /tf and /tf_static, status/* topics, from one
 RobotState at a time through one pipeline (``pipeline.py``)."""
 
-from spot_driver.capability import Capability, Parameter, Section
+from spot_driver.core.capability import Capability, Parameter, Section
 
 PARAMETERS = Section(
     "state (node spot_state)",

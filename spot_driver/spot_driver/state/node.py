@@ -16,12 +16,12 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
-from spot_driver import qos, stage_stamps
-from spot_driver.acquisition import DEFAULT_MAX_IN_FLIGHT, Scheduler
-from spot_driver.capability import DriverContext
 from spot_driver.conversions import frames
+from spot_driver.core import qos, stage_stamps
+from spot_driver.core.acquisition import DEFAULT_MAX_IN_FLIGHT, Scheduler
+from spot_driver.core.capability import DriverContext
+from spot_driver.core.errors import describe
 from spot_driver.description import frame_names as naming
-from spot_driver.errors import describe
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.periodic import PeriodicWork
 from spot_driver.state import status

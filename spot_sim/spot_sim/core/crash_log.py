@@ -2,7 +2,7 @@
 ``SPOT_CRASH_LOG`` names a file; then each unexpected exception that a handler of last resort
 turned into a refusal or a log line is also appended there as ``<pid> <where>: <type>: <what>``.
 The test harness fails the test during which a line appears, so a crash cannot pass as a
-refusal. The driver has the same recorder (``spot_driver/crash_log.py``; the simulator imports
+refusal. The driver has the same recorder (``spot_driver/core/crash_log.py``; the simulator imports
 nothing of the driver).
 """
 

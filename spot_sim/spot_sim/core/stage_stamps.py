@@ -5,7 +5,7 @@ that calls ``stamp`` writes ``<stage> <CLOCK_MONOTONIC ns> <value>`` lines to a 
 there. CLOCK_MONOTONIC is one clock for every process on the machine (network namespaces
 included), so stamps of the operator, the driver and the simulated robot line up
 (``benchmarks/operator_link.py`` joins them). The driver has the same recorder
-(``spot_driver/stage_stamps.py``); the simulator imports nothing of the driver.
+(``spot_driver/core/stage_stamps.py``); the simulator imports nothing of the driver.
 """
 
 import os

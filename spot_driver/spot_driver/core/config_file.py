@@ -9,7 +9,7 @@ and ``ros2 param describe`` shows the same descriptions.
 import json
 import textwrap
 
-from spot_driver.capability import Parameter, Section
+from spot_driver.core.capability import Parameter, Section
 
 WIDTH = 100
 COMMENT_COLUMN = 34
@@ -20,7 +20,7 @@ HEADER = """\
 # connection); ros2 param describe shows the same descriptions.
 # Credentials are NOT parameters: set BOSDYN_CLIENT_USERNAME / BOSDYN_CLIENT_PASSWORD, or
 # name a file (KEY=VALUE lines: username=..., password=...; chmod 600) in credentials_file.
-# Rendered from the declarations (spot_driver/config_file.py): edit those, then make config.
+# Rendered from the declarations (spot_driver/core/config_file.py): edit those, then make config.
 /**:
   ros__parameters:
 """

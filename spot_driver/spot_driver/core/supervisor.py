@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from bosdyn.client.exceptions import UnauthenticatedError
 
-from spot_driver.connection import RobotConnection, RobotConnectionError, SessionBrokenError
-from spot_driver.errors import NotConnectedError, describe
+from spot_driver.core.connection import RobotConnection, RobotConnectionError, SessionBrokenError
+from spot_driver.core.errors import NotConnectedError, describe
 
 _LOG = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from spot_driver.errors import describe
+from spot_driver.core.errors import describe
 
 
 @dataclass

@@ -3,7 +3,7 @@ and not too large, or a CommandError that names the request's field."""
 
 from pathlib import Path
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 
 def request_file(path: str, what: str, field: str, max_bytes: int) -> Path:

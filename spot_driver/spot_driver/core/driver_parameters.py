@@ -4,7 +4,7 @@ Capabilities declare theirs in their ``Capability``; ``config/spot_driver.yaml``
 from both (``config_file.py``).
 """
 
-from spot_driver.capability import Parameter, Section
+from spot_driver.core.capability import Parameter, Section
 
 CONNECTION = Section(
     "connection (node spot_driver)",

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from spot_driver.timed_window import Window
+from spot_driver.core.timed_window import Window
 
 _LOG = logging.getLogger(__name__)
 IDLE_RECHECK_S = 0.25  # how often a stream nobody consumes is asked again

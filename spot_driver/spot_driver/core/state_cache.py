@@ -5,7 +5,7 @@ import time
 
 from bosdyn.api import robot_state_pb2
 
-from spot_driver.errors import CommandError
+from spot_driver.core.errors import CommandError
 
 READY_SETTLE_S = 1.0  # how long newer states are awaited before refusing on an older one
 

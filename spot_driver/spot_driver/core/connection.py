@@ -21,10 +21,10 @@ from bosdyn.client.robot_command import RobotCommandClient
 from bosdyn.client.robot_state import RobotStateClient
 
 from spot_driver.conversions.time import robot_to_local_nsec, timestamp_to_nsec
-from spot_driver.credentials import Credentials
-from spot_driver.errors import CommandError, NotConnectedError
-from spot_driver.robot_time import RobotTime
-from spot_driver.session import ConnectionConfig, RobotConnectionError, Session
+from spot_driver.core.credentials import Credentials
+from spot_driver.core.errors import CommandError, NotConnectedError
+from spot_driver.core.robot_time import RobotTime
+from spot_driver.core.session import ConnectionConfig, RobotConnectionError, Session
 
 _LOG = logging.getLogger(__name__)
 CLOCK_JUMP_NSEC = 1_000_000_000  # a robot timestamp this far from the synced estimate: resync

@@ -11,8 +11,8 @@ from bosdyn.client.lease import (
 )
 from bosdyn.mission import client as sdk_mission
 
-from spot_driver import crash_log
 from spot_driver.conversions.robot_data import RobotDataError
+from spot_driver.core import crash_log
 
 
 class CommandError(Exception):

@@ -12,10 +12,10 @@ from bosdyn.api import time_sync_pb2
 from bosdyn.client.estop import EstopKeepAlive
 from bosdyn.client.lease import Lease, LeaseClient, LeaseKeepAlive
 
-from spot_driver import token_channel
-from spot_driver.credentials import Credentials
-from spot_driver.lease_order import LeaseOrderedClient, uses_lease_wallet
-from spot_driver.transient import RetryingClient
+from spot_driver.core import token_channel
+from spot_driver.core.credentials import Credentials
+from spot_driver.core.lease_order import LeaseOrderedClient, uses_lease_wallet
+from spot_driver.core.transient import RetryingClient
 
 
 @dataclass(frozen=True)
