@@ -3,11 +3,15 @@
 # namespace, with the environment set up), every test's duration printed:
 #   1. test/serial_group.txt alone (rates, latencies, time bounds), then the field profile's
 #      timings (test/field_serial.txt against a robot on Wi-Fi), each on its own ROS domain;
-#   2. three pytest processes at once on distinct domains: test/parallel_group.txt; the
-#      SDK's programs and MoveIt (test/sdk_group.txt, mostly waiting) followed by the rest of
-#      the field-profile pass (test/field_pass.txt); and every other file. The first two's
-#      output goes to .work/test-parallel.log and .work/test-sdk.log, printed after.
-# An entry FILE::TEST runs that test in its group and the rest of FILE with every other file.
+#   2. four pytest processes at once, each on its own domain (the machine is half idle with
+#      three: most tests wait for a robot, a launch or a link):
+#      - test/parallel_group.txt (launches, link outages, fuzz cases);
+#      - test/sdk_group.txt (the SDK's programs and MoveIt, mostly waiting);
+#      - every other end-to-end and unit file, then the rest of the field-profile pass
+#        (test/field_pass.txt);
+#      - every other simulator file (test_*_sim.py: the SDK against the simulated robot).
+#      Each one's output goes to a log under .work/, printed after.
+# An entry FILE::TEST runs that test in its group and the rest of FILE in the lanes of step 2.
 # Exits non-zero if any of them failed.
 set -uo pipefail
 list() { grep -v '^#' "$1" | grep -v '^$'; }
@@ -16,16 +20,22 @@ mapfile -t parallel < <(list test/parallel_group.txt)
 mapfile -t field < <(list test/field_pass.txt)
 mapfile -t field_serial < <(list test/field_serial.txt)
 mapfile -t sdk < <(list test/sdk_group.txt)
-ignores=()  # what the serial, parallel and sdk groups run, out of the third process's run
+whole=()  # files a group runs whole
+deselect=()  # single tests a group runs, out of every other run of their file
 for entry in "${serial[@]}" "${parallel[@]}" "${sdk[@]}"; do
   case "$entry" in
-    *::*) ignores+=("--deselect=$entry") ;;
-    *) ignores+=("--ignore=$entry") ;;
+    *::*) deselect+=("--deselect=$entry") ;;
+    *) whole+=("$entry") ;;
   esac
 done
-taken=()  # the serial group's single tests, out of the files the other groups run whole
-for entry in "${serial[@]}"; do
-  case "$entry" in *::*) taken+=("--deselect=$entry") ;; esac
+sims=()  # every other file, split in two lanes
+others=()
+for file in test/test_*.py; do
+  [[ " ${whole[*]} " == *" $file "* ]] && continue
+  case "$file" in
+    *_sim.py) sims+=("$file") ;;
+    *) others+=("$file") ;;
+  esac
 done
 domain=$ROS_DOMAIN_ID
 next() { echo $(( (domain + $1) % 200 + 1 )); }
@@ -39,28 +49,39 @@ SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(next 1) python -m pytest --durations=0 \
   "${field_serial[@]}" || status=1
 
 mkdir -p .work
-log=.work/test-parallel.log
-ROS_DOMAIN_ID=$(next 2) python -m pytest --durations=0 "${taken[@]}" "${parallel[@]}" \
-  > "$log" 2>&1 &
-side=$!
-sdk_log=.work/test-sdk.log
-(
-  code=0
-  ROS_DOMAIN_ID=$(next 4) python -m pytest --durations=0 "${taken[@]}" "${sdk[@]}" || code=1
+lanes=()  # "log pid" of each lane
+lane() {  # lane LOG COMMAND...: COMMAND in the background, its output in LOG
+  local log=$1
+  shift
+  "$@" > "$log" 2>&1 &
+  lanes+=("$log $!")
+}
+lane .work/test-parallel.log env ROS_DOMAIN_ID="$(next 2)" \
+  python -m pytest --durations=0 "${deselect[@]}" "${parallel[@]}"
+lane .work/test-sdk.log env ROS_DOMAIN_ID="$(next 4)" \
+  python -m pytest --durations=0 "${deselect[@]}" "${sdk[@]}"
+others_then_field() {
+  local code=0
+  ROS_DOMAIN_ID=$(next 3) python -m pytest --durations=0 "${deselect[@]}" "${others[@]}" \
+    || code=1
   echo "[test] field-profile pass"
   SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(next 5) python -m pytest --durations=0 "${field[@]}" \
     || code=1
-  exit "$code"
-) > "$sdk_log" 2>&1 &
-programs=$!
-echo "[test] every other file (domain $(next 3)); beside it ${parallel[*]} (in $log) and" \
-  "${sdk[*]} then the field-profile pass (in $sdk_log)"
-ROS_DOMAIN_ID=$(next 3) python -m pytest --durations=0 "${ignores[@]}" || status=1
-wait "$side" || status=1
-wait "$programs" || status=1
-echo "[test] ${parallel[*]}:"
-cat "$log"
-echo "[test] ${sdk[*]}, then the field-profile pass:"
-cat "$sdk_log"
+  return "$code"
+}
+lane .work/test-others.log others_then_field
+lane .work/test-sims.log env ROS_DOMAIN_ID="$(next 6)" \
+  python -m pytest --durations=0 "${deselect[@]}" "${sims[@]}"
+echo "[test] four processes at once: ${parallel[*]}; ${sdk[*]}; every other file, then" \
+  "the field-profile pass; every other simulator file (logs in .work/)"
+for entry in "${lanes[@]}"; do
+  read -r log pid <<< "$entry"
+  wait "$pid" || status=1
+done
+for entry in "${lanes[@]}"; do
+  read -r log pid <<< "$entry"
+  echo "[test] $log:"
+  cat "$log"
+done
 echo "[test] exit $status, $(( $(date +%s) - started )) s in all"
 exit "$status"
