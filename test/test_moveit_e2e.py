@@ -15,6 +15,7 @@ import math
 import re
 import socket
 import time
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -267,14 +268,21 @@ class Spot:
         from moveit_msgs.srv import GetPlanningScene
         request = GetPlanningScene.Request()
         request.components.components = PlanningSceneComponents.ROBOT_STATE
-        return self.ros.call(GetPlanningScene, f"{self.ns}/get_planning_scene", request,
-                             timeout=SCENE_CALL_S).scene.robot_state
+        try:
+            return self.ros.call(GetPlanningScene, f"{self.ns}/get_planning_scene", request,
+                                 timeout=SCENE_CALL_S).scene.robot_state
+        except AssertionError:
+            warnings.warn(f"move_group left a planning scene query unanswered for "
+                          f"{SCENE_CALL_S} s; asked again", stacklevel=2)
+            raise
 
     def check_scene_state(self) -> None:
         """move_group's planning scene comes to hold the robot's joints and its body in odom
         (within 30 s of move_group's "ready": its state monitor waits for TF). A query left
-        unanswered for SCENE_CALL_S is asked again (stop 68's CI: one answer never came,
-        under load, the lost response of ros2/ros2#1253); failing, the log's tail is shown."""
+        unanswered for SCENE_CALL_S is asked again, with a warning in the run's summary (stop
+        68's CI: one answer of move_group's planning scene monitor, a private node of its own,
+        never came under load); failing, the log's tail is shown. The driver is not on this
+        path: its own answers are never asked twice."""
         deadline = time.monotonic() + 30
         while True:
             try:
