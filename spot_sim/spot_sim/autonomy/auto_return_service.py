@@ -115,7 +115,7 @@ class AutoReturnServicer(auto_return_service_pb2_grpc.AutoReturnServiceServicer)
                 "max_duration") else int(DEFAULT_DURATION_S * 1e9)
             command = robot.new_command("trajectory", goal=goal,
                                         end_ns=self.clock.now_nsec() + duration)
-            self.returning = (command.id, goal)
+            self.returning = (command, goal)
             self.path.walked_back_to(goal, kept)
         return ""
 

@@ -28,7 +28,6 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from spot_sim.autonomy.map import GraphMap, se2_from_proto, se3_proto
 from spot_sim.body import mobility
 from spot_sim.body.base import Base
-from spot_sim.body.commands import CommandBook
 from spot_sim.body.mobility import Se2
 from spot_sim.core.lock_order import DOMAIN, OrderedLock
 
@@ -86,7 +85,7 @@ class NavTask:
     final_goal: Se2 | None = None  # seed frame; else the last waypoint (with final_offset)
     final_offset: Se2 = field(default_factory=Se2)
     index: int = 0
-    motion: object = None
+    motion: int | None = None  # the id of the robot command walking the route
     status: int = Feedback.STATUS_FOLLOWING_ROUTE
     completed: list[str] = field(default_factory=list)
     remaining_length: float = 0.0
@@ -256,8 +255,7 @@ class GraphNav:
                 return False
             task.end_ns = end_ns
             if task.motion is not None:
-                with robot.parts(CommandBook):  # the command is the robot's
-                    task.motion.end_ns = end_ns
+                robot.renew_command(task.motion, end_ns)
             return True
 
     def motion_of(self, task_id: int) -> int | None:
@@ -266,7 +264,7 @@ class GraphNav:
             task = self.tasks.get(task_id)
             if task is None or task.done or task.motion is None:
                 return None
-            return task.motion.id
+            return task.motion
 
     def _end(self, task: NavTask, status: int) -> None:
         task.status = status
@@ -324,7 +322,7 @@ class GraphNav:
         if task.motion is None:
             task.motion = robot.new_command("trajectory", goal=odom_goal, end_ns=task.end_ns)
         else:
-            task.motion.goal = odom_goal
+            robot.retarget(task.motion, odom_goal)
         task.remaining_length = self._remaining(task, poses, seed_tform_body)
         last = task.index >= len(task.route) - (0 if task.final_goal is not None else 1)
         distance = math.hypot(goal.x - seed_tform_body.x, goal.y - seed_tform_body.y)

@@ -22,7 +22,7 @@ from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 from spot_sim.body import joint_rules, kinds, kinematics, power_rules
 from spot_sim.body.base import Base
 from spot_sim.body.battery import Battery
-from spot_sim.body.commands import Command, CommandBook, finish
+from spot_sim.body.commands import CommandBook, finish
 from spot_sim.body.estop_manager import LEVEL_NONE, EstopManager
 from spot_sim.body.faults import Faults
 from spot_sim.body.joint_rules import FALL_LIE_DOWN_S
@@ -229,18 +229,36 @@ class SimRobot:
                 task.abort()
 
     # ----------------------------------------------------------------- commands
-    def new_command(self, kind: str, **kwargs) -> Command:
-        """Register an accepted command; a new mobility command overrides the previous one."""
+    def new_command(self, kind: str, **kwargs) -> int:
+        """Register an accepted command; a new mobility command overrides the previous one.
+        Its id: the command itself stays the book's (``retarget``, ``renew_command``)."""
         with self._lock:
             now = self.clock.now_nsec()
             command = self._book.add_mobility(kind, now, **kwargs)
             kinds.begin(self, command, now)
-            return command
+            return command.id
 
-    def record_command(self, kind: str) -> Command:
-        """Register an accepted command without a mobility part (arm and gripper only)."""
+    def record_command(self, kind: str) -> int:
+        """Register an accepted command without a mobility part (arm and gripper only); its
+        id."""
         with self._lock:
-            return self._book.add_done(kind, self.clock.now_nsec())
+            return self._book.add_done(kind, self.clock.now_nsec()).id
+
+    def retarget(self, command_id: int, goal: Se2) -> bool:
+        """A new goal for the trajectory ``command_id`` while it is in charge and running."""
+        with self._lock:
+            if not self._book.active(command_id):
+                return False
+            self._book.mobility.goal = goal
+            return True
+
+    def renew_command(self, command_id: int, end_ns: int) -> bool:
+        """A new end time for ``command_id`` while it is in charge and running."""
+        with self._lock:
+            if not self._book.active(command_id):
+                return False
+            self._book.mobility.end_ns = end_ns
+            return True
 
     def next_id(self) -> int:
         return self._book.next_id()
@@ -250,9 +268,10 @@ class SimRobot:
         with self._lock:
             self._legs.start_posture(stand, now_ns, duration)
 
-    def finish_command(self, command: Command) -> None:
-        """End ``command`` (completed by whatever ran it, a dance for example)."""
+    def finish_command(self, command_id: int | None) -> None:
+        """End ``command_id`` (completed by whatever ran it, a dance for example)."""
         with self._lock:
+            command = self._book.commands.get(command_id)
             if command is not None and not command.done:
                 finish(command, None, self.clock.now_nsec())
 
@@ -265,10 +284,11 @@ class SimRobot:
             if self._legs.posture.standing:
                 self._legs.start_posture(True, self.clock.now_nsec(), 0.5)
 
-    def in_charge(self, command: Command) -> bool:
-        """Whether ``command`` is the mobility command in charge of the body (done or not)."""
+    def in_charge(self, command_id: int | None) -> bool:
+        """Whether ``command_id`` is the mobility command in charge of the body (done or
+        not)."""
         with self._lock:
-            return self._book.mobility is command
+            return self._book.mobility is not None and self._book.mobility.id == command_id
 
     def command_active(self, command_id: int) -> bool:
         """Whether ``command_id`` is the mobility command in charge and still running."""

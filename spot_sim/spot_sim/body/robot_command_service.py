@@ -33,19 +33,19 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         synced = self.time_sync.known(request.clock_identifier)
         try:
             with self.robot.parts(Arm) as (arm,):  # checked and started as one step
-                command = self._accept(request, synced, arm)
+                command_id = self._accept(request, synced, arm)
         except CommandRejectedError as rejected:
             response.status = rejected.status
             response.message = str(rejected)
             return
         response.status = Response.STATUS_OK
-        response.robot_command_id = command.id
-        if command.kind == "velocity":
-            stamp("sim_command_accepted", command.velocity.x)
+        response.robot_command_id = command_id
+        if mobility.HasField("se2_velocity_request"):
+            stamp("sim_command_accepted", mobility.se2_velocity_request.velocity.linear.x)
 
-    def _accept(self, request, synced: bool, arm: Arm | None) -> Command:
+    def _accept(self, request, synced: bool, arm: Arm | None) -> int:
         """Check every part of the command, then start them all (nothing starts if any part
-        is refused)."""
+        is refused); the command's id."""
         robot = self.robot
         arm_request, gripper_request = _manipulator_requests(request.command)
         manipulator = arm_request is not None or gripper_request is not None
@@ -68,14 +68,14 @@ class RobotCommandServicer(robot_command_service_pb2_grpc.RobotCommandServiceSer
         record = self._accept_mobility(request, kind, body, Acceptance(robot, synced, now)) \
             if kind is not None else robot.record_command("manipulator")
         if arm_task is not None:
-            arm_task.command_id = record.id
+            arm_task.command_id = record
             arm.start(arm_task)
         if gripper_task is not None:
-            gripper_task.command_id = record.id
+            gripper_task.command_id = record
             arm.start_gripper(gripper_task)
         return record
 
-    def _accept_mobility(self, request, kind: Kind, body, ctx: Acceptance) -> Command:
+    def _accept_mobility(self, request, kind: Kind, body, ctx: Acceptance) -> int:
         end_ns = kind.end(ctx, body)
         params = request.command.synchronized_command.mobility_command.params
         mobility_params = None

@@ -49,7 +49,7 @@ class Dance:
     placed: list[Placed]
     start_ns: int
     starting_slice: float
-    motion: object = None  # the robot Command the dance runs as
+    motion: int | None = None  # the id of the robot command the dance runs as
     status: int = Status.STATUS_WAITING_FOR_START_TIME
     current_slice: float = 0.0
     active: list[Placed] = field(default_factory=list)
@@ -117,7 +117,7 @@ def _start_move(robot, body: Body, dance: Dance, index: int, placed: Placed,
     if motion != Se2():
         dance.motions[index] = motion
     if body.arm is not None and {"arm", "gripper"} & set(placed.spec.controls):
-        start_arm_move(placed, body.arm, dance.motion.id, now_ns, robot.body_height)
+        start_arm_move(placed, body.arm, dance.motion, now_ns, robot.body_height)
 
 
 def _rest(body: Body) -> None:

@@ -65,7 +65,7 @@ class DockingTask:
     end_ns: int
     steps: tuple[str, ...]
     step: int = 0
-    motion: object = None  # the robot Command driving the current step
+    motion: int | None = None  # the id of the robot command driving the current step
     status: int = Feedback.STATUS_IN_PROGRESS
     error: str = ""
 
@@ -198,8 +198,7 @@ class Docking:
             return robot.new_command("stand")
         if name == "sit":
             return robot.new_command("sit")
-        goal = task.dock.prep_pose if name == "prep" else task.dock.pose
-        return robot.new_command("trajectory", goal=goal, end_ns=task.end_ns)
+        return robot.new_command("trajectory", goal=_goal(task, name), end_ns=task.end_ns)
 
     @staticmethod
     def _finished(robot, task: DockingTask, name: str, now_ns: int) -> bool:
@@ -208,7 +207,7 @@ class Docking:
         if name == "sit":
             with robot.parts(Legs) as (legs,):
                 return not legs.posture.standing and not legs.posture.moving(now_ns)
-        return (mobility.goal_reached(robot.odom_body(), task.motion.goal)
+        return (mobility.goal_reached(robot.odom_body(), _goal(task, name))
                 and robot.velocity() == Se2())
 
     # ------------------------------------------------------------------ reports
@@ -232,6 +231,11 @@ class Docking:
 
 
 # The docking verbs: the robot's Docking part, through its door.
+def _goal(task: DockingTask, step: str):
+    """Where the trajectory of ``step`` ("prep" or "dock") takes the body, in odom."""
+    return task.dock.prep_pose if step == "prep" else task.dock.pose
+
+
 def dock(robot, dock_id: int, behavior: int, end_ns: int) -> DockingTask:
     """A docking command (``DockingRejectedError`` if refused; nothing changes then)."""
     with robot.parts(Docking) as (docking,):

@@ -47,7 +47,8 @@ class Manipulation:
     target: np.ndarray | None  # object position in odom; None: the ray hit nothing
     standoff: float
     state: int = State.MANIP_STATE_WALKING_TO_OBJECT
-    walk_command: object = None
+    walk_command: int | None = None  # the id of the robot command walking to the object
+    walk_goal: Se2 | None = None
     arm_task: ArmTask | None = None
     gripper_task: GripperTask | None = None
     history: list = field(default_factory=list)
@@ -108,15 +109,15 @@ class Manipulation:
             heading = math.atan2(dy, dx)
             goal = Se2(self.target[0] - self.standoff * math.cos(heading),
                        self.target[1] - self.standoff * math.sin(heading), heading)
+            self.walk_goal = goal
             self.walk_command = robot.new_command("trajectory", goal=goal,
                                                   end_ns=now_ns + WALK_TIMEOUT_NS)
             return
-        command = self.walk_command
-        if not robot.in_charge(command) or command.done:
-            if not mobility.goal_reached(body, command.goal):
+        if not robot.command_active(self.walk_command):
+            if not mobility.goal_reached(body, self.walk_goal):
                 self._set(State.MANIP_STATE_GRASP_FAILED)
                 return
-        if mobility.goal_reached(body, command.goal) and robot.velocity() == Se2():
+        if mobility.goal_reached(body, self.walk_goal) and robot.velocity() == Se2():
             self._arrived(robot, now_ns)
 
     def _arrived(self, robot, now_ns: int) -> None:

@@ -122,7 +122,7 @@ def settled_in_place(robot, command: Command, now_ns: int) -> bool:
     """Whether ``command`` still drives the robot and the legs stand still, standing."""
     with robot.parts(Legs) as (legs,):
         posture = legs.posture
-        return robot.in_charge(command) and posture.standing and not posture.moving(now_ns)
+        return robot.in_charge(command.id) and posture.standing and not posture.moving(now_ns)
 
 
 def present(name: str):
