@@ -125,6 +125,21 @@ def test_the_core_and_the_shared_folders_import_no_capability():
             assert not imported, f"{path.relative_to(REPO)} imports {sorted(imported)}"
 
 
+def test_the_simulators_core_imports_no_capability():
+    """The simulator's ``core/`` is plumbing too (rpc, directory, leases, time sync, service
+    faults, the server's parts): a capability folder may import it, never the reverse."""
+    sim = REPO / "spot_sim" / "spot_sim"
+    folders = {p.name for p in sim.iterdir() if (p / "__init__.py").is_file()} - {"core"}
+    for path in (sim / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] if node.module != "spot_sim" else \
+                    [f"spot_sim.{a.name}" for a in node.names]
+                crossing = [n for n in names if n.startswith("spot_sim.") and
+                            n.split(".")[1] in folders]
+                assert not crossing, f"{path.relative_to(REPO)} imports {crossing}"
+
+
 # Modules and functions allowed past the size limits, each with the reason. The test reads
 # this list; an entry that no longer needs its exception fails too, so the list stays true.
 MAX_LINES, MAX_COMPLEXITY = 400, 10

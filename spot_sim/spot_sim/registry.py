@@ -14,12 +14,17 @@ from spot_sim.autonomy import (
     map_processing_service,
     recording_service,
 )
-from spot_sim.body import estop_service, power_service, robot_command_service, spot_check_service
+from spot_sim.body import (
+    estop_service,
+    keepalive_service,
+    power_service,
+    robot_command_service,
+    spot_check_service,
+)
 from spot_sim.choreography import choreography_service
 from spot_sim.core import (
     directory_registration_service,
     identity_service,
-    keepalive_service,
     lease_service,
     license_service,
     payload_service,

@@ -13,6 +13,7 @@ from bosdyn.api import data_buffer_pb2
 from spot_sim import registry
 from spot_sim.autonomy.navigation import GraphNav
 from spot_sim.autonomy.recording import Recorder
+from spot_sim.body.keepalive_service import KeepaliveServicer
 from spot_sim.body.robot import SimRobot
 from spot_sim.choreography.choreography_service import ChoreographyServicer
 from spot_sim.core.certs import CertPaths, ensure_certificates
@@ -22,16 +23,15 @@ from spot_sim.core.config import SimConfig
 from spot_sim.core.directory import Directory
 from spot_sim.core.fault_injection import FaultControl, RpcFaults
 from spot_sim.core.identity_service import directory_entries
-from spot_sim.core.keepalive_service import KeepaliveServicer
 from spot_sim.core.payload_router import PayloadRouter
 from spot_sim.core.payloads import PayloadRegistry
 from spot_sim.core.rpc import AuthInterceptor, CrashInterceptor, TokenIssuer
-from spot_sim.core.served import SimParts
 from spot_sim.core.time_sync_service import TimeSyncServicer
 from spot_sim.data_acquisition.data_buffer import DataStore
 from spot_sim.data_acquisition.rest import DaqRest
 from spot_sim.data_acquisition.store import CaptureStore
 from spot_sim.missions.mission_service import MissionServicer
+from spot_sim.parts import SimParts
 from spot_sim.perception.camera_settings_service import IREnableDisableServicer
 from spot_sim.perception.sensors import Sensors
 from spot_sim.spot_cam.parts import SpotCam

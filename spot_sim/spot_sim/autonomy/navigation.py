@@ -255,7 +255,7 @@ class GraphNav:
                 return False
             task.end_ns = end_ns
             if task.motion is not None:
-                robot.renew_command(task.motion, end_ns)
+                robot.amend_command(task.motion, end_ns=end_ns)
             return True
 
     def motion_of(self, task_id: int) -> int | None:
@@ -322,7 +322,7 @@ class GraphNav:
         if task.motion is None:
             task.motion = robot.new_command("trajectory", goal=odom_goal, end_ns=task.end_ns)
         else:
-            robot.retarget(task.motion, odom_goal)
+            robot.amend_command(task.motion, goal=odom_goal)
         task.remaining_length = self._remaining(task, poses, seed_tform_body)
         last = task.index >= len(task.route) - (0 if task.final_goal is not None else 1)
         distance = math.hypot(goal.x - seed_tform_body.x, goal.y - seed_tform_body.y)

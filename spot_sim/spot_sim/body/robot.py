@@ -35,8 +35,8 @@ from spot_sim.core.field import Draw
 from spot_sim.core.lease_manager import LeaseManager
 from spot_sim.core.license import License
 from spot_sim.core.lock_order import ROBOT, OrderedLock
+from spot_sim.core.service_faults import ServiceFaults
 from spot_sim.core.ticker import Ticker, catch_up
-from spot_sim.diagnostics.service_faults import ServiceFaults
 from spot_sim.docking import world
 from spot_sim.docking.docking import Docking
 from spot_sim.manipulation import arm_kinematics
@@ -230,8 +230,7 @@ class SimRobot:
 
     # ----------------------------------------------------------------- commands
     def new_command(self, kind: str, **kwargs) -> int:
-        """Register an accepted command; a new mobility command overrides the previous one.
-        Its id: the command itself stays the book's (``retarget``, ``renew_command``)."""
+        """Register an accepted command (overriding the mobility one); its id, not itself."""
         with self._lock:
             now = self.clock.now_nsec()
             command = self._book.add_mobility(kind, now, **kwargs)
@@ -239,25 +238,19 @@ class SimRobot:
             return command.id
 
     def record_command(self, kind: str) -> int:
-        """Register an accepted command without a mobility part (arm and gripper only); its
-        id."""
+        """Register an accepted arm or gripper command (no mobility part); its id."""
         with self._lock:
             return self._book.add_done(kind, self.clock.now_nsec()).id
 
-    def retarget(self, command_id: int, goal: Se2) -> bool:
-        """A new goal for the trajectory ``command_id`` while it is in charge and running."""
+    def amend_command(self, command_id: int, goal: Se2 | None = None,
+                      end_ns: int | None = None) -> bool:
+        """A new goal or end time for ``command_id`` while it is in charge and running."""
         with self._lock:
+            command = self._book.mobility
             if not self._book.active(command_id):
                 return False
-            self._book.mobility.goal = goal
-            return True
-
-    def renew_command(self, command_id: int, end_ns: int) -> bool:
-        """A new end time for ``command_id`` while it is in charge and running."""
-        with self._lock:
-            if not self._book.active(command_id):
-                return False
-            self._book.mobility.end_ns = end_ns
+            command.goal = goal if goal is not None else command.goal
+            command.end_ns = end_ns if end_ns is not None else command.end_ns
             return True
 
     def next_id(self) -> int:
@@ -285,8 +278,7 @@ class SimRobot:
                 self._legs.start_posture(True, self.clock.now_nsec(), 0.5)
 
     def in_charge(self, command_id: int | None) -> bool:
-        """Whether ``command_id`` is the mobility command in charge of the body (done or
-        not)."""
+        """Whether ``command_id`` is the mobility command in charge (done or not)."""
         with self._lock:
             return self._book.mobility is not None and self._book.mobility.id == command_id
 

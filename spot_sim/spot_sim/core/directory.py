@@ -7,7 +7,7 @@ import time
 from bosdyn.api import directory_pb2, service_fault_pb2
 
 from spot_sim.core.clock import RobotClock
-from spot_sim.diagnostics.service_faults import ServiceFaults
+from spot_sim.core.service_faults import ServiceFaults
 
 LIVENESS_FAULT = "Service liveness timeout"
 

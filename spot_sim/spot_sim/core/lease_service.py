@@ -2,14 +2,14 @@
 
 from bosdyn.api import lease_pb2, lease_service_pb2_grpc
 
-from spot_sim.body.robot import SimRobot
+from spot_sim.core.lease_manager import LeaseManager
 from spot_sim.core.rpc import TokenIssuer, token_from_metadata, unary
 from spot_sim.core.served import Served, ServiceSpec
 
 
 class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
-    def __init__(self, robot: SimRobot, tokens: TokenIssuer) -> None:
-        self.robot, self.clock, self.tokens = robot, robot.clock, tokens
+    def __init__(self, leases: LeaseManager, tokens: TokenIssuer) -> None:
+        self.leases, self.tokens = leases, tokens
 
     def _owner(self, request, context) -> lease_pb2.LeaseOwner:
         token = token_from_metadata(context.invocation_metadata())
@@ -17,7 +17,7 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
         return lease_pb2.LeaseOwner(client_name=request.header.client_name, user_name=user)
 
     def _acquire(self, request, response, context, take: bool) -> None:
-        status, lease, owner = self.robot.leases.acquire(
+        status, lease, owner = self.leases.acquire(
             request.resource, self._owner(request, context), take)
         response.status = status
         if lease is not None:
@@ -35,16 +35,16 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
 
     @unary(lease_pb2.ReturnLeaseResponse)
     def ReturnLease(self, request, response, context):
-        response.status = self.robot.leases.release(request.lease)
+        response.status = self.leases.release(request.lease)
 
     @unary(lease_pb2.RetainLeaseResponse)
     def RetainLease(self, request, response, context):
-        response.lease_use_result.CopyFrom(self.robot.leases.use(request.lease, allow_super=True))
+        response.lease_use_result.CopyFrom(self.leases.use(request.lease, allow_super=True))
 
     @unary(lease_pb2.ListLeasesResponse)
     def ListLeases(self, request, response, context):
-        response.resources.extend(self.robot.leases.list_resources())
-        response.resource_tree.CopyFrom(self.robot.leases.tree)
+        response.resources.extend(self.leases.list_resources())
+        response.resource_tree.CopyFrom(self.leases.tree)
 
 
 def spec() -> ServiceSpec:
@@ -52,4 +52,4 @@ def spec() -> ServiceSpec:
                        lease_service_pb2_grpc.add_LeaseServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: LeaseServicer(parts.robot, parts.tokens)),)
+SERVICES = (Served(spec(), lambda parts: LeaseServicer(parts.robot.leases, parts.tokens)),)

@@ -5,7 +5,7 @@ from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.diagnostics.service_faults import ServiceFaults
+from spot_sim.core.service_faults import ServiceFaults
 
 
 class FaultServicer(fault_service_pb2_grpc.FaultServiceServicer):
