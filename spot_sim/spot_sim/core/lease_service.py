@@ -2,14 +2,15 @@
 
 from bosdyn.api import lease_pb2, lease_service_pb2_grpc
 
+from spot_sim.core.clock import RobotClock
 from spot_sim.core.lease_manager import LeaseManager
 from spot_sim.core.rpc import TokenIssuer, token_from_metadata, unary
 from spot_sim.core.served import Served, ServiceSpec
 
 
 class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
-    def __init__(self, leases: LeaseManager, tokens: TokenIssuer) -> None:
-        self.leases, self.tokens = leases, tokens
+    def __init__(self, leases: LeaseManager, clock: RobotClock, tokens: TokenIssuer) -> None:
+        self.leases, self.clock, self.tokens = leases, clock, tokens
 
     def _owner(self, request, context) -> lease_pb2.LeaseOwner:
         token = token_from_metadata(context.invocation_metadata())
@@ -52,4 +53,5 @@ def spec() -> ServiceSpec:
                        lease_service_pb2_grpc.add_LeaseServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: LeaseServicer(parts.robot.leases, parts.tokens)),)
+SERVICES = (Served(spec(), lambda parts: LeaseServicer(parts.robot.leases, parts.clock,
+                                                     parts.tokens)),)
