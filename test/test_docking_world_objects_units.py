@@ -141,3 +141,25 @@ def test_tf_frames_are_looked_up_through_their_common_ancestor_and_pushed_as_dra
     assert frame_sync.mutation(obj, None).mutation.action == Request.ACTION_ADD
     change = frame_sync.mutation(obj, 42).mutation
     assert change.action == Request.ACTION_CHANGE and change.object.id == 42
+
+
+def test_world_objects_are_seen_from_the_body_the_robot_state_reports():
+    """A dance's body offset (sway, lean) moves the body frame in the robot's state; the world
+    objects' snapshots put the body at the same place (they once left the offset out)."""
+    from bosdyn.client.frame_helpers import get_a_tform_b
+
+    from spot_sim.body.base import Base
+    from spot_sim.body.robot import SimRobot
+    from spot_sim.core.clock import RobotClock
+    from spot_sim.core.config import SimConfig
+    robot = SimRobot(SimConfig(start_docked_id=520), RobotClock())
+    with robot.parts(Base) as (base,):
+        base.offset = SE3Pose(0.05, -0.03, 0.02, Quat.from_yaw(0.2))
+    state = robot.transforms_snapshot()
+    objects = robot.world_objects()
+    assert objects
+    for obj in objects:
+        seen = get_a_tform_b(obj.transforms_snapshot, "vision", "body")
+        reported = get_a_tform_b(state, "vision", "body")
+        assert (seen.x, seen.y, seen.z) == pytest.approx((reported.x, reported.y, reported.z))
+        assert seen.rot.to_yaw() == pytest.approx(reported.rot.to_yaw())

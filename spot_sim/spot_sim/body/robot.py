@@ -166,13 +166,12 @@ class SimRobot:
                                   feet=kinematics.foot_positions_in_body(self._legs.posture.joints))
 
     def world_objects(self) -> list:
-        """The docks and fiducials in view now, as ListWorldObjects reports them."""
+        """The docks and fiducials in view now, as ListWorldObjects reports them: seen from
+        the body where the robot's state puts it (a dance's offset included)."""
         with self._lock:
-            base, height = self._base, self._legs.body_height
-            odom_tform_body = body_pose(base.odom_body, height, base.rotation)
-            vision_tform_body = body_pose(base.vision_body(), height, base.rotation)
+            odom_tform_body, vision_tform_body = self.body_poses()
             return world.world_objects(tuple(self._docking.docks.values()), odom_tform_body,
-                                       vision_tform_body, base.odom_body,
+                                       vision_tform_body, self._base.odom_body,
                                        self.clock.timestamp(), self._object_ids)
 
     def active_fault(self) -> bool:
