@@ -1,7 +1,8 @@
 """Pages written from the code when the docs build starts (``generated/``, not in git): a
 reference page per capability with its launch switch, nodes, parameters, interfaces (its
 section of the docs), health, simulator side and tests (from the driver's registry, the docs,
-the simulator's folders and the test files),
+the simulator's folders and the test files), a reference page per folder of the simulated
+robot (its services and their RPCs, modules and tests),
 every launch file's arguments (from the files themselves), the examples package's README and
 the README's getting-started part.
 So these tables cannot drift from what the driver does."""
@@ -115,6 +116,73 @@ def _tests(capability: Capability) -> list[str]:
     return [*lines, ""]
 
 
+def simulator_folders() -> list[Path]:
+    """The simulated robot's folders (its capabilities, and ``core/``), in name order."""
+    sim = REPO / "spot_sim" / "spot_sim"
+    return sorted(p for p in sim.iterdir() if (p / "__init__.py").is_file())
+
+
+def _served_rpcs(module) -> list[tuple[str, str, list[str], list[str]]]:
+    """(directory name, gRPC service, RPCs served, RPCs answered UNIMPLEMENTED) of each
+    service a simulator module declares in ``SERVICES``."""
+    out = []
+    for served in getattr(module, "SERVICES", ()):
+        spec = served.spec
+        servicers = [c for c in vars(module).values() if isinstance(c, type)
+                     and c.__module__ == module.__name__ and any(
+                         base.__name__.endswith("Servicer") and base.__module__.endswith(
+                             "_pb2_grpc") for base in c.__mro__[1:])]
+        base = next((b for c in servicers for b in c.__mro__[1:]
+                     if b.__name__.endswith("Servicer") and b.__module__.endswith("_pb2_grpc")
+                     and spec.type.endswith(b.__name__.removesuffix("Servicer"))), None)
+        rpcs = sorted(n for n in vars(base) if n[:1].isupper()) if base is not None else []
+        mine = {n for c in servicers for n in vars(c)}
+        out.append((spec.name, spec.type, [r for r in rpcs if r in mine],
+                    [r for r in rpcs if r not in mine]))
+    return out
+
+
+def simulator_page(folder: Path) -> str:
+    """The reference page of one folder of the simulated robot: what it models, the services
+    it serves (their RPCs, from the gRPC base classes), its modules and its tests."""
+    import importlib
+    package = importlib.import_module(f"spot_sim.{folder.name}")
+    summary = " ".join((package.__doc__ or "").split())
+    lines = [f"# spot_sim: {folder.name}", "", summary, "",
+             f"Code: `spot_sim/spot_sim/{folder.name}/`.", ""]
+    services = []
+    for path in sorted(folder.rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        name = ".".join(path.relative_to(REPO / "spot_sim").with_suffix("").parts)
+        services += [(path.name, *row) for row in _served_rpcs(importlib.import_module(name))]
+    if services:
+        lines += ["## Services", "", "| module | directory name | gRPC service | RPCs served |"
+                  " RPCs not served |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| `{module}` | `{name}` | `{kind}` | {', '.join(served) or '-'} | "
+                  f"{', '.join(missing) or '-'} |"
+                  for module, name, kind, served, missing in services]
+        lines += ["", "An RPC not served answers UNIMPLEMENTED, as a robot without that "
+                  "feature does.", ""]
+    lines += ["## Modules", ""]
+    lines += [f"- `{p.relative_to(folder)}`: {_first_sentence(p)}"
+              for p in sorted(folder.rglob("*.py")) if p.name != "__init__.py"]
+    tests = sorted((REPO / "test").glob(f"test_{folder.name}*_sim.py"))
+    lines += ["", "## Tests", ""]
+    lines += [f"- `{p.name}`: {_first_sentence(p)}" for p in tests] or [
+        "- through the other folders' tests (no file of its own)"]
+    return "\n".join(lines) + "\n"
+
+
+def simulator_reference_page() -> str:
+    lines = ["# The simulated robot's reference", "",
+             "Each folder of `spot_sim/spot_sim/` has a page written from the code at build "
+             "time: what it models, the Spot API services it serves with the RPCs each "
+             "implements (read from the gRPC base classes), its modules and its tests.", ""]
+    lines += [f"- [{f.name}](simulator/{f.name}.md)" for f in simulator_folders()]
+    return "\n".join(lines) + "\n"
+
+
 def _parameters(title: str, parameters, level: str = "##") -> list[str]:
     rows = [f"| `{p.name}` | {_cell(p.default if p.default is not None else p.example)} | "
             f"{_cell(p.description)} |" for p in parameters]
@@ -185,6 +253,12 @@ def write(app) -> None:
     pages.mkdir()
     for capability in registry.CAPABILITIES:
         (pages / f"{capability.name}.md").write_text(capability_page(capability))
+    (out / "simulator.md").write_text(simulator_reference_page())
+    sim_pages = out / "simulator"
+    shutil.rmtree(sim_pages, ignore_errors=True)
+    sim_pages.mkdir()
+    for folder in simulator_folders():
+        (sim_pages / f"{folder.name}.md").write_text(simulator_page(folder))
     (out / "launch_arguments.md").write_text(launch_arguments_page())
     (out / "getting_started.md").write_text(getting_started_page())
     shutil.copyfile(REPO / "spot_driver_examples" / "README.md", out / "examples.md")
