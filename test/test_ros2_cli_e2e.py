@@ -192,7 +192,10 @@ def test_two_robots_from_one_launch_are_disjoint(tmp_path):
         assert "spot2/front_left_hip_x" in echo.stdout
     finally:
         assert launch.stop() == 0, launch.output()[-3000:]
-    assert not BAD_LINES.search(launch.output()), launch.output()[-3000:]
+    # launch's SIGINT reaches robot_state_publisher while it still handles the first: the
+    # upstream kill the signals test below allows too (seen under four lanes' load, stop 69)
+    output = RSP_KILLED_AGAIN.sub("", launch.output())
+    assert not BAD_LINES.search(output), output[-3000:]
 
 
 @pytest.fixture(scope="module")
