@@ -15,7 +15,7 @@ unset SPOT_DOMAIN_FROM_ENV
 source scripts/env.sh
 echo "[test] ROS_DOMAIN_ID=$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$ROS_AUTOMATIC_DISCOVERY_RANGE"
 # Without arguments: the whole suite in the order scripts/test_groups.sh states (the timing
-# files alone, the field-profile pass, then two pytest processes at once), each test's duration
+# files alone, the field-profile timings, then four pytest processes at once), each test's duration
 # printed. With arguments: pytest with them, e.g.
 # SPOT_SIM_PROFILE=field scripts/run_tests.sh test/test_manipulation_e2e.py (what `make test-field` does).
 if [ $# -eq 0 ]; then
