@@ -209,8 +209,16 @@ class StreamLatencies:
 
 
 def cpu_seconds(pid: int) -> float:
-    times = psutil.Process(pid).cpu_times()
-    return times.user + times.system
+    """CPU seconds of ``pid`` and of its living children (the simulated robot's renderers)."""
+    process = psutil.Process(pid)
+    total = 0.0
+    for each in (process, *process.children(recursive=True)):
+        try:
+            times = each.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
 
 
 def thread_cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:

@@ -40,7 +40,7 @@ QUERIES = 200
 
 def site_map() -> MapFiles:
     """100 waypoints on a serpentine 10 x 10 grid (1 m apart) inside the simulated room."""
-    sensors = Sensors(False, False)
+    sensors = Sensors(False, False, render_workers=0)
     graph = map_pb2.Graph()
     files = MapFiles(graph)
     previous = None

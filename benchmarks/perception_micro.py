@@ -68,7 +68,7 @@ def against_floor(fn, floor, rounds: int = ROUNDS) -> tuple[float, float, float]
 
 
 def camera_inputs():
-    sensors = Sensors(has_arm=False, color=False)
+    sensors = Sensors(has_arm=False, color=False, render_workers=0)  # the render itself
     pose = SE3Pose(0.5, 0.0, 0.55, Quat.from_pitch(0.35))
     visual = sensors.sources["frontleft_fisheye_image"]
     depth = sensors.sources["frontleft_depth"]

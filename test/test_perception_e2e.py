@@ -14,7 +14,7 @@ from tf2_msgs.msg import TFMessage
 from conftest import PASSWORD, USERNAME, running_sim
 from spot_msgs.srv import GetGripperCameraParameters, SetGripperCameraParameters
 from spot_sim.perception.point_cloud_encoding import DEFAULT_PARAMETERS
-from spot_sim.perception.sensors import DEPTH_MODEL, VISUAL_MODEL
+from spot_sim.perception.sources import DEPTH_MODEL, VISUAL_MODEL
 
 PC = point_cloud_pb2.PointCloud
 CAMERAS = ("frontleft", "back", "left")

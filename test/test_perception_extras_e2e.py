@@ -8,7 +8,7 @@ from ros_harness import driver_world
 from sensor_msgs.msg import CameraInfo, Image, PointCloud2
 from tf2_msgs.msg import TFMessage
 
-from spot_sim.perception.sensors import VISUAL_MODEL
+from spot_sim.perception.sources import VISUAL_MODEL
 
 
 @pytest.fixture(scope="module")

@@ -140,7 +140,7 @@ def test_the_camera_ray_cast_matches_the_plain_ray_cast_from_any_pose():
     from bosdyn.client.math_helpers import Quat
 
     from spot_sim.perception.scene import Scene
-    from spot_sim.perception.sensors import VISUAL_MODEL
+    from spot_sim.perception.sources import VISUAL_MODEL
 
     scene, (xs, ys) = Scene(), VISUAL_MODEL.axes()
     u, v = np.meshgrid(xs, ys)

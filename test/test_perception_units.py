@@ -351,7 +351,7 @@ def test_the_front_cameras_stitch_into_the_virtual_camera_between_them():
     from spot_sim import SimConfig
     from spot_sim.body.robot import SimRobot
     from spot_sim.core.clock import RobotClock
-    from spot_sim.perception.sensors import VISUAL_MODEL
+    from spot_sim.perception.sources import VISUAL_MODEL
 
     m = VISUAL_MODEL
     robot = SimRobot(SimConfig(), RobotClock(0.0))

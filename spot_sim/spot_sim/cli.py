@@ -19,6 +19,13 @@ LIDAR_ENCODINGS = {"32F": PointCloud.ENCODING_XYZ_32F, "4SC": PointCloud.ENCODIN
                    "5SC": PointCloud.ENCODING_XYZ_5SC}
 
 
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="spot-sim", description=__doc__)
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any)")
@@ -37,6 +44,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                               help=option.help)
     parser.add_argument("--lidar-encoding", choices=sorted(LIDAR_ENCODINGS), default="32F",
                         help="encoding of the lidar's point clouds")
+    parser.add_argument("--render-workers", type=_count, default=SimConfig.render_workers,
+                        help="processes that render the cameras and lidar (0: in the serving "
+                             "process, one render at a time)")
     parser.add_argument("--clock-offset", type=float, default=12.345,
                         help="robot clock minus host clock, seconds")
     parser.add_argument("--no-estop-required", action="store_true",
@@ -83,12 +93,13 @@ def main(argv: list[str] | None = None) -> int:
                        clock_offset_sec=args.clock_offset,
                        estop_required=not args.no_estop_required,
                        **{option.field: getattr(args, option.name) for option in OPTIONS},
-                       start_docked_id=args.docked,
+                       start_docked_id=args.docked, render_workers=args.render_workers,
                        withheld_features=tuple(args.withhold_feature), field=profile)
     sim = SimulatedSpot(config, certs_dir=args.certs_dir, port=args.port,
                         rest_port=args.rest_port)
     sim.sensors.lidar_encoding = LIDAR_ENCODINGS[args.lidar_encoding]
     port = sim.start()
+    sim.sensors.renders.start()
     print(f"spot-sim listening on 127.0.0.1:{port}", flush=True)
     print(f"spot-sim ca-cert {sim.ca_cert.resolve()}", flush=True)
     admin = None

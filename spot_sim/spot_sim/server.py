@@ -66,7 +66,8 @@ class SimulatedSpot:
         self.commands = CommandLog((self.config.max_vel_x, self.config.max_vel_y,
                                     self.config.max_vel_yaw))
         self.faults = FaultControl(self)
-        self.sensors = Sensors(self.config.has_arm, self.config.color_cameras)
+        self.sensors = Sensors(self.config.has_arm, self.config.color_cameras,
+                              render_workers=self.config.render_workers)
         self.graph_nav = GraphNav(self.sensors.scene)
         self.recorder = Recorder(self.graph_nav, self.sensors)
         self.robot.step_hooks += [self.graph_nav.step, self.recorder.step]
@@ -169,6 +170,7 @@ class SimulatedSpot:
         self.router.close()
         self.keepalive.stop()
         self.robot.stop()
+        self.sensors.close()
 
     def wait(self) -> None:
         if self._server is not None:

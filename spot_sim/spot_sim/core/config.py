@@ -43,6 +43,7 @@ class SimConfig:
     max_vel_yaw: float = 1.5  # rad/s
     vision_drift_per_m: float = 0.01  # translation drift of odom relative to vision, per metre
     vision_yaw_drift_per_m: float = 0.002  # rad per metre
+    render_workers: int = 2  # processes rendering cameras and lidar (0: the serving one)
     field: FieldProfile = default_field(default_factory=FieldProfile)  # latency, noise, drift, ...
 
     @property

@@ -24,7 +24,7 @@ from spot_sim.data_acquisition.acquisitions import Acquisitions, Source, Unknown
 from spot_sim.data_acquisition.plugins import Plugins
 from spot_sim.data_acquisition.store import DATA, IMAGE, METADATA, CaptureStore
 from spot_sim.perception.image_service import ImageServicer
-from spot_sim.perception.sensors import LIDAR_FRAME, LIDAR_SOURCE
+from spot_sim.perception.sources import LIDAR_FRAME, LIDAR_SOURCE
 from spot_sim.spot_cam.media_log_service import MediaLogServicer
 
 Image = image_pb2.Image

@@ -9,7 +9,8 @@ from spot_sim.body.robot import SimRobot
 from spot_sim.core.field import Captures, Draw
 from spot_sim.core.rpc import unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.perception.sensors import LIDAR_FRAME, LIDAR_SOURCE, Sensors
+from spot_sim.perception.sensors import Sensors
+from spot_sim.perception.sources import LIDAR_FRAME, LIDAR_SOURCE
 from spot_sim.state.frame_tree import sensor_view
 
 _Response = point_cloud_pb2.PointCloudResponse

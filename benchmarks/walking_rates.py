@@ -1,0 +1,146 @@
+"""A walking simulated Spot at a robot's rates: what `make run` streams (the five body cameras
+with depth and depth points at 15 Hz, the lidar at 10 Hz, the state at 50 Hz) while the robot
+walks a circle (0.4 m/s, 0.3 rad/s at 10 Hz), nothing pinned, the driver and the simulated
+robot as their own processes and this process as a bare subscriber of every topic.
+
+Phase 1 (``WINDOW_S``): each topic's rate as a share of its configured rate (header stamps
+received in the window), and the simulated robot's CPU (its render workers included) per
+image it delivered (visual and depth). Phase 2: ``test/operator_probe.py``'s cmd_vel steps
+(0 -> 0.4 m/s -> 0, each ending once odometry shows the robot at its speed) with every camera
+still streaming: the step's latency from its first publish to odometry showing it.
+
+    python benchmarks/walking_rates.py [--label before]   # ~2 min; walking_rates.json
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import _e2e
+import _results
+import numpy as np
+from geometry_msgs.msg import Twist
+
+from spot_driver.core import qos
+
+WINDOW_S = 20.0
+STEPS = 25  # operator_probe.py steps of each direction
+CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
+GOAL_RATE_PERCENT, GOAL_STATE_HZ, GOAL_STEP_P99_MS = 95.0, 49.0, 100.0
+
+
+def topics() -> list[_e2e.Topic]:
+    out = [t for t in _e2e.state_topics(STATE_HZ) if t.name in ("/joint_states", "/odometry")]
+    for camera in _e2e.CAMERAS:
+        out += _e2e.camera_topics(camera, CAMERA_HZ, "reliable")
+        out.append(_e2e.Topic(f"/depth/{camera}/points", "sensor_msgs/msg/PointCloud2",
+                              CAMERA_HZ, qos.SENSOR))
+    out.append(_e2e.Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", LIDAR_HZ,
+                          qos.SENSOR))
+    return out
+
+
+def walk(node, stop: threading.Event) -> None:
+    """A circle at 10 Hz until ``stop``."""
+    publisher = node.create_publisher(Twist, "/cmd_vel", 1)
+    command = Twist()
+    command.linear.x, command.angular.z = 0.4, 0.3
+    while not stop.wait(0.1):
+        publisher.publish(command)
+
+
+def stamped_rates(samples: dict, watched: list[_e2e.Topic], start: float,
+                  end: float) -> dict[str, dict]:
+    """Per topic: header stamps inside the window per second, as a share of its rate."""
+    out = {}
+    for topic in watched:
+        stamps = [s for _, s, _ in samples.get(topic.name, []) if start <= s < end]
+        hz = len(stamps) / (end - start)
+        gaps = np.diff(sorted(stamps)) * 1e3 if len(stamps) > 1 else np.array([np.inf])
+        out[topic.name] = {"hz": round(hz, 2), "percent": round(100 * hz / topic.hz, 1),
+                           "largest_gap_ms": round(float(gaps.max()), 1)}
+    return out
+
+
+def probe_steps() -> dict:
+    """operator_probe.py's cmd_vel check, as its own process (an operator's)."""
+    out = subprocess.run([sys.executable, str(_e2e.REPO / "test" / "operator_probe.py"),
+                          "--checks", "cmd_vel", "--steps", str(STEPS)],
+                         capture_output=True, text=True, timeout=300, env=os.environ)
+    assert out.returncode == 0, out.stderr[-2000:]
+    steps = json.loads(out.stdout)["cmd_vel"]
+    latencies = np.array(steps["step_latency_ms"])
+    return {"steps": steps["steps"], "answered": len(latencies),
+            "p50_ms": round(float(np.percentile(latencies, 50)), 1),
+            "p99_ms": round(float(np.percentile(latencies, 99)), 1),
+            "max_ms": round(float(latencies.max()), 1)}
+
+
+def run() -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="spot_walk_"))
+    sim, port, ca = _e2e.start_sim(str(tmp / "certs"))
+    driver = _e2e.start_driver(port, ca, {
+        "camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ, "robot_state_rate": STATE_HZ,
+        "publish_depth_points": "true", "estop_endpoint": "true"})  # as spot_sim.launch.py
+    subscriber = _e2e.Subscriber()
+    watched = topics()
+    subscriber.subscribe(watched)
+    stop = threading.Event()
+    try:
+        for name in ("/claim", "/power_on", "/stand"):
+            assert _e2e.call_trigger(subscriber.node, name).success, name
+        walker = threading.Thread(target=walk, args=(subscriber.node, stop), daemon=True)
+        walker.start()
+        time.sleep(3.0)  # walking, every stream flowing
+        cpu, start, end = _e2e.measure({"simulated_robot": sim.pid, "driver": driver.pid},
+                                       WINDOW_S)
+        stop.set()
+        walker.join()
+        rates = stamped_rates(subscriber.samples, watched, start, end)
+        steps = probe_steps()
+    finally:
+        stop.set()
+        subscriber.close()
+        _e2e.stop(driver, sim)
+    images = sum(v["hz"] for k, v in rates.items() if k.endswith("/image")) * WINDOW_S
+    sensors = {k: v for k, v in rates.items() if not k.startswith(("/joint", "/odom"))}
+    return {
+        "cpu_percent_of_one_core": cpu,
+        "images_delivered_per_s": round(images / WINDOW_S, 1),
+        "robot_cpu_ms_per_image": round(10 * cpu["simulated_robot"] * WINDOW_S / images, 2),
+        "sensor_percent_worst": min(v["percent"] for v in sensors.values()),
+        "state_hz": rates["/joint_states"]["hz"],
+        "cmd_vel_steps": steps, "topics": rates}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--label", default="after",
+                        help="before: keep this run as the figures of the code before")
+    args = parser.parse_args(argv)
+    path = _results.RESULTS_DIR / "walking_rates.json"
+    result = json.loads(path.read_text()) if path.exists() else {}
+    result.update({"benchmark": "walking_rates", "window_s": WINDOW_S, "camera_hz": CAMERA_HZ,
+                   "lidar_hz": LIDAR_HZ, "state_hz": STATE_HZ,
+                   "goals": {"rate_percent_min": GOAL_RATE_PERCENT,
+                             "state_hz_min": GOAL_STATE_HZ,
+                             "cmd_vel_step_p99_ms_max": GOAL_STEP_P99_MS}})
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=_e2e.REPO).stdout.strip()
+    result[args.label] = {"commit": commit, "measured_at": time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **run()}
+    _results.write("walking_rates", result)
+    return result
+
+
+if __name__ == "__main__":
+    out = main()
+    print(json.dumps({k: {f: out[k][f] for f in ("sensor_percent_worst", "state_hz",
+                                                 "robot_cpu_ms_per_image")}
+                      for k in ("before", "after") if k in out}))

@@ -1,0 +1,40 @@
+"""A render worker of ``render_pool.py``: reads the pickled scene from stdin, then answers
+each pickled ``(job, args)`` with ``(True, Renderer.<job>(*args))`` or ``(False, error)`` on
+stdout; exits when stdin closes. Runs at a lower priority than the robot's serving process.
+
+    python -m spot_sim.perception.render_worker    # started by RenderPool, not by hand
+"""
+
+import os
+import pickle
+import sys
+
+from spot_sim.perception.renderer import Renderer
+
+NICE = 5
+JOBS = ("encoded", "lidar")
+
+
+def serve(requests, answers) -> None:
+    """Answer requests from the binary stream ``requests`` on ``answers`` until it ends."""
+    renderer = Renderer(pickle.load(requests))
+    while True:
+        try:
+            job, args = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            if job not in JOBS:
+                raise ValueError(f"no render job {job!r}")
+            answer = (True, getattr(renderer, job)(*args))
+        except Exception as exc:  # noqa: BLE001 - the caller gets the error, the worker lives
+            answer = (False, f"{type(exc).__name__}: {exc}")
+        pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
+        answers.flush()
+
+
+if __name__ == "__main__":
+    os.nice(NICE)
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout = sys.stderr  # nothing else may write on the answers' pipe
+    serve(sys.stdin.buffer, answers)

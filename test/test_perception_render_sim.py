@@ -1,0 +1,168 @@
+"""The simulated robot's renderers (``perception/render_pool.py``): the scene rendered in worker
+processes is the scene the robot rendered before the pool (``render_reference.py``, within a
+tolerance), a dead worker is replaced and the request still answered, a stopped pool refuses
+in one sentence, and the rendering is the workers' work, not the serving process's."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import psutil
+import pytest
+from bosdyn.api import image_pb2, point_cloud_pb2
+from bosdyn.client.frame_helpers import get_a_tform_b
+from bosdyn.client.math_helpers import Quat, SE3Pose
+
+import render_reference as reference
+from spot_sim.body import kinematics
+from spot_sim.perception.render_pool import WORKER_MODULE, RenderError
+from spot_sim.perception.renderer import lidar_rays
+from spot_sim.perception.sensors import Sensors
+from spot_sim.perception.sources import LIDAR_FRAME
+from spot_sim.state.frame_tree import build_snapshot
+
+Image = image_pb2.Image
+RAW = Image.FORMAT_RAW
+# Body poses in odom (x, y, yaw, pitch): at the start, by each box, into a corner, pitched.
+BODIES = ((0.0, 0.0, 0.0, 0.0), (1.6, 0.5, 0.2, 0.0), (-1.8, 1.2, 2.6, 0.1),
+          (2.6, -2.4, -0.6, -0.1), (4.6, 4.4, 0.9, 0.0), (0.8, 2.6, 1.5, 0.15))
+GREY_OFF_SHARE = 0.001  # pixels more than one grey level off
+DEPTH_OFF_SHARE = 0.001  # depth pixels more than 1 mm off
+
+
+def _body(x: float, y: float, yaw: float, pitch: float) -> SE3Pose:
+    return SE3Pose(x, y, 0.52, Quat.from_yaw(yaw) * Quat.from_pitch(pitch))
+
+
+def _sensor_poses(frame: str):
+    for body in BODIES:
+        snapshot = build_snapshot(_body(*body), _body(*body), has_arm=False, has_lidar=True)
+        yield get_a_tform_b(snapshot, "odom", frame)
+
+
+@pytest.fixture(scope="module")
+def pooled():
+    sensors = {color: Sensors(False, color, render_workers=2) for color in (False, True)}
+    yield sensors
+    for each in sensors.values():
+        each.close()
+
+
+def _workers() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children()
+            if WORKER_MODULE in " ".join(p.cmdline())]
+
+
+def _raw(sensors: Sensors, name: str, pose: SE3Pose) -> np.ndarray:
+    source = sensors.sources[name]
+    image = sensors.image(image_pb2.ImageRequest(image_source_name=name, image_format=RAW),
+                          pose)
+    dtype = np.uint16 if source.kind != "visual" else np.uint8
+    return np.frombuffer(image.data, dtype).reshape(image.rows, image.cols, -1).squeeze()
+
+
+def _off_share(new: np.ndarray, old: np.ndarray, beyond: int) -> float:
+    return float(np.mean(np.abs(new.astype(np.int32) - old.astype(np.int32)) > beyond))
+
+
+@pytest.mark.parametrize("camera", kinematics.BODY_CAMERAS)
+def test_the_pool_renders_each_camera_as_the_robot_did_before(pooled, camera):
+    """Grey, colour and depth images of every body camera from six body poses, against the
+    renderer before the pool: the same scene within a grey level and a millimetre."""
+    boxes = pooled[False].scene.boxes
+    visual, depth = pooled[False].sources[f"{camera}_fisheye_image"], \
+        pooled[False].sources[f"{camera}_depth"]
+    for pose in _sensor_poses(visual.frame):
+        rotation = pose.rotation.to_matrix()
+        origin = (pose.x, pose.y, pose.z)
+        for color in (False, True):
+            old = reference.camera(boxes, visual.model, origin, rotation, False, color)
+            new = _raw(pooled[color], visual.name, pose)
+            assert new.shape == old.shape
+            assert _off_share(new, old, 1) <= GREY_OFF_SHARE, (camera, pose, color)
+    for pose in _sensor_poses(depth.frame):
+        old = reference.camera(boxes, depth.model, (pose.x, pose.y, pose.z),
+                               pose.rotation.to_matrix(), True, False)
+        new = _raw(pooled[False], depth.name, pose)
+        assert np.count_nonzero(new) > new.size // 4, "a depth image of nothing"
+        assert _off_share(new, old, 1) <= DEPTH_OFF_SHARE, (camera, pose)
+
+
+def test_the_pool_scans_the_lidar_as_the_robot_did_before(pooled):
+    sensors = pooled[False]
+    rays = lidar_rays()
+    for pose in _sensor_poses(LIDAR_FRAME):
+        old = reference.lidar(sensors.scene.boxes, (pose.x, pose.y, pose.z),
+                              pose.rotation.to_matrix(), rays)
+        new = sensors.lidar_points(pose)
+        assert new.shape == old.shape and len(new) > 1000
+        assert np.abs(new - old).max() < 1e-3
+        cloud = sensors.lidar_cloud(pose)
+        assert cloud.num_points == len(new)
+        assert cloud.encoding == point_cloud_pb2.PointCloud.ENCODING_XYZ_32F
+        assert np.array_equal(np.frombuffer(cloud.data, "<f4").reshape(-1, 3), new)
+
+
+def test_a_killed_worker_is_replaced_and_the_request_answered(pooled):
+    sensors = pooled[False]
+    pose = next(_sensor_poses("frontleft_fisheye"))
+    _raw(sensors, "frontleft_fisheye_image", pose)  # the workers are up
+    before = _workers()
+    assert len(before) >= 4  # two pools of two
+    for worker in before:
+        os.kill(worker.pid, signal.SIGKILL)
+    psutil.wait_procs(before, timeout=5)
+    moved = SE3Pose(pose.x + 0.01, pose.y, pose.z, pose.rotation)  # not cached
+    image = _raw(sensors, "frontleft_fisheye_image", moved)
+    assert image.shape == (480, 640)
+    assert image.std() > 5, "a blank image from a replaced worker"
+    assert not {w.pid for w in before} & {w.pid for w in _workers()}
+
+
+def test_a_stopped_pool_refuses_in_a_sentence():
+    others = {w.pid for w in _workers()}
+    sensors = Sensors(False, False, render_workers=1)
+    pose = next(_sensor_poses("frontleft_fisheye"))
+    _raw(sensors, "frontleft_fisheye_image", pose)
+    own = [w for w in _workers() if w.pid not in others]
+    assert len(own) == 1
+    sensors.close()
+    with pytest.raises(RenderError, match="renderers are stopped"):
+        sensors.lidar_points(pose)
+    assert not psutil.wait_procs(own, timeout=5)[1], "a worker outlived its pool"
+    with pytest.raises(ValueError, match="0 or more"):
+        Sensors(False, False, render_workers=-1)
+
+
+def test_renders_leave_the_serving_interpreter(pooled):
+    """Four threads ask for fresh renders of every body camera (visual and depth), as a
+    walking robot's driver does: the serving process spends a fraction of a render's time on
+    each (asking, the bytes back); the rendering is the workers' (in this process it took
+    3-4 ms of the interpreter per image, the renders one at a time)."""
+    sensors = pooled[False]
+    names = [f"{c}_{k}" for c in kinematics.BODY_CAMERAS for k in ("fisheye_image", "depth")]
+    stop = threading.Event()
+    rendered = []
+
+    def ask(offset: int) -> None:
+        step = offset
+        while not stop.is_set():
+            step += 4
+            pose = SE3Pose(0.001 * step, 0.0, 0.5, Quat.from_yaw(0.001 * step))
+            sensors.image(image_pb2.ImageRequest(image_source_name=names[step % len(names)]),
+                          pose)
+            rendered.append(step)
+
+    askers = [threading.Thread(target=ask, args=(i,), daemon=True) for i in range(4)]
+    cpu = time.process_time()
+    for thread in askers:
+        thread.start()
+    time.sleep(4.0)
+    stop.set()
+    for thread in askers:
+        thread.join(timeout=10)
+    per_render_ms = (time.process_time() - cpu) * 1e3 / len(rendered)
+    assert len(rendered) > 100, f"only {len(rendered)} renders in 4 s"
+    assert per_render_ms < 1.5, f"{per_render_ms:.2f} ms of this process per render"
