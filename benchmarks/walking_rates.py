@@ -9,7 +9,13 @@ image it delivered (visual and depth). Phase 2: ``test/operator_probe.py``'s cmd
 (0 -> 0.4 m/s -> 0, each ending once odometry shows the robot at its speed) with every camera
 still streaming: the step's latency from its first publish to odometry showing it.
 
-    python benchmarks/walking_rates.py [--label before]   # ~2 min; walking_rates.json
+Each process's CPU is read apart (the robot's serving process, its render workers, the driver,
+this subscriber), per delivered image and scaled to the configured rate: the cores this
+machine would need to deliver every image. Then phase 1 again at lower camera rates, to find
+the highest this machine holds while walking. ``--label before`` keeps the default run as
+the figures of the code before a change (only the default configuration).
+
+    python benchmarks/walking_rates.py [--label before]   # ~4 min; walking_rates.json
 """
 
 import argparse
@@ -25,6 +31,7 @@ from pathlib import Path
 import _e2e
 import _results
 import numpy as np
+import psutil
 from geometry_msgs.msg import Twist
 
 from spot_driver.core import qos
@@ -32,15 +39,16 @@ from spot_driver.core import qos
 WINDOW_S = 20.0
 STEPS = 25  # operator_probe.py steps of each direction
 CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
+LOWER_CAMERA_HZ = (10.0, 7.5, 5.0)
 GOAL_RATE_PERCENT, GOAL_STATE_HZ, GOAL_STEP_P99_MS = 95.0, 49.0, 100.0
 
 
-def topics() -> list[_e2e.Topic]:
+def topics(camera_hz: float) -> list[_e2e.Topic]:
     out = [t for t in _e2e.state_topics(STATE_HZ) if t.name in ("/joint_states", "/odometry")]
     for camera in _e2e.CAMERAS:
-        out += _e2e.camera_topics(camera, CAMERA_HZ, "reliable")
+        out += _e2e.camera_topics(camera, camera_hz, "reliable")
         out.append(_e2e.Topic(f"/depth/{camera}/points", "sensor_msgs/msg/PointCloud2",
-                              CAMERA_HZ, qos.SENSOR))
+                              camera_hz, qos.SENSOR))
     out.append(_e2e.Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", LIDAR_HZ,
                           qos.SENSOR))
     return out
@@ -68,6 +76,22 @@ def stamped_rates(samples: dict, watched: list[_e2e.Topic], start: float,
     return out
 
 
+def cpu_split(sim: int, driver: int):
+    """CPU seconds so far of the simulated robot's serving process, its render workers, the
+    driver and this process (the bare subscriber)."""
+    def seconds(process: psutil.Process) -> float:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            return 0.0
+        return times.user + times.system
+
+    robot = psutil.Process(sim)
+    return {"robot_serving": seconds(robot),
+            "robot_renderers": sum(seconds(c) for c in robot.children(recursive=True)),
+            "driver": seconds(psutil.Process(driver)), "subscriber": seconds(psutil.Process())}
+
+
 def probe_steps() -> dict:
     """operator_probe.py's cmd_vel check, as its own process (an operator's)."""
     out = subprocess.run([sys.executable, str(_e2e.REPO / "test" / "operator_probe.py"),
@@ -82,41 +106,54 @@ def probe_steps() -> dict:
             "max_ms": round(float(latencies.max()), 1)}
 
 
-def run() -> dict:
+def run(camera_hz: float, probe: bool) -> dict:
+    """One walk with the cameras at ``camera_hz``; with ``probe``, the cmd_vel steps after."""
     tmp = Path(tempfile.mkdtemp(prefix="spot_walk_"))
     sim, port, ca = _e2e.start_sim(str(tmp / "certs"))
     driver = _e2e.start_driver(port, ca, {
-        "camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ, "robot_state_rate": STATE_HZ,
+        "camera_rate": camera_hz, "lidar_rate": LIDAR_HZ, "robot_state_rate": STATE_HZ,
         "publish_depth_points": "true", "estop_endpoint": "true"})  # as spot_sim.launch.py
     subscriber = _e2e.Subscriber()
-    watched = topics()
+    watched = topics(camera_hz)
     subscriber.subscribe(watched)
     stop = threading.Event()
+    steps = None
     try:
         for name in ("/claim", "/power_on", "/stand"):
             assert _e2e.call_trigger(subscriber.node, name).success, name
         walker = threading.Thread(target=walk, args=(subscriber.node, stop), daemon=True)
         walker.start()
         time.sleep(3.0)  # walking, every stream flowing
-        cpu, start, end = _e2e.measure({"simulated_robot": sim.pid, "driver": driver.pid},
-                                       WINDOW_S)
+        before, start = cpu_split(sim.pid, driver.pid), time.time()
+        time.sleep(WINDOW_S)
+        after, end = cpu_split(sim.pid, driver.pid), time.time()
         stop.set()
         walker.join()
         rates = stamped_rates(subscriber.samples, watched, start, end)
-        steps = probe_steps()
+        if probe:
+            steps = probe_steps()
     finally:
         stop.set()
         subscriber.close()
         _e2e.stop(driver, sim)
-    images = sum(v["hz"] for k, v in rates.items() if k.endswith("/image")) * WINDOW_S
+    cpu = {k: round(100 * (after[k] - before[k]) / (end - start), 1) for k in after}
+    images = sum(v["hz"] for k, v in rates.items() if k.endswith("/image"))
+    wanted = 2 * len(_e2e.CAMERAS) * camera_hz
     sensors = {k: v for k, v in rates.items() if not k.startswith(("/joint", "/odom"))}
-    return {
-        "cpu_percent_of_one_core": cpu,
-        "images_delivered_per_s": round(images / WINDOW_S, 1),
-        "robot_cpu_ms_per_image": round(10 * cpu["simulated_robot"] * WINDOW_S / images, 2),
+    robot_cpu = cpu["robot_serving"] + cpu["robot_renderers"]
+    out = {
+        "camera_hz": camera_hz, "cpu_percent_of_one_core": cpu,
+        "images_delivered_per_s": round(images, 1),
+        "robot_cpu_ms_per_image": round(10 * robot_cpu / images, 2),
+        "cpu_ms_per_image": {k: round(10 * v / images, 2) for k, v in cpu.items()},
+        # every process's CPU scaled to the configured rate (each grows with the images):
+        # the cores this machine would need to deliver them all
+        "cores_needed_at_configured_rate": round(sum(cpu.values()) * wanted / images / 100, 2),
         "sensor_percent_worst": min(v["percent"] for v in sensors.values()),
-        "state_hz": rates["/joint_states"]["hz"],
-        "cmd_vel_steps": steps, "topics": rates}
+        "state_hz": rates["/joint_states"]["hz"], "topics": rates}
+    if steps is not None:
+        out["cmd_vel_steps"] = steps
+    return out
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -134,7 +171,9 @@ def main(argv: list[str] | None = None) -> dict:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=_e2e.REPO).stdout.strip()
     result[args.label] = {"commit": commit, "measured_at": time.strftime(
-        "%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **run()}
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **run(CAMERA_HZ, probe=True)}
+    if args.label == "after":  # the highest camera rate this machine holds while walking
+        result["lower_camera_rates"] = [run(hz, probe=False) for hz in LOWER_CAMERA_HZ]
     _results.write("walking_rates", result)
     return result
 

@@ -388,6 +388,46 @@ def rosbag_record() -> str:
         "the recording less its first and last 2 s.\n" + measured(d))
 
 
+def walking_rates() -> str:
+    """A walking robot's camera, lidar and state rates, before and after the render pool and
+    at lower camera rates; CPU per delivered image by process; cmd_vel steps meanwhile."""
+    d = load("walking_rates")
+    runs = [("before", d["before"])] if "before" in d else []
+    runs += [("after", d["after"])] + [("after", r) for r in d.get("lower_camera_rates", [])]
+    rows = []
+    for label, run in runs:
+        cpu, per = run["cpu_percent_of_one_core"], run.get("cpu_ms_per_image", {})
+        topics = run["topics"]
+        cameras = [v["percent"] for t, v in topics.items() if t.startswith(("/camera/",
+                                                                              "/depth/"))]
+        steps = run.get("cmd_vel_steps")
+        rows.append([
+            f"{label} ({run.get('commit', '')}), cameras {num(run.get('camera_hz', 15.0))} Hz",
+            f"{num(min(cameras))} %", f"{num(topics['/lidar/points']['percent'])} %",
+            num(run["state_hz"]), num(run["images_delivered_per_s"]),
+            num(run["robot_cpu_ms_per_image"]),
+            " / ".join(num(per[k]) for k in ("robot_serving", "robot_renderers", "driver",
+                                             "subscriber")) if per else "-",
+            f"{num(sum(v for v in cpu.values() if isinstance(v, float)), 0)} %",
+            f"{num(steps['p99_ms'])} ms" if steps else "-"])
+    held = [r for r in [d["after"], *d.get("lower_camera_rates", [])]
+            if r["sensor_percent_worst"] >= d["goals"]["rate_percent_min"]]
+    best = (f"The highest camera rate held at >= {num(d['goals']['rate_percent_min'], 0)} % "
+            f"while walking: {num(max(r['camera_hz'] for r in held))} Hz. "
+            if held else "No camera rate measured was held. ")
+    return table(["run", "cameras, worst topic", "lidar", "state (Hz)", "images/s",
+                  "robot CPU ms per image", "CPU ms per image: serving / renderers / driver "
+                  "/ subscriber", "CPU, all (of one core)", "cmd_vel step p99"], rows) + (
+        f"
+{num(d['window_s'], 0)} s windows of a robot walking a circle, rates by header "
+        f"stamp; configured lidar {num(d['lidar_hz'])} Hz, state {num(d['state_hz'])} Hz. "
+        f"Goals: every camera and lidar topic >= {num(d['goals']['rate_percent_min'], 0)} % "
+        f"of its rate, state >= {num(d['goals']['state_hz_min'], 0)} Hz, cmd_vel step p99 < "
+        f"{num(d['goals']['cmd_vel_step_p99_ms_max'], 0)} ms. {best}Nothing pinned; the "
+        "machine's cores are shared by the robot, its renderers, the driver and the "
+        "subscriber.\n" + measured(d))
+
+
 def nav2_goal() -> str:
     """Nav2's goals behind a box and back: time and path as ratios to the straight line at
     Nav2's top speed, and what the Nav2 processes cost beside the driver."""
@@ -545,6 +585,7 @@ RENDER: dict[str, Callable[[], str]] = {
     "payload_ports": payload_ports, "operator_link": operator_link,
     "operator_link_stages": operator_link_stages, "rosbag_record": rosbag_record,
     "wifi_rates": wifi_rates, "nav2_goal": nav2_goal, "moveit_goals": moveit_goals,
+    "walking_rates": walking_rates,
 }
 
 

@@ -11,11 +11,11 @@ import time
 import numpy as np
 import psutil
 import pytest
+import render_reference as reference
 from bosdyn.api import image_pb2, point_cloud_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
-import render_reference as reference
 from spot_sim.body import kinematics
 from spot_sim.perception.render_pool import WORKER_MODULE, RenderError
 from spot_sim.perception.renderer import lidar_rays
@@ -110,7 +110,7 @@ def test_a_killed_worker_is_replaced_and_the_request_answered(pooled):
     pose = next(_sensor_poses("frontleft_fisheye"))
     _raw(sensors, "frontleft_fisheye_image", pose)  # the workers are up
     before = _workers()
-    assert len(before) >= 4  # two pools of two
+    assert len(before) >= 5  # both robots' cameras (two each), a lidar (one)
     for worker in before:
         os.kill(worker.pid, signal.SIGKILL)
     psutil.wait_procs(before, timeout=5)
@@ -118,6 +118,7 @@ def test_a_killed_worker_is_replaced_and_the_request_answered(pooled):
     image = _raw(sensors, "frontleft_fisheye_image", moved)
     assert image.shape == (480, 640)
     assert image.std() > 5, "a blank image from a replaced worker"
+    assert len(sensors.lidar_points(moved)) > 1000
     assert not {w.pid for w in before} & {w.pid for w in _workers()}
 
 
@@ -126,11 +127,15 @@ def test_a_stopped_pool_refuses_in_a_sentence():
     sensors = Sensors(False, False, render_workers=1)
     pose = next(_sensor_poses("frontleft_fisheye"))
     _raw(sensors, "frontleft_fisheye_image", pose)
+    sensors.lidar_points(pose)
     own = [w for w in _workers() if w.pid not in others]
-    assert len(own) == 1
+    assert len(own) == 2  # the cameras' and the lidar's
     sensors.close()
+    moved = SE3Pose(pose.x + 0.01, pose.y, pose.z, pose.rotation)  # not cached
     with pytest.raises(RenderError, match="renderers are stopped"):
-        sensors.lidar_points(pose)
+        sensors.lidar_points(moved)
+    with pytest.raises(RenderError, match="renderers are stopped"):
+        _raw(sensors, "frontleft_fisheye_image", moved)
     assert not psutil.wait_procs(own, timeout=5)[1], "a worker outlived its pool"
     with pytest.raises(ValueError, match="0 or more"):
         Sensors(False, False, render_workers=-1)

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                         rest_port=args.rest_port)
     sim.sensors.lidar_encoding = LIDAR_ENCODINGS[args.lidar_encoding]
     port = sim.start()
-    sim.sensors.renders.start()
+    sim.sensors.start()
     print(f"spot-sim listening on 127.0.0.1:{port}", flush=True)
     print(f"spot-sim ca-cert {sim.ca_cert.resolve()}", flush=True)
     admin = None

@@ -46,18 +46,22 @@ class ImageServicer(image_service_pb2_grpc.ImageServiceServicer):
                 self.spot_cam.respond(image_request, out)
             return
         snapshot = self.robot.transforms_snapshot()
+        asks, sources = [], []
         for image_request in request.image_requests:
+            source = self.sensors.source(image_request.image_source_name)
+            sources.append(source)
+            if source is not None:
+                asks.append((image_request, get_a_tform_b(snapshot, "odom", source.frame)))
+        images = iter(self.sensors.images(asks))
+        for image_request, source in zip(request.image_requests, sources, strict=True):
             out = response.image_responses.add()
             out.source.name = image_request.image_source_name
-            source = self.sensors.source(image_request.image_source_name)
             if source is None:
                 out.status = image_pb2.ImageResponse.STATUS_UNKNOWN_CAMERA
                 continue
-            try:
-                odom_tform_sensor = get_a_tform_b(snapshot, "odom", source.frame)
-                image = self.sensors.image(image_request, odom_tform_sensor)
-            except InvalidRequestError as exc:
-                out.status = exc.status
+            image = next(images)
+            if isinstance(image, InvalidRequestError):
+                out.status = image.status
                 continue
             out.source.CopyFrom(source.to_proto())
             out.shot.image.CopyFrom(image)

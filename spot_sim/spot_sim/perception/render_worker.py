@@ -27,7 +27,7 @@ def serve(requests, answers) -> None:
             if job not in JOBS:
                 raise ValueError(f"no render job {job!r}")
             answer = (True, getattr(renderer, job)(*args))
-        except Exception as exc:  # noqa: BLE001 - the caller gets the error, the worker lives
+        except Exception as exc:
             answer = (False, f"{type(exc).__name__}: {exc}")
         pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()

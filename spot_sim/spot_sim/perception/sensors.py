@@ -9,6 +9,7 @@ faults per source: corrupt JPEG data, truncated depth buffers, or a slow camera.
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from bosdyn.api import image_pb2, point_cloud_pb2
@@ -67,6 +68,12 @@ class Sensors:
         self.faults: dict[str, str] = {}
         self.delays: dict[str, float] = {}
         self.renders = RenderPool(self.scene, render_workers)
+        # the lidar is a payload of its own (a robot's EAP), not one more camera: its scans
+        # never queue behind the cameras' renders
+        self.lidar_renders = RenderPool(self.scene, min(render_workers, 1))
+        # one GetImage's requests (a camera's visual and depth) rendered at once, one a worker
+        self._askers = ThreadPoolExecutor(max(1, 2 * render_workers),
+                                          thread_name_prefix="spot-sim-image")
         self._images = Lru(64)
         self._lidar = Lru(4)
         self._lock = threading.Lock()  # guards the two caches
@@ -153,10 +160,24 @@ class Sensors:
         return Image(cols=source.model.cols, rows=source.model.rows, format=image_format,
                      pixel_format=pixel_format, data=data)
 
+    def images(self, asks: list[tuple[image_pb2.ImageRequest, SE3Pose]]
+               ) -> list[Image | InvalidRequestError]:
+        """``image`` of each (request, sensor pose), rendered at once on the workers; a
+        request that cannot be served gives its InvalidRequestError in its place."""
+        def one(ask):
+            try:
+                return self.image(*ask)
+            except InvalidRequestError as exc:
+                return exc
+
+        if len(asks) < 2 or not self.renders.workers:
+            return [one(ask) for ask in asks]
+        return list(self._askers.map(one, asks))
+
     # ---------------------------------------------------------------- lidar
     def _scan(self, odom_tform_sensor: SE3Pose, encoding: int):
         return self._cached(self._lidar, (_pose_key(odom_tform_sensor), encoding),
-                            lambda: self.renders.lidar(_pose(odom_tform_sensor), encoding))
+                            lambda: self.lidar_renders.lidar(_pose(odom_tform_sensor), encoding))
 
     def lidar_points(self, odom_tform_sensor: SE3Pose):
         """(N, 3) float32 returns in the sensor frame; beams with no return are dropped."""
@@ -172,6 +193,13 @@ class Sensors:
                 params.to_proto(point_cloud_encoding.bytes_per_point(encoding)))
         return cloud
 
+    def start(self) -> None:
+        """Start the renderers now rather than at the first request (returns at once)."""
+        self.renders.start()
+        self.lidar_renders.start()
+
     def close(self) -> None:
         """Stop the renderers."""
+        self._askers.shutdown(wait=False, cancel_futures=True)
         self.renders.close()
+        self.lidar_renders.close()
