@@ -38,10 +38,6 @@ import test_network_e2e as across  # noqa: E402
 
 from spot_driver.network.operator import environment, payload_environment  # noqa: E402
 
-# A robot renders its cameras on its own computers, not on the payload's CPU: on a 2-core
-# machine the simulated robot gets core 1 and the payload's processes and the probes core 0.
-ROBOT_CPU, PAYLOAD_CPU = 1, 0
-PIN = os.cpu_count() >= 2
 CAPS = (None, 100, 30, 10)  # Mbit/s robot -> operator; None: the veth's own speed
 SECONDS = 20
 CALLS = 40
@@ -101,8 +97,6 @@ def main() -> dict:
         try:
             while "streaming camera" not in launch.output():
                 time.sleep(0.2)
-            if PIN:
-                across.pin(robot.payload_ns, {ROBOT_CPU}, {PAYLOAD_CPU})
             setup = across.probe(topology, topology.operator_ns, operator, "--namespace",
                                  "/spot1", "--checks", "trigger,stand", "--calls", "1",
                                  timeout=120)
@@ -112,10 +106,8 @@ def main() -> dict:
                 print(f"== {name}", flush=True)
                 args = (*common, "--images", "5" if images else "0",
                         "--raw-images", "1" if images else "0")
-                out = across.probe(topology, topology.operator_ns, operator, *args, timeout=300,
-                                   prefix=TASKSET)
-                floor = across.probe(topology, robot.payload_ns, local, *args, timeout=300,
-                                     prefix=TASKSET)
+                out = across.probe(topology, topology.operator_ns, operator, *args, timeout=300)
+                floor = across.probe(topology, robot.payload_ns, local, *args, timeout=300)
                 runs[name] = {"cap_mbit": cap, "images": images,
                               "operator": summary(out, "/spot1", stamps),
                               "floor_on_payload": summary(floor, "/spot1", stamps)}
@@ -126,8 +118,7 @@ def main() -> dict:
             launch.stop()
     result = {
         "benchmark": "operator_link",
-        "pinned": ({"simulated_robot_cpu": ROBOT_CPU, "payload_and_probes_cpu": PAYLOAD_CPU}
-                   if PIN else None),
+        "pinned": None,  # every process on every core (the renders in their own workers)
         "seconds_per_run": SECONDS, "calls": CALLS, "cmd_vel_steps": STEPS * 2,
         "image_bandwidth_mbit": 8,
         "goals": {"joint_states_hz_min": 49, "cmd_vel_ms_p99_max": 100,
@@ -136,9 +127,6 @@ def main() -> dict:
     }
     _results.write("operator_link", result)
     return result
-
-
-TASKSET = ("taskset", "-c", str(PAYLOAD_CPU)) if PIN else ()
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
 """A render worker of ``render_pool.py``: reads the pickled scene from stdin, then answers
 each pickled ``(job, args)`` with ``(True, Renderer.<job>(*args))`` or ``(False, error)`` on
-stdout; exits when stdin closes. Runs at a lower priority than the robot's serving process.
+stdout; exits when stdin closes. Runs at a lower priority than the robot's serving process,
+and leaves Ctrl-C (a terminal's or launch's SIGINT to the whole group) to the robot, which
+closes the pipes as it stops.
 
     python -m spot_sim.perception.render_worker    # started by RenderPool, not by hand
 """
 
 import os
 import pickle
+import signal
 import sys
 
 from spot_sim.perception.renderer import Renderer
@@ -35,6 +38,7 @@ def serve(requests, answers) -> None:
 
 if __name__ == "__main__":
     os.nice(NICE)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # nothing else may write on the answers' pipe
     serve(sys.stdin.buffer, answers)
