@@ -31,6 +31,7 @@ from spot_driver.core import qos
 REPO = Path(__file__).resolve().parent.parent
 USER, PASSWORD = "bench", "bench-password"
 CAMERAS = ("frontleft", "frontright", "left", "right", "back")
+RENDER_WORKER = "spot_sim.perception.render_worker"
 STATE_TOPICS = {  # relative topic -> type; all at robot_state_rate
     "joint_states": "sensor_msgs/msg/JointState", "odometry": "nav_msgs/msg/Odometry",
     "status/feet": "spot_msgs/msg/FootStateArray", "status/power": "spot_msgs/msg/PowerState",
@@ -209,11 +210,14 @@ class StreamLatencies:
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU seconds of ``pid`` and of its living children (the simulated robot's renderers)."""
+    """CPU seconds of ``pid``, with those of its render workers for a simulated robot (its
+    cameras' and lidar's renders run there; a benchmark's own children are not its CPU)."""
     process = psutil.Process(pid)
     total = 0.0
     for each in (process, *process.children(recursive=True)):
         try:
+            if each is not process and RENDER_WORKER not in " ".join(each.cmdline()):
+                continue
             times = each.cpu_times()
         except psutil.NoSuchProcess:
             continue

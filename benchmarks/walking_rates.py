@@ -13,12 +13,15 @@ Each process's CPU is read apart (the robot's serving process, its render worker
 this subscriber), per delivered image and scaled to the configured rate: the cores this
 machine would need to deliver every image. Then phase 1 again at lower camera rates, to find
 the highest this machine holds while walking. ``--label before`` keeps the default run as
-the figures of the code before a change (only the default configuration).
+the figures of the code before a change (only the default configuration): with
+``PYTHONPATH=<an older tree>/spot_sim:$PYTHONPATH`` the simulated robot is that tree's, and
+the JSON records its commit.
 
     python benchmarks/walking_rates.py [--label before]   # ~4 min; walking_rates.json
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -106,7 +109,7 @@ def probe_steps() -> dict:
             "max_ms": round(float(latencies.max()), 1)}
 
 
-def run(camera_hz: float, probe: bool) -> dict:
+def run(camera_hz: float, probe: bool = True) -> dict:
     """One walk with the cameras at ``camera_hz``; with ``probe``, the cmd_vel steps after."""
     tmp = Path(tempfile.mkdtemp(prefix="spot_walk_"))
     sim, port, ca = _e2e.start_sim(str(tmp / "certs"))
@@ -168,12 +171,13 @@ def main(argv: list[str] | None = None) -> dict:
                    "goals": {"rate_percent_min": GOAL_RATE_PERCENT,
                              "state_hz_min": GOAL_STATE_HZ,
                              "cmd_vel_step_p99_ms_max": GOAL_STEP_P99_MS}})
+    simulator = Path(importlib.util.find_spec("spot_sim").origin).parent  # maybe another tree
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=_e2e.REPO).stdout.strip()
+                            text=True, cwd=simulator).stdout.strip()
     result[args.label] = {"commit": commit, "measured_at": time.strftime(
         "%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **run(CAMERA_HZ, probe=True)}
     if args.label == "after":  # the highest camera rate this machine holds while walking
-        result["lower_camera_rates"] = [run(hz, probe=False) for hz in LOWER_CAMERA_HZ]
+        result["lower_camera_rates"] = [run(hz, probe=True) for hz in LOWER_CAMERA_HZ]
     _results.write("walking_rates", result)
     return result
 

@@ -164,7 +164,7 @@ def test_renders_leave_the_serving_interpreter(pooled):
     cpu = time.process_time()
     for thread in askers:
         thread.start()
-    time.sleep(4.0)
+    time.sleep(4.0)  # sleep: the window the four threads render in
     stop.set()
     for thread in askers:
         thread.join(timeout=10)

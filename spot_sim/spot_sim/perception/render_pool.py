@@ -4,10 +4,11 @@ stream never waits behind a render; with no workers, in the caller's process, on
 
 A worker (``python -m spot_sim.perception.render_worker``) is sent the scene once and then
 one request at a time over its pipes: the source, the pose and the format; its answer is the
-image's bytes (or the lidar's points and encoded data). Workers run at a lower priority than
-the serving process: on a machine short of cores a late frame is a robot's way, a late
-velocity command is not. A worker that dies is replaced and the request asked once again; a
-worker whose pipes close (the robot stopped or killed) exits.
+image's bytes (or the lidar's points and encoded data). Workers run on CPU nothing else
+wants (``render_worker.py``): on a machine short of cores a camera falls below its rate, as
+a robot's would with too little hardware, but never delays a velocity command or the state.
+A worker that dies is replaced and the request asked once again; a worker whose pipes close
+(the robot stopped or killed) exits.
 """
 
 import os

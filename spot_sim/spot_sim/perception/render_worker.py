@@ -1,8 +1,10 @@
 """A render worker of ``render_pool.py``: reads the pickled scene from stdin, then answers
 each pickled ``(job, args)`` with ``(True, Renderer.<job>(*args))`` or ``(False, error)`` on
-stdout; exits when stdin closes. Runs at a lower priority than the robot's serving process,
-and leaves Ctrl-C (a terminal's or launch's SIGINT to the whole group) to the robot, which
-closes the pipes as it stops.
+stdout; exits when stdin closes. Runs only on CPU nothing else wants (SCHED_IDLE; nice 19
+where that is missing): a robot renders its cameras on hardware of their own, so renders
+never take time from its serving process, the driver or anything else here. It leaves
+Ctrl-C (a terminal's or launch's SIGINT to the whole group) to the robot, which closes the
+pipes as it stops.
 
     python -m spot_sim.perception.render_worker    # started by RenderPool, not by hand
 """
@@ -14,7 +16,6 @@ import sys
 
 from spot_sim.perception.renderer import Renderer
 
-NICE = 5
 JOBS = ("encoded", "lidar")
 
 
@@ -37,7 +38,10 @@ def serve(requests, answers) -> None:
 
 
 if __name__ == "__main__":
-    os.nice(NICE)
+    if hasattr(os, "SCHED_IDLE"):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.nice(19)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # nothing else may write on the answers' pipe
