@@ -203,8 +203,8 @@ def test_estop_cuts_power_and_blocks_power_on(robot):
     with operated(robot) as estop_keepalive:
         robot.power_on(timeout_sec=10)
         blocking_stand(commander(robot), timeout_sec=10)
+        estop_keepalive.stop()  # first: its check-ins would race the STOP's challenge
         estop_keepalive.endpoint.stop()
-        estop_keepalive.stop()
         assert wait_for(lambda: not robot.is_powered_on(), timeout=2.0)
         state = state_of(robot)
         assert any(e.state == e.STATE_ESTOPPED for e in state.estop_states)
