@@ -43,11 +43,13 @@ UPSTREAM_WARNINGS = (
     re.compile(r"The planner plugin did not fill out the 'planner_id' field"),
 )
 # Allowed only before the first request: move_group's state monitor hears joint_states
-# before its TF listener's first /tf and cannot place the body yet (a race at every start,
-# whatever the driver: the test checks the scene complete before it asks anything).
+# before its TF listener's first /tf and cannot place the body yet, or (on a loaded machine)
+# /tf before its joint_states subscription has matched, and the test's first scene queries
+# find it incomplete (a race at every start, whatever the driver: the test checks the scene
+# complete before it asks anything).
 STARTUP_WARNINGS = (
     re.compile(r"Unable to update multi-DOF joint '\S*virtual_joint'.*does not exist"),
-    re.compile(r"The complete state of the robot is not yet known.  Missing \S*virtual_joint$"),
+    re.compile(r"The complete state of the robot is not yet known.  Missing \S"),
 )
 FIRST_REQUEST = "MoveGroupMoveAction: Received request"
 # What this test's own client causes, not move_group: the harness's discovery probe

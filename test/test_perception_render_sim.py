@@ -17,7 +17,7 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim.body import kinematics
-from spot_sim.perception.render_pool import WORKER_MODULE, RenderError
+from spot_sim.perception.render_pool import RenderError
 from spot_sim.perception.renderer import lidar_rays
 from spot_sim.perception.sensors import Sensors
 from spot_sim.perception.sources import LIDAR_FRAME
@@ -50,9 +50,10 @@ def pooled():
         each.close()
 
 
-def _workers() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children()
-            if WORKER_MODULE in " ".join(p.cmdline())]
+def _workers(*sensors: Sensors) -> list[psutil.Process]:
+    """The render workers of ``sensors`` (their cameras' and lidar's pools)."""
+    return [psutil.Process(pid) for each in sensors
+            for pid in (*each.renders.pids(), *each.lidar_renders.pids())]
 
 
 def _raw(sensors: Sensors, name: str, pose: SE3Pose) -> np.ndarray:
@@ -109,26 +110,26 @@ def test_a_killed_worker_is_replaced_and_the_request_answered(pooled):
     sensors = pooled[False]
     pose = next(_sensor_poses("frontleft_fisheye"))
     _raw(sensors, "frontleft_fisheye_image", pose)  # the workers are up
-    before = _workers()
+    before = _workers(*pooled.values())
     assert len(before) >= 5  # both robots' cameras (two each), a lidar (one)
     for worker in before:
         os.kill(worker.pid, signal.SIGKILL)
     psutil.wait_procs(before, timeout=5)
-    moved = SE3Pose(pose.x + 0.01, pose.y, pose.z, pose.rotation)  # not cached
-    image = _raw(sensors, "frontleft_fisheye_image", moved)
-    assert image.shape == (480, 640)
-    assert image.std() > 5, "a blank image from a replaced worker"
+    for step in (1, 2):  # one render per camera worker (they take turns), not cached
+        moved = SE3Pose(pose.x + 0.01 * step, pose.y, pose.z, pose.rotation)
+        image = _raw(sensors, "frontleft_fisheye_image", moved)
+        assert image.shape == (480, 640)
+        assert image.std() > 5, "a blank image from a replaced worker"
     assert len(sensors.lidar_points(moved)) > 1000
-    assert not {w.pid for w in before} & {w.pid for w in _workers()}
+    assert not {w.pid for w in before} & {w.pid for w in _workers(sensors)}
 
 
 def test_a_stopped_pool_refuses_in_a_sentence():
-    others = {w.pid for w in _workers()}
     sensors = Sensors(False, False, render_workers=1)
     pose = next(_sensor_poses("frontleft_fisheye"))
     _raw(sensors, "frontleft_fisheye_image", pose)
     sensors.lidar_points(pose)
-    own = [w for w in _workers() if w.pid not in others]
+    own = _workers(sensors)
     assert len(own) == 2  # the cameras' and the lidar's
     sensors.close()
     moved = SE3Pose(pose.x + 0.01, pose.y, pose.z, pose.rotation)  # not cached

@@ -56,16 +56,19 @@ class _Worker:
             raise RenderError(value)
         return value
 
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
     def stop(self) -> None:
+        """End the worker now (it holds nothing; on a busy machine a worker that only runs on
+        idle CPU could take seconds to see its pipe close) and reap it."""
         try:
             self._process.stdin.close()
         except OSError:
             pass
-        try:
-            self._process.wait(timeout=2.0)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        self._process.kill()
+        self._process.wait()
 
 
 class RenderPool:
@@ -93,6 +96,11 @@ class RenderPool:
             self._started = True
             for _ in range(self.workers):
                 self._idle.put(_Worker(self._scene))
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers not rendering now (every worker, when idle)."""
+        with self._idle.mutex:
+            return [worker.pid for worker in self._idle.queue]
 
     def encoded(self, source: CameraSource, pose: Pose, pixel_format: int, look: Look,
                 quality: int | None) -> bytes:
