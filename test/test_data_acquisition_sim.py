@@ -32,6 +32,7 @@ from test_spot_cam_sim import wait_for
 from conftest import PASSWORD, SDK_EXAMPLES, USERNAME, connect, holds, missing, running_sim
 from spot_sim import SimConfig, SimulatedSpot
 from spot_sim.data_acquisition import rest
+from spot_sim.data_acquisition.data_acquisition_service import SPOT_CAM_S
 
 Status = data_acquisition_pb2.GetStatusResponse
 Query = data_acquisition_store_pb2.QueryParameters
@@ -81,15 +82,16 @@ def test_capabilities_come_from_the_robots_own_sources(robot):
 
 def test_a_capture_progresses_to_complete_and_is_stored(spot, robot):
     daq, store = clients(robot)
-    seen = set()
+    started = time.monotonic()
     request_id = daq.acquire_data(requests("robot-state", "spot-cam-ptz",
                                            images=["left_fisheye_image"]),
                                   "inspect", "sim-test", metadata={"valve": 7})
     while (status := daq.get_status(request_id).status) != Status.STATUS_COMPLETE:
-        seen.add(status)
         assert status in (Status.STATUS_ACQUIRING, Status.STATUS_SAVING), status
         time.sleep(0.02)
-    assert Status.STATUS_ACQUIRING in seen  # it took time, as a robot's does
+    # it took time, as a robot's does: at least the PTZ's capture (a first poll on a busy
+    # machine can come after the acquiring phase, so the time is judged, not a status seen)
+    assert time.monotonic() - started >= SPOT_CAM_S
     saved = daq.get_status(request_id).data_saved
     assert sorted(d.channel for d in saved) == ["left_fisheye_image", "metadata",
                                                  "robot-state", "spot-cam-ptz"]
