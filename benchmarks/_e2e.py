@@ -108,6 +108,29 @@ def start_driver(port: int, ca: str, params: dict, namespace: str = "",
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def start_as_launched(prefix: str, camera_hz: float, lidar_hz: float, state_hz: float):
+    """A simulated robot and a driver as ``spot_sim.launch.py`` starts them (depth points
+    and the e-stop endpoint on), in a new temporary directory: (sim, driver, directory)."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    sim, port, ca = start_sim(str(tmp / "certs"))
+    driver = start_driver(port, ca, {
+        "camera_rate": camera_hz, "lidar_rate": lidar_hz, "robot_state_rate": state_hz,
+        "publish_depth_points": "true", "estop_endpoint": "true"})
+    return sim, driver, tmp
+
+
+def sensor_topics(camera_hz: float, lidar_hz: float) -> list[Topic]:
+    """Every camera's topics (``camera_topics``, reliable) with its depth points, and the
+    lidar's points."""
+    out = []
+    for camera in CAMERAS:
+        out += camera_topics(camera, camera_hz, "reliable")
+        out.append(Topic(f"/depth/{camera}/points", "sensor_msgs/msg/PointCloud2",
+                         camera_hz, qos.SENSOR))
+    out.append(Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", lidar_hz, qos.SENSOR))
+    return out
+
+
 def wait_future(future, timeout: float, period: float = 0.002):
     """``future``'s result, polled every ``period`` s (a spinning executor completes it)."""
     deadline = time.monotonic() + timeout

@@ -16,7 +16,6 @@ import shutil
 import signal
 import struct
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -26,8 +25,6 @@ import _results
 from geometry_msgs.msg import Twist
 from std_srvs.srv import Trigger
 
-from spot_driver.core import qos
-
 RECORD_S = 60.0
 MARGIN_S = 2.0  # stamps this close to the recording's ends are not compared
 CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
@@ -36,14 +33,7 @@ BIG_CACHE = 1024 ** 3  # bytes: the write cache the docs advise for every sensor
 
 
 def topics(camera_hz: float) -> list[_e2e.Topic]:
-    out = _e2e.state_topics(STATE_HZ)
-    for camera in _e2e.CAMERAS:
-        out += _e2e.camera_topics(camera, camera_hz, "reliable")
-        out.append(_e2e.Topic(f"/depth/{camera}/points", "sensor_msgs/msg/PointCloud2",
-                              camera_hz, qos.SENSOR))
-    out.append(_e2e.Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", LIDAR_HZ,
-                          qos.SENSOR))
-    return out
+    return _e2e.state_topics(STATE_HZ) + _e2e.sensor_topics(camera_hz, LIDAR_HZ)
 
 
 def bag_stamps(bag: Path, names: set[str]) -> dict[str, list[float]]:
@@ -94,11 +84,7 @@ def record(robot: str, speed: float, options: tuple[str, ...] = (),
            camera_hz: float = CAMERA_HZ) -> dict:
     """One 60 s recording with the robot ``robot`` (walking or standing); ``options``: the
     recorder's own (e.g. a bigger write cache)."""
-    tmp = Path(tempfile.mkdtemp(prefix="spot_rosbag_"))
-    sim, port, ca = _e2e.start_sim(str(tmp / "certs"))
-    driver = _e2e.start_driver(port, ca, {
-        "camera_rate": camera_hz, "lidar_rate": LIDAR_HZ, "robot_state_rate": STATE_HZ,
-        "publish_depth_points": "true", "estop_endpoint": "true"})  # as spot_sim.launch.py
+    sim, driver, tmp = _e2e.start_as_launched("spot_rosbag_", camera_hz, LIDAR_HZ, STATE_HZ)
     subscriber = _e2e.Subscriber()
     watched = topics(camera_hz)
     subscriber.subscribe(watched)

@@ -26,7 +26,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -37,8 +36,6 @@ import numpy as np
 import psutil
 from geometry_msgs.msg import Twist
 
-from spot_driver.core import qos
-
 WINDOW_S = 20.0
 STEPS = 25  # operator_probe.py steps of each direction
 CAMERA_HZ, LIDAR_HZ, STATE_HZ = 15.0, 10.0, 50.0
@@ -47,14 +44,8 @@ GOAL_RATE_PERCENT, GOAL_STATE_HZ, GOAL_STEP_P99_MS = 95.0, 49.0, 100.0
 
 
 def topics(camera_hz: float) -> list[_e2e.Topic]:
-    out = [t for t in _e2e.state_topics(STATE_HZ) if t.name in ("/joint_states", "/odometry")]
-    for camera in _e2e.CAMERAS:
-        out += _e2e.camera_topics(camera, camera_hz, "reliable")
-        out.append(_e2e.Topic(f"/depth/{camera}/points", "sensor_msgs/msg/PointCloud2",
-                              camera_hz, qos.SENSOR))
-    out.append(_e2e.Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", LIDAR_HZ,
-                          qos.SENSOR))
-    return out
+    state = [t for t in _e2e.state_topics(STATE_HZ) if t.name in ("/joint_states", "/odometry")]
+    return state + _e2e.sensor_topics(camera_hz, LIDAR_HZ)
 
 
 def walk(node, stop: threading.Event) -> None:
@@ -111,11 +102,7 @@ def probe_steps() -> dict:
 
 def run(camera_hz: float, probe: bool = True) -> dict:
     """One walk with the cameras at ``camera_hz``; with ``probe``, the cmd_vel steps after."""
-    tmp = Path(tempfile.mkdtemp(prefix="spot_walk_"))
-    sim, port, ca = _e2e.start_sim(str(tmp / "certs"))
-    driver = _e2e.start_driver(port, ca, {
-        "camera_rate": camera_hz, "lidar_rate": LIDAR_HZ, "robot_state_rate": STATE_HZ,
-        "publish_depth_points": "true", "estop_endpoint": "true"})  # as spot_sim.launch.py
+    sim, driver, _ = _e2e.start_as_launched("spot_walk_", camera_hz, LIDAR_HZ, STATE_HZ)
     subscriber = _e2e.Subscriber()
     watched = topics(camera_hz)
     subscriber.subscribe(watched)
