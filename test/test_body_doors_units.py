@@ -1,10 +1,9 @@
 """The simulated robot's doors, checked by the code's structure: its parts (power, legs, base,
 command book, battery, faults, arm, docking) are private to ``SimRobot``, every other module
 reaches them only through its one door, ``robot.parts(Base, Legs, ...)``, which names them by
-class, and the lock order (a domain's lock, the robot's, a leaf's) is enforced when a lock is
-taken, not only written down. The ways around the door a first version let through
-(``getattr``, ``vars``, ``__dict__``, a part kept past its block, a method returning a part
-or one of the robot's own mutable objects) are each planted and caught."""
+class. The ways around the door a first version let through (``getattr``, ``vars``,
+``__dict__``, a part kept past its block, a method returning a part or one of the robot's own
+mutable objects) are each planted and caught. The lock order: ``test_core_lock_order_units``."""
 
 import ast
 import threading
@@ -17,7 +16,6 @@ from spot_sim.body.legs import Legs
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.clock import RobotClock
 from spot_sim.core.config import SimConfig
-from spot_sim.core.lock_order import DOMAIN, LEAF, ROBOT, LockOrderError, OrderedLock
 
 REPO = Path(__file__).resolve().parent.parent
 SIM = REPO / "spot_sim" / "spot_sim"
@@ -247,28 +245,3 @@ def test_the_door_hands_over_the_robots_parts_by_class_under_its_lock():
         assert not taken.wait(0.2)  # another thread waits for the step to end
     assert taken.wait(5.0)
     thread.join()
-
-
-def test_a_lock_taken_out_of_order_is_refused_before_waiting():
-    domain, robot, leaf = (OrderedLock("graph_nav", DOMAIN), OrderedLock("robot", ROBOT),
-                           OrderedLock("estop", LEAF))
-    with domain, robot, leaf, robot:  # in order, and the robot's again (re-entrant)
-        pass
-    with robot, pytest.raises(LockOrderError, match="graph_nav taken while holding robot"):
-        with domain:
-            pass
-    with leaf, pytest.raises(LockOrderError, match="robot taken while holding estop"):
-        with robot:
-            pass
-    with domain:  # nothing is left held after a refusal
-        pass
-
-
-def test_the_robots_lock_comes_after_a_domains_in_the_simulator():
-    robot = SimRobot(SimConfig(), RobotClock())
-    graph_nav = OrderedLock("graph_nav", DOMAIN)
-    with graph_nav, robot.parts(Base):
-        pass
-    with robot.parts(Base), pytest.raises(LockOrderError):
-        with graph_nav:
-            pass

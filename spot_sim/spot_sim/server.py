@@ -3,7 +3,6 @@
 import logging
 import os
 import secrets
-import threading
 from concurrent import futures
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from spot_sim.core.config import SimConfig
 from spot_sim.core.directory import Directory
 from spot_sim.core.fault_injection import FaultControl, RpcFaults
 from spot_sim.core.identity_service import directory_entries
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.payload_router import PayloadRouter
 from spot_sim.core.payloads import PayloadRegistry
 from spot_sim.core.rpc import AuthInterceptor, CrashInterceptor, TokenIssuer
@@ -60,7 +60,7 @@ class SimulatedSpot:
         self._requested_port, self._rest_port, self.rest = port, rest_port, None
         self._max_workers = max_workers
         self._server: grpc.Server | None = None
-        self._server_lock = threading.Lock()
+        self._server_lock = OrderedLock("server", LEAF)
         self.port = 0
         self.rpc_faults = RpcFaults(self.config.field)
         self.commands = CommandLog((self.config.max_vel_x, self.config.max_vel_y,

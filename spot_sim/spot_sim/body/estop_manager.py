@@ -1,11 +1,12 @@
 """The robot side of software e-stop: configuration, endpoints and challenge check-ins."""
 
 import secrets
-import threading
 import time
 from dataclasses import dataclass, field
 
 from bosdyn.api import estop_pb2
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 LEVEL_NONE = estop_pb2.ESTOP_LEVEL_NONE
 LEVEL_SETTLE_THEN_CUT = estop_pb2.ESTOP_LEVEL_SETTLE_THEN_CUT
@@ -31,7 +32,7 @@ class EstopManager:
     """
 
     def __init__(self, require_endpoint: bool = True) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("estop", LEAF)
         self.require_endpoint = require_endpoint
         self._config = estop_pb2.EstopConfig(unique_id=secrets.token_hex(4))
         self._registered: dict[str, _Registration] = {}

@@ -13,6 +13,7 @@ from bosdyn.api.keepalive import keepalive_service_pb2_grpc
 
 from spot_sim.body.power import Power
 from spot_sim.body.robot import SimRobot
+from spot_sim.core.lock_order import SERVICE, OrderedLock
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.data_acquisition.data_buffer import DataStore
@@ -32,7 +33,7 @@ class _Live:
 class KeepaliveServicer(keepalive_service_pb2_grpc.KeepaliveServiceServicer):
     def __init__(self, robot: SimRobot, store: DataStore) -> None:
         self.robot, self.clock, self.store = robot, robot.clock, store
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("keepalive", SERVICE)
         self._policies: dict[int, _Live] = {}
         self._ids = itertools.count(1)
         self._stop = threading.Event()

@@ -2,12 +2,12 @@
 duration, running until then or until a newer fan command takes over; the simulated robot's
 temperature never stops them)."""
 
-import threading
 
 from bosdyn.api import power_pb2, power_service_pb2_grpc
 from bosdyn.api.header_pb2 import CommonError
 
 from spot_sim.body.robot import SimRobot
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.rpc import LEASE, set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
 
@@ -21,7 +21,7 @@ class PowerServicer(power_service_pb2_grpc.PowerServiceServicer):
     def __init__(self, robot: SimRobot) -> None:
         self.robot, self.clock = robot, robot.clock
         self._fans: dict[int, list] = {}  # command id -> [end ns, overridden at ns or None]
-        self._fan_lock = threading.Lock()
+        self._fan_lock = OrderedLock("fans", LEAF)
 
     @unary(power_pb2.PowerCommandResponse, LEASE)  # the client reports the lease_use_result
     def PowerCommand(self, request, response, context):

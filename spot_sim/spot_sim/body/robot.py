@@ -11,7 +11,6 @@ fixed rate, completes power transitions, runs the commands and the robot's contr
 moves the base and legs, and drains the battery.
 """
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,7 +33,7 @@ from spot_sim.core.config import SimConfig
 from spot_sim.core.field import Draw
 from spot_sim.core.lease_manager import LeaseManager
 from spot_sim.core.license import License
-from spot_sim.core.lock_order import ROBOT, OrderedLock
+from spot_sim.core.lock_order import ROBOT, STEP, OrderedLock
 from spot_sim.core.service_faults import ServiceFaults
 from spot_sim.core.ticker import Ticker, catch_up
 from spot_sim.docking import world
@@ -65,7 +64,7 @@ class SimRobot:
         # Capabilities stepped with the physics loop, in order: fn(robot, now_ns). They run
         # outside the robot's lock, as any client does: they act through its methods.
         self.step_hooks: list = []
-        self._stepping = threading.Lock()
+        self._stepping = OrderedLock("robot step", STEP)
         self._loop = Ticker("spot-sim-physics", self.step, config.physics_rate_hz)
         self._base = Base(config)
         self._docking = Docking(world.DEFAULT_DOCKS, config.start_docked_id)

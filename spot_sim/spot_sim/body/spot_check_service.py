@@ -6,13 +6,13 @@ camera out of calibration and a load cell out of range, as worn robots do); abor
 ERROR_POWER_ON_FAILURE (in the feedback, as the robot reports them). Camera calibration (needs
 motor power) runs the same way."""
 
-import threading
 
 from bosdyn.api.spot import spot_check_pb2 as pb
 from bosdyn.api.spot import spot_check_service_pb2_grpc
 
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.field import Draw, FieldProfile
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.rpc import unary
 from spot_sim.core.served import Served, ServiceSpec
 
@@ -33,7 +33,7 @@ class SpotCheckServicer(spot_check_service_pb2_grpc.SpotCheckServiceServicer):
         self._profile = profile or FieldProfile()
         self._draw = Draw(self._profile, "spot_check")
         self._finding: tuple[str, str] | None = None  # (camera, load cell) the run flags
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot check", LEAF)
         self._started_ns: int | None = None
         self._aborted = False
         self._last_command = pb.SpotCheckCommandRequest.COMMAND_UNKNOWN

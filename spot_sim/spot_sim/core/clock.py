@@ -1,10 +1,11 @@
 """The robot's clock: host time plus a deliberate offset (and, in the field profile, a rate
 error), so clients must time-sync."""
 
-import threading
 import time
 
 from google.protobuf.timestamp_pb2 import Timestamp
+
+from spot_sim.core.lock_order import INNERMOST, OrderedLock
 
 
 class RobotClock:
@@ -12,7 +13,7 @@ class RobotClock:
     parts per million fast (a crystal's rate error: 50 ppm is 3 ms a minute)."""
 
     def __init__(self, offset_sec: float = 0.0, drift_ppm: float = 0.0) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("clock", INNERMOST)
         self._offset_ns = round(offset_sec * 1e9)
         self._drift = drift_ppm * 1e-6
         self._origin_ns = time.time_ns()

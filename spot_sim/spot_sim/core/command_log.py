@@ -5,7 +5,6 @@ run, ``CommandLog.problems()`` must be empty.
 """
 
 import math
-import threading
 import time
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from spot_sim.core.fault_injection import wrap_handler
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 COMMAND_METHODS = frozenset({
     "RobotCommand", "PowerCommand", "ManipulationApi", "DockingCommand", "LoadMission",
@@ -35,7 +35,7 @@ class CommandLog(grpc.ServerInterceptor):
     """Records requests to command RPCs (authenticated calls only: install it innermost)."""
 
     def __init__(self, robot_limits: tuple[float, float, float] | None = None) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("command log", LEAF)
         self._commands: list[ReceivedCommand] = []
         self.robot_limits = robot_limits  # (vx, vy, wz) maxima the robot itself accepts
 

@@ -7,10 +7,11 @@ nothing of the driver).
 """
 
 import os
-import threading
+
+from spot_sim.core.lock_order import INNERMOST, OrderedLock
 
 _PATH = os.environ.get("SPOT_CRASH_LOG")
-_LOCK = threading.Lock()
+_LOCK = OrderedLock("crash log", INNERMOST)
 
 
 def record(where: str, exc: BaseException) -> None:

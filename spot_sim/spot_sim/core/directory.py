@@ -1,12 +1,12 @@
 """The robot's service directory: the robot's own services and those registered by payloads,
 with liveness (a registered service that stops re-registering raises a service fault)."""
 
-import threading
 import time
 
 from bosdyn.api import directory_pb2, service_fault_pb2
 
 from spot_sim.core.clock import RobotClock
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.service_faults import ServiceFaults
 
 LIVENESS_FAULT = "Service liveness timeout"
@@ -26,7 +26,7 @@ class Directory:
     def __init__(self, clock: RobotClock, faults: ServiceFaults,
                  builtin: list[directory_pb2.ServiceEntry]) -> None:
         self._clock, self._faults = clock, faults
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("directory", LEAF)
         self._builtin = {e.name: e for e in builtin}
         self._registered: dict[str, tuple[directory_pb2.ServiceEntry, directory_pb2.Endpoint,
                                           int]] = {}

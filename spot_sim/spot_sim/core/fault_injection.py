@@ -9,7 +9,6 @@ on 127.0.0.1.
 
 import functools
 import random
-import threading
 import time
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ import grpc
 from bosdyn.api import lease_pb2
 
 from spot_sim.core.field import Draw, FieldProfile
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 _HANDLER_FACTORIES = (
     ("unary_unary", grpc.unary_unary_rpc_method_handler),
@@ -58,7 +58,7 @@ class RpcFaults(grpc.ServerInterceptor):
     and unary calls failing at random before they reach the handler."""
 
     def __init__(self, profile: FieldProfile | None = None, seed: int = 0) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("rpc faults", LEAF)
         self._random = random.Random(seed)
         self.profile = profile or FieldProfile()
         self._draw = Draw(self.profile, "rpc")

@@ -10,8 +10,9 @@ that are 50-150 ms old on arrival, and a robot that brakes within about a body l
 
 import math
 import random
-import threading
 from dataclasses import dataclass, fields, replace
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 Range = tuple[float, float]
 
@@ -136,7 +137,7 @@ class Captures:
     the order it captured them; independent draws per request would not)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("field", LEAF)
         self._last: dict[str, int] = {}
 
     def acquired(self, sensor: str, now_nsec: int, age_s: float) -> int:

@@ -5,12 +5,13 @@ exactly those the client uses (same / newer / sub-lease accepted, older rejected
 """
 
 import secrets
-import threading
 import time
 from dataclasses import dataclass
 
 from bosdyn.api import lease_pb2
 from bosdyn.client.lease import Lease
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 Compare = Lease.CompareResult
 
@@ -57,7 +58,7 @@ class LeaseManager:
     """
 
     def __init__(self, has_arm: bool, stale_timeout_sec: float = 10.0) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("leases", LEAF)
         self._tree = resource_tree(has_arm)
         self._stale_ns = int(stale_timeout_sec * 1e9)
         self.epoch = secrets.token_hex(8)

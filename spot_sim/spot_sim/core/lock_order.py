@@ -1,5 +1,13 @@
-"""The simulator's lock order, enforced: a domain's lock (GraphNav, choreography), then the
-robot's, then a leaf's (e-stop, leases), never the other way round.
+"""The simulator's lock order, enforced. Every lock in the simulator is an ``OrderedLock`` with
+a rank (``test_body_doors_units`` holds it so), outermost first:
+
+- ``MISSION``: the mission runner, whose nodes call every other service;
+- ``STEP``: the robot's physics step, whose hooks step the domains;
+- ``DOMAIN``: a capability that drives the robot (GraphNav, choreography, auto-return);
+- ``ROBOT``: the robot's parts;
+- ``SERVICE``: a service's own state that asks a leaf under its lock (keepalive -> leases);
+- ``LEAF``: state that takes no other lock but the innermost (e-stop, leases, caches, ...);
+- ``INNERMOST``: the clock and the crash and stage recorders, taken inside any other.
 
 Each ``OrderedLock`` has a rank; a thread holding locks may take a lock of a higher rank, or
 one it already holds again (re-entrant), and taking any other raises ``LockOrderError`` before
@@ -8,7 +16,7 @@ waiting, so a wrong order fails the first time it runs instead of deadlocking on
 
 import threading
 
-DOMAIN, ROBOT, LEAF = 10, 20, 30  # the ranks, outermost first
+MISSION, STEP, DOMAIN, ROBOT, SERVICE, LEAF, INNERMOST = 5, 7, 10, 20, 25, 30, 40
 
 _held = threading.local()
 
@@ -18,7 +26,7 @@ class LockOrderError(RuntimeError):
 
 
 class OrderedLock:
-    """A re-entrant lock with a name and a rank (``DOMAIN``, ``ROBOT`` or ``LEAF``)."""
+    """A re-entrant lock with a name and a rank (one of the ranks above)."""
 
     def __init__(self, name: str, rank: int) -> None:
         self.name, self.rank = name, rank

@@ -8,11 +8,11 @@ service, say) is not routed. Payload services listen without TLS on the payload 
 on a robot.
 """
 
-import threading
 
 import grpc
 
 from spot_sim.core.directory import Directory
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.rpc import authority
 
 _FORWARDED_METADATA = ("authorization",)
@@ -24,7 +24,7 @@ class PayloadRouter(grpc.GenericRpcHandler):
     def __init__(self, directory: Directory) -> None:
         self._directory = directory
         self._channels: dict[str, grpc.Channel] = {}
-        self._lock = threading.Lock()  # the channels
+        self._lock = OrderedLock("payload router", LEAF)  # the channels
 
     def service(self, handler_call_details):
         method = handler_call_details.method

@@ -1,16 +1,17 @@
 """Payloads registered with the robot, with their secrets: built once by the server, used by the
 payload and payload-registration services and the administrator's authorization."""
 
-import threading
 
 from bosdyn.api import payload_pb2
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 
 class PayloadRegistry:
     """Registered payloads with their secrets; thread-safe."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("payloads", LEAF)
         self._payloads: dict[str, tuple[payload_pb2.Payload, str]] = {}
 
     def register(self, payload: payload_pb2.Payload, secret: str) -> bool:

@@ -1,11 +1,11 @@
 """Service faults: raised by services (or clients through the fault service), shown in robot
 state's ``service_fault_state`` until cleared."""
 
-import threading
 
 from bosdyn.api import service_fault_pb2
 
 from spot_sim.core.clock import RobotClock
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 Fault = service_fault_pb2.ServiceFault
 
@@ -19,7 +19,7 @@ class ServiceFaults:
 
     def __init__(self, clock: RobotClock) -> None:
         self._clock = clock
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("service faults", LEAF)
         self._active: dict[tuple, Fault] = {}
         self.historical: list[Fault] = []
 

@@ -9,12 +9,13 @@ included), so stamps of the operator, the driver and the simulated robot line up
 """
 
 import os
-import threading
 import time
+
+from spot_sim.core.lock_order import INNERMOST, OrderedLock
 
 _FOLDER = os.environ.get("SPOT_STAGE_STAMPS")
 ENABLED = bool(_FOLDER)  # callers skip computing a value when off (hot paths)
-_LOCK = threading.Lock()
+_LOCK = OrderedLock("stage stamps", INNERMOST)
 _FILES: list = []
 
 

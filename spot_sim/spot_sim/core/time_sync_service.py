@@ -1,13 +1,13 @@
 """time-sync: NTP-style estimates of the client clock's skew from the robot clock."""
 
 import secrets
-import threading
 from collections import deque
 
 from bosdyn.api import time_sync_pb2, time_sync_service_pb2_grpc
 from google.protobuf.duration_pb2 import Duration
 
 from spot_sim.core.clock import RobotClock, timestamp_to_nsec
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.rpc import unary
 from spot_sim.core.served import Served, ServiceSpec
 
@@ -21,7 +21,7 @@ class TimeSyncServicer(time_sync_service_pb2_grpc.TimeSyncServiceServicer):
 
     def __init__(self, clock: RobotClock) -> None:
         self.clock = clock
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("time sync", LEAF)
         self._samples: dict[str, deque] = {}
 
     def known(self, clock_identifier: str) -> bool:

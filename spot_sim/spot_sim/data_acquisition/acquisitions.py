@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from bosdyn.api import data_acquisition_pb2
 
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.data_acquisition.plugins import Plugins
 from spot_sim.data_acquisition.store import IMAGE, METADATA, CaptureStore
 
@@ -60,7 +61,7 @@ class Acquisitions:
         source the robot lacks; ``plugins``: payload plugins for the captures it lacks."""
         self.store, self.sources, self._image = store, sources, image
         self.plugins = plugins
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("acquisitions", LEAF)
         self._requests: dict[int, _Request] = {}
         self._ids = itertools.count(1)
 

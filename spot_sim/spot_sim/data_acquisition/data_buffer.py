@@ -3,13 +3,13 @@ blobs, signal ticks), in pages, one page per stream. Built once by the server; t
 and data services, keepalive, the BDDF download and the REST download share it."""
 
 import itertools
-import threading
 from dataclasses import dataclass, field
 
 from bosdyn.api import data_buffer_pb2 as buf
 from bosdyn.api import data_index_pb2
 
 from spot_sim.core.clock import timestamp_to_nsec
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 
 @dataclass
@@ -44,7 +44,7 @@ class DataStore:
 
     def __init__(self, clock) -> None:
         self.clock = clock
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("data buffer", LEAF)
         self._pages: dict[tuple, Page] = {}
         self._ids = itertools.count(1)
         self.schemas: dict[int, buf.SignalSchema] = {}

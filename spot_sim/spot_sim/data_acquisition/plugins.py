@@ -15,6 +15,7 @@ from bosdyn.api import data_acquisition_pb2 as daq
 from bosdyn.api import data_acquisition_plugin_service_pb2_grpc as plugin_grpc
 
 from spot_sim.core.directory import Directory
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 PLUGIN_TYPE = "bosdyn.api.DataAcquisitionPluginService"
 ASK_S = 2.0  # how long a plugin may take to answer one call [ours]
@@ -35,7 +36,7 @@ class Plugins:
     def __init__(self, directory: Directory) -> None:
         self._directory = directory
         self._channels: dict[str, grpc.Channel] = {}
-        self._lock = threading.Lock()  # the channels
+        self._lock = OrderedLock("acquisition plugins", LEAF)  # the channels
 
     def _stub(self, name: str):
         target = self._directory.endpoint_of(name)

@@ -3,12 +3,12 @@ capture id the robot gives it (increasing from 1), found by time range, capture 
 channel and id as ``QueryStoredCaptures`` and the ``List*`` RPCs ask.
 """
 
-import threading
 from dataclasses import dataclass
 
 from bosdyn.api import data_acquisition_pb2, data_acquisition_store_pb2
 
 from spot_sim.core.clock import timestamp_to_nsec
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 DataIdentifier = data_acquisition_pb2.DataIdentifier
 Result = data_acquisition_store_pb2.QueryStoredCaptureResult
@@ -49,7 +49,7 @@ class CaptureStore:
     """The stored captures, in the order they were stored."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("data store", LEAF)
         self._entries: list[Entry] = []
 
     def add(self, data_id: DataIdentifier, kind: str, payload) -> int:

@@ -8,10 +8,11 @@ Dynamics does not publish a robot's built-in list.
 """
 
 import math
-import threading
 from dataclasses import dataclass
 
 from bosdyn.api import audio_visual_pb2 as av
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 Led = av.LedSequenceGroup.LedSequence
 PERIOD_RANGE_S = (0.1, 25.5)
@@ -97,7 +98,7 @@ class AudioVisual:
         self.behaviors = {name: _solid(*spec) for name, spec in PERMANENT.items()}
         self.running: dict[str, Running] = {}
         self._starts = 0
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("audio visual", LEAF)
 
     def live(self) -> list[av.LiveAudioVisualBehavior]:
         with self._lock:

@@ -2,11 +2,11 @@
 written: the robot's logs are not simulated, only the bookkeeping clients see)."""
 
 import itertools
-import threading
 
 from bosdyn.api.log_status import log_status_pb2 as pb
 from bosdyn.api.log_status import log_status_service_pb2_grpc
 
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.rpc import unary
 from spot_sim.core.served import Served, ServiceSpec
 
@@ -17,7 +17,7 @@ Status = pb.LogStatus
 class LogStatusServicer(log_status_service_pb2_grpc.LogStatusServiceServicer):
     def __init__(self, clock) -> None:
         self.clock = clock
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("log status", LEAF)
         self._logs: dict[str, tuple[pb.LogStatus, int]] = {}  # id -> (status, end ns)
         self._ids = itertools.count(1)
 

@@ -7,7 +7,6 @@ history for ``GetState``.
 """
 
 import logging
-import threading
 from collections import deque
 
 from bosdyn.api import lease_pb2, service_customization_pb2
@@ -15,6 +14,7 @@ from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.service_customization_helpers import create_value_validator
 
 from spot_sim.core import crash_log
+from spot_sim.core.lock_order import MISSION, OrderedLock
 from spot_sim.core.ticker import Ticker
 from spot_sim.missions.blackboard import Blackboard
 from spot_sim.missions.compiler import Compiled, compile_tree
@@ -38,7 +38,7 @@ class MissionRunner:
     def __init__(self, clock, robot, clock_identifier: str = "") -> None:
         self.clock, self.robot = clock, robot
         self.clock_identifier = clock_identifier
-        self._lock = threading.RLock()
+        self._lock = OrderedLock("mission runner", MISSION)
         self._ticker = Ticker("spot-sim-mission", self._tick_once, 1.0 / TICK_SEC)
         self._last_ns = 0
         self.mission_id = 0

@@ -6,12 +6,13 @@ Defaults leave an image as the scene shades it. Modes above 1920x1080 are render
 bandwidth would, not a 13-megapixel ray cast.
 """
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 from bosdyn.api import gripper_camera_param_pb2 as pb
 from google.protobuf.wrappers_pb2 import FloatValue
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 Params = pb.GripperCameraParams
 MODES = {Params.MODE_640_480: (640, 480), Params.MODE_1280_720: (1280, 720),
@@ -54,7 +55,7 @@ class GripperCamera:
     reboots); owns them behind its own lock."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("gripper camera", LEAF)
         self._params = Params(camera_mode=Params.MODE_640_480)
         for name, value in (("brightness", 0.5), ("contrast", 0.5), ("saturation", 0.5),
                             ("gain", 0.0)):

@@ -16,8 +16,8 @@ import pickle
 import queue
 import subprocess
 import sys
-import threading
 
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.perception.gripper_camera import Look
 from spot_sim.perception.renderer import Pose, Renderer
 from spot_sim.perception.scene import Scene
@@ -80,9 +80,9 @@ class RenderPool:
         self.workers = workers
         self._scene = pickle.dumps(scene, protocol=pickle.HIGHEST_PROTOCOL)
         self._inline = Renderer(scene) if workers == 0 else None
-        self._inline_lock = threading.Lock()
+        self._inline_lock = OrderedLock("inline renderer", LEAF)
         self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._lock = threading.Lock()  # guards _started and _closed
+        self._lock = OrderedLock("render pool", LEAF)  # guards _started and _closed
         self._started = self._closed = False
 
     def start(self) -> None:

@@ -7,7 +7,6 @@ every frame from memory (its JPEG bytes included) without asking a worker. Tests
 faults per source: corrupt JPEG data, truncated depth buffers, or a slow camera.
 """
 
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -15,6 +14,7 @@ from dataclasses import replace
 from bosdyn.api import image_pb2, point_cloud_pb2
 from bosdyn.client.math_helpers import SE3Pose
 
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.perception import point_cloud_encoding
 from spot_sim.perception.gripper_camera import GripperCamera, Look
 from spot_sim.perception.render_pool import RenderPool
@@ -76,7 +76,7 @@ class Sensors:
                                           thread_name_prefix="spot-sim-image")
         self._images = Lru(64)
         self._lidar = Lru(4)
-        self._lock = threading.Lock()  # guards the two caches
+        self._lock = OrderedLock("sensor caches", LEAF)  # guards the two caches
 
     # ---------------------------------------------------------------- cameras
     def source(self, name: str) -> CameraSource | None:

@@ -8,11 +8,12 @@ Capture gains are limited to [0, 1] (our choice: the API gives no range).
 
 import io
 import math
-import threading
 import wave
 from dataclasses import dataclass
 
 from bosdyn.api.spot_cam import audio_pb2
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 INTERNAL_MIC = audio_pb2.AUDIO_CHANNEL_INTERNAL_MIC
 EXTERNAL_MIC = audio_pb2.AUDIO_CHANNEL_EXTERNAL_MIC
@@ -53,7 +54,7 @@ class Speaker:
     """The sounds, volume, playbacks and capture settings (each call is atomic)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam audio", LEAF)
         self._sounds: dict[str, tuple[bytes, float]] = {}
         self._volume = 50.0
         self._played: list[Played] = []

@@ -6,10 +6,11 @@ views of each camera, PTZ beside IR); the stream is 1920x1080.
 """
 
 import math
-import threading
 
 import numpy as np
 from bosdyn.api.spot_cam import compositor_pb2
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 ColorMap = compositor_pb2.IrColorMap
 Overlay = compositor_pb2.IrMeterOverlay
@@ -76,7 +77,7 @@ class Compositor:
     """The screen in use, the IR colour map and the meter overlay."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam compositor", LEAF)
         self._screen = "mech"
         self._colormap = ColorMap(colormap=ColorMap.COLORMAP_JET)
         self._colormap.auto_scale.value = True

@@ -7,9 +7,10 @@ working mechanical PTZ. The system log is the payload's events as text (a robot'
 encrypted; the SDK's program only writes it to a file).
 """
 
-import threading
 
 from bosdyn.api.spot_cam import health_pb2
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 Degradation = health_pb2.GetBITStatusResponse.Degradation
 AMBIENT_C = 30.0
@@ -20,7 +21,7 @@ class Health:
     """Thermometers, BIT events and the system log of one Spot CAM."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam health", LEAF)
         self._events: list[tuple[int, str, str]] = []  # (time ns, name, description)
         self._log: list[str] = []
 

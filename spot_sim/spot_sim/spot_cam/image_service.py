@@ -6,7 +6,6 @@ raw) or as its radiometric image (GREYSCALE_U16 raw, centikelvin: ours, as the m
 The robot's body cameras and the Spot CAM share one gRPC service type; the image servicer
 answers by the authority a call was addressed to (``spot-cam-image.spot.robot``)."""
 
-import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -14,6 +13,7 @@ import simplejpeg
 from bosdyn.api import image_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.perception.image_service import SPOT_CAM_AUTHORITY, ImageServicer
 from spot_sim.spot_cam.cameras import CAMERAS, Camera, render_celsius, render_rgb
@@ -47,7 +47,7 @@ class SpotCamImages:
     def __init__(self, parts) -> None:
         self.clock, self.robot, self.scene = parts.clock, parts.robot, parts.sensors.scene
         self.heads, self.compositor = parts.spot_cam.heads, parts.spot_cam.compositor
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam renders", LEAF)
         self._renders: OrderedDict = OrderedDict()
 
     def _zoom(self) -> float:

@@ -1,7 +1,8 @@
 """The Spot CAM's LEDs: four lights, each with a brightness from 0 (off) to 1 (full)."""
 
 import math
-import threading
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 LED_COUNT = 4
 
@@ -14,7 +15,7 @@ class Lights:
     """The brightness of each LED; a request changes all it names or none."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam lights", LEAF)
         self._brightness = [0.0] * LED_COUNT
 
     def set(self, brightnesses: dict[int, float]) -> None:

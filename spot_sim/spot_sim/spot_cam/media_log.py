@@ -6,7 +6,6 @@ cameras as raw RGB24; IR's raw data is 16-bit big-endian centikelvin (ours: the 
 unit of common thermal cores). The scene, pose and PTZ are those at the time of the store.
 """
 
-import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +16,7 @@ import simplejpeg
 from bosdyn.api import image_pb2
 from bosdyn.api.spot_cam import logging_pb2
 
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.spot_cam.cameras import Camera, render_celsius, render_rgb
 
 Logpoint = logging_pb2.Logpoint
@@ -62,7 +62,7 @@ class MediaLog:
     """The logpoints; stills are rendered one at a time by a worker thread."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam media log", LEAF)
         self._entries: dict[str, _Entry] = {}
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="media-log")
 

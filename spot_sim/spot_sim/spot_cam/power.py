@@ -1,7 +1,7 @@
 """The Spot CAM's switchable power rails: the PTZ, two auxiliary outputs and the external
 microphone. A power cycle turns a rail off and back on CYCLE_S later."""
 
-import threading
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 RAILS = ("ptz", "aux1", "aux2", "external_mic")
 CYCLE_S = 2.0  # ours: no published figure for how long a cycled rail stays off
@@ -11,7 +11,7 @@ class PowerRails:
     """Which rails are on, as of a time (a cycled rail comes back on by itself)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam power", LEAF)
         self._on = {"ptz": True, "aux1": False, "aux2": False, "external_mic": False}
         self._back_at: dict[str, int] = {}  # rail -> when a power cycle turns it back on
 

@@ -9,8 +9,9 @@ view only ("The mech ptz cannot be used with Velocity").
 """
 
 import math
-import threading
 from dataclasses import dataclass, replace
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 # Slew rates of the mechanical head: no published figure; chosen as plausible for a compact
 # PTZ and stated in the README (tests wait for the position instead of assuming a time).
@@ -66,7 +67,7 @@ class PtzHeads:
     """Where each head points now and where it is going. Thread-safe."""
 
     def __init__(self, now_ns: int) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("ptz", LEAF)
         self.heads = {head.name: head for head in HEADS}
         home = Pose(0.0, 0.0, 1.0)
         self._motion = {name: _Motion(home, home, now_ns) for name in self.heads}

@@ -2,11 +2,11 @@
 ``PtzClient`` and the Spot CAM command-line program drive them."""
 
 import math
-import threading
 
 from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.spot_cam import ptz_pb2, service_pb2_grpc
 
+from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.spot_cam.power import PowerRails
@@ -32,7 +32,7 @@ def _fill(out, name: str, pose: Pose) -> None:
 class PtzServicer(service_pb2_grpc.PtzServiceServicer):
     def __init__(self, clock, rails: PowerRails, heads: PtzHeads) -> None:
         self.clock, self.rails, self.heads = clock, rails, heads
-        self._lock = threading.Lock()  # the focus state
+        self._lock = OrderedLock("ptz focus", LEAF)  # the focus state
         self._focus = Focus(mode=Focus.PTZ_FOCUS_AUTO)
 
     @unary(ptz_pb2.ListPtzResponse)

@@ -2,9 +2,10 @@
 control, and the ICE (STUN/TURN) servers WebRTC uses. The simulator serves no video; these
 are kept and checked as the robot keeps them."""
 
-import threading
 
 from bosdyn.api.spot_cam import network_pb2, streamquality_pb2
+
+from spot_sim.core.lock_order import LEAF, OrderedLock
 
 Params = streamquality_pb2.StreamParams
 Ice = network_pb2.ICEServer
@@ -44,7 +45,7 @@ class StreamSettings:
     ICE servers."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = OrderedLock("spot_cam stream", LEAF)
         self._params = Params()
         self._params.targetbitrate.value = 2_000_000
         self._params.refreshinterval.value = 30
