@@ -43,16 +43,16 @@ GOALS = {"driver_to_subscriber_cpu_max": 1.5, "delivered_percent_min": 99.5,
          "driver_added_latency_ms_p99_max": 5.0}
 
 
-def topics() -> list[_e2e.Topic]:
+def topics(camera_hz: float = CAMERA_HZ) -> list[_e2e.Topic]:
     out = [t for camera in _e2e.CAMERAS
-           for t in _e2e.camera_topics(camera, CAMERA_HZ, SENSOR_QOS)]
+           for t in _e2e.camera_topics(camera, camera_hz, SENSOR_QOS)]
     out.append(_e2e.Topic("/lidar/points", "sensor_msgs/msg/PointCloud2", LIDAR_HZ,
                           _e2e.qos.SENSOR_PROFILES[SENSOR_QOS]))
     return out + _e2e.state_topics(STATE_HZ)
 
 
-def driver_params() -> dict:
-    return {"camera_rate": CAMERA_HZ, "lidar_rate": LIDAR_HZ, "publish_raw_images": "true",
+def driver_params(camera_hz: float = CAMERA_HZ) -> dict:
+    return {"camera_rate": camera_hz, "lidar_rate": LIDAR_HZ, "publish_raw_images": "true",
             "publish_compressed_images": "true", "publish_depth": "true",
             "robot_state_rate": STATE_HZ, "status_rate": STATE_HZ, "sensor_qos": SENSOR_QOS}
 
