@@ -52,7 +52,7 @@ lint: setup
 
 # spot_driver/config/spot_driver.yaml from the parameters the driver declares (config_file.py).
 config: setup
-	@.venv/bin/python -c "from spot_driver import config_file, registry; \
+	@.venv/bin/python -c "from spot_driver import registry; from spot_driver.core import config_file; \
 	open('spot_driver/config/spot_driver.yaml', 'w').write(config_file.render(list(registry.SECTIONS)))"
 
 # The documentation site (doc/, Sphinx; warnings are errors) into doc/_build/html.

@@ -18,6 +18,7 @@ from sensor_msgs.msg import CompressedImage, Image, PointCloud2, PointField
 from spot_driver.conversions import point_cloud, sensor_cdr
 from spot_driver.perception import images
 from spot_driver.perception.cameras import UnknownCameraError, camera_sources
+from spot_driver.perception.node import TopicOutput
 from spot_sim.perception import point_cloud_encoding
 
 PC = point_cloud_pb2.PointCloud
@@ -398,3 +399,35 @@ def test_camera_sources_by_name():
     assert camera_sources("hand").visual == "hand_image"
     with pytest.raises(UnknownCameraError, match="unknown camera 'nosuch'; Spot's cameras are"):
         camera_sources("nosuch")
+
+
+class _Writer:
+    """A publisher as TopicOutput sees one: its readers, and whether they acknowledged all."""
+
+    def __init__(self, readers: int, acked: bool) -> None:
+        self.readers, self.acked, self.sent = readers, acked, []
+
+    def get_subscription_count(self) -> int:
+        return self.readers
+
+    def wait_for_all_acked(self, _timeout) -> bool:
+        return self.acked
+
+    def publish(self, data: bytes) -> None:
+        self.sent.append(data)
+
+
+def test_a_paced_output_is_not_fetched_while_its_reader_has_not_acknowledged():
+    writer = _Writer(readers=1, acked=False)
+    paced = TopicOutput(writer, lazy=True, pace=True)
+    assert not paced.wanted()  # the robot is not asked for a frame nobody could receive
+    paced.publish(b"fetched before")  # one already fetched is dropped and counted
+    assert (writer.sent, paced.dropped) == ([], 1)
+    writer.acked = True
+    assert paced.wanted()
+    paced.publish(b"frame")
+    assert (writer.sent, paced.dropped) == ([b"frame"], 1)
+    writer.readers = 0
+    assert not paced.wanted()  # lazy: nobody subscribed
+    unpaced = TopicOutput(_Writer(readers=1, acked=False), lazy=True)
+    assert unpaced.wanted()  # without pacing an unacknowledged reader changes nothing

@@ -32,8 +32,9 @@ PARAMETERS = Section(
                   '"native", "mono" or "rgb": pixel format asked of the robot'),
         Parameter("lazy_publishing", True, "only request what someone subscribes to"),
         Parameter("pace_slow_readers", False,
-                  "drop (and count) an image while a reader has not acknowledged the previous "
-                  "one; the launch sets it in payload network modes"),
+                  "fetch no image while a reader has not acknowledged the previous one (one "
+                  "fetched meanwhile is dropped and counted); the launch sets it in payload "
+                  "network modes"),
         Parameter("sensor_qos", "reliable",
                   'REP-2003: "reliable" (default subscribers receive it) or "best_effort" '
                   "(sensor-data QoS) for images, points, lidar"),

@@ -58,9 +58,11 @@ NO_WAIT = Duration(seconds=0)
 class TopicOutput:
     """A publisher of serialized messages; with ``lazy``, only wanted while subscribed.
 
-    With ``pace``, a message is dropped (and counted) while a reliable reader has not yet
-    acknowledged the previous one: a reader behind a slow link gets fewer frames instead of
-    queueing them in front of every other topic (doc/across_the_robot.md)."""
+    With ``pace``, it is not wanted while a reliable reader has not yet acknowledged the
+    previous message, so the frame is not even asked of the robot; one fetched meanwhile is
+    dropped (and counted): a reader behind a slow link gets fewer frames instead of queueing
+    them in front of every other topic, and neither the robot nor the driver spends CPU on
+    frames nobody could receive (doc/across_the_robot.md)."""
 
     def __init__(self, publisher: Publisher, lazy: bool, pace: bool = False) -> None:
         self._publisher, self._lazy, self._pace = publisher, lazy, pace
@@ -68,10 +70,16 @@ class TopicOutput:
         self.stats: StreamStats | None = None  # the stream's, which diagnostics read
 
     def wanted(self) -> bool:
-        return not self._lazy or self._publisher.get_subscription_count() > 0
+        if self._lazy and self._publisher.get_subscription_count() == 0:
+            return False
+        return not self._held()
+
+    def _held(self) -> bool:
+        """Paced, and a reader has not yet acknowledged the last message."""
+        return self._pace and not self._publisher.wait_for_all_acked(NO_WAIT)
 
     def publish(self, data: bytes) -> None:
-        if self._pace and not self._publisher.wait_for_all_acked(NO_WAIT):
+        if self._held():
             self.dropped += 1
             if self.stats is not None:
                 self.stats.dropped += 1
