@@ -48,7 +48,7 @@ moveit-rviz-tools: rviz-tools moveit-tools
 	@LAYER=moveit_rviz scripts/ros_tools.sh $(ARGS)
 
 lint: setup
-	@.venv/bin/ruff check spot_driver spot_sim spot_driver_examples test scripts benchmarks doc
+	@.venv/bin/ruff check spot_common spot_driver spot_sim spot_driver_examples test scripts benchmarks doc
 
 # spot_driver/config/spot_driver.yaml from the parameters the driver declares (config_file.py).
 config: setup

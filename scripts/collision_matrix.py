@@ -3,7 +3,7 @@ that are adjacent in the model, always in collision, or never in collision over 
 joint states get ``<disable_collisions>``; the others stay checked.
 
 Collision shapes are the URDF's (boxes, spheres), checked with coal. ``srdf_collisions.py``
-beside this file writes the result into ``config/moveit/spot.srdf``. A development tool: the
+beside this file writes the result into ``spot_description/srdf/spot.srdf``. A development tool: the
 installed driver never imports it (coal and yourdfpy are not its dependencies).
 """
 

@@ -39,7 +39,7 @@ fi
 export ROS_LOG_DIR="$_SPOT_ROOT/.work/ros_log"
 export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
 # The packages' source trees first: an edit takes effect without a rebuild.
-export PYTHONPATH="$_SPOT_ROOT/spot_driver:$_SPOT_ROOT/spot_sim:$_SPOT_ROOT/spot_driver_examples${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$_SPOT_ROOT/spot_common:$_SPOT_ROOT/spot_driver:$_SPOT_ROOT/spot_sim:$_SPOT_ROOT/spot_driver_examples${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$ROS_LOG_DIR"
 unset _spot_nounset
 # Large messages (images, clouds) need a bigger Fast DDS shared-memory segment.

@@ -3,7 +3,7 @@
 #   Debian build tools when missing, .venv with the pinned wheels of requirements.lock,
 #   the ROS wheel fix-ups, the ROS tools kit's layers that have a matching prebuilt archive in
 #   ../shared/vendor/ros2-cpp, and a colcon build of spot_msgs, (compat) tf2_msgs and control_msgs,
-#   spot_driver, spot_sim and spot_driver_examples.
+#   spot_description, spot_common, spot_driver, spot_sim and spot_driver_examples.
 # Idempotent: each step is skipped when its inputs have not changed since it last succeeded.
 set -euo pipefail
 shopt -s nullglob
@@ -81,7 +81,7 @@ for layer in $(bash scripts/ros_tools.sh layers); do
   kit="$(LAYER=$layer bash scripts/ros_tools.sh path)"
   [ -f "$kit/.complete" ] && AMENT_PREFIX_PATH="$kit${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 done
-paths=(spot_msgs spot_driver spot_sim spot_driver_examples)
+paths=(spot_msgs spot_description spot_common spot_driver spot_sim spot_driver_examples)
 for compat in tf2_msgs control_msgs; do
   if ! has_ament_package "$compat"; then
     paths=("compat/$compat" "${paths[@]}")
@@ -90,11 +90,11 @@ for compat in tf2_msgs control_msgs; do
   fi
 done
 
-build_hash="$(hash_of requirements.lock {spot_driver,spot_sim,spot_driver_examples}/{package.xml,setup.py,setup.cfg} \
+build_hash="$(hash_of requirements.lock {spot_description,spot_common,spot_driver,spot_sim,spot_driver_examples}/{package.xml,setup.py,setup.cfg} \
   spot_driver_examples/README.md spot_msgs/CMakeLists.txt \
   spot_msgs/package.xml spot_msgs/msg/* spot_msgs/srv/* spot_msgs/action/* compat/*/msg/* compat/*/action/* \
   compat/*/CMakeLists.txt compat/*/package.xml spot_driver/launch/* spot_sim/launch/* spot_driver/config/* \
-  spot_driver/config/moveit/* spot_driver/config/dds/* spot_driver/urdf/* spot_driver/rviz/*)-${paths[*]}"
+  spot_driver/config/moveit/* spot_driver/config/dds/* spot_description/urdf/* spot_description/srdf/* spot_driver/rviz/*)-${paths[*]}"
 if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then
   log "building ${paths[*]} with colcon"
   (

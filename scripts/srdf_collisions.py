@@ -1,4 +1,4 @@
-"""Regenerate the <disable_collisions> entries of config/moveit/spot.srdf from the URDF, as
+"""Regenerate the <disable_collisions> entries of spot_description/srdf/spot.srdf from the URDF, as
 MoveIt's setup assistant does (adjacent links, pairs always or never in collision over random
 joint states): see collision_matrix.py beside this script.
 
@@ -11,7 +11,7 @@ from collision_matrix import CollisionModel, disabled_pairs
 
 from spot_driver.description.robot_model import robot_description
 
-SRDF = Path(__file__).resolve().parent.parent / "spot_driver" / "config" / "moveit" / "spot.srdf"
+SRDF = Path(__file__).resolve().parent.parent / "spot_description" / "srdf" / "spot.srdf"
 SAMPLES, SEED = 2000, 0  # what test/test_description_moveit_units.py regenerates and compares
 
 

@@ -18,7 +18,6 @@ setup(
         (f"share/{PACKAGE}/config", glob("config/*.yaml") + glob("config/*.xml")),
         (f"share/{PACKAGE}/config/moveit", glob("config/moveit/*")),
         (f"share/{PACKAGE}/config/dds", glob("config/dds/*")),
-        (f"share/{PACKAGE}/urdf", glob("urdf/*")),
         (f"share/{PACKAGE}/rviz", glob("rviz/*.rviz")),
     ],
     install_requires=["setuptools"],

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from conftest import holds
-from spot_driver.core import crash_log
+from spot_common import crash_log
 from spot_driver.core.errors import CommandError
 from spot_driver.diagnostics import status
 from spot_driver.nodes.periodic import Periodic

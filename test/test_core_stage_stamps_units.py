@@ -12,12 +12,12 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import _stages  # noqa: E402
 
-from spot_driver.core import stage_stamps  # noqa: E402
+from spot_common import stage_stamps  # noqa: E402
 
 STAMPER = """
 import sys, time
-from spot_driver.core.stage_stamps import stamp
-from spot_sim.core.stage_stamps import stamp as sim_stamp
+from spot_common.stage_stamps import stamp
+sim_stamp = stamp  # the driver's and the simulated robot's stages: one recorder
 print("ready", flush=True)
 start = float(sys.stdin.readline())
 while time.monotonic() < start + 0.010: pass
@@ -34,7 +34,7 @@ stamp("state_received", 0.05); stamp("odometry_published", 0.05)
 def stamp_in_a_process(env_folder: Path) -> float:
     """Run STAMPER in a new process; the monotonic time (this process's clock) its steps
     count from, given once it has imported everything."""
-    env = {"PYTHONPATH": f"{REPO / 'spot_driver'}:{REPO / 'spot_sim'}"}  # the packages' folders
+    env = {"PYTHONPATH": str(REPO / "spot_common")}  # the recorder's package folder
     env["SPOT_STAGE_STAMPS"] = str(env_folder)
     child = subprocess.Popen([sys.executable, "-c", STAMPER], env=env, cwd=REPO, text=True,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)

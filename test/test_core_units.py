@@ -152,7 +152,7 @@ def test_the_first_signal_requests_shutdown_and_later_ones_are_ignored():
 def test_robot_data_and_a_replaced_session_are_not_internal_errors():
     """What the robot sent that cannot be read, and a call on the channel a reconnection
     closed, are said as such and counted as no defect; any other ValueError is one."""
-    from spot_driver.core import crash_log
+    from spot_common import crash_log
     from spot_driver.core.errors import CLOSED_CHANNEL, INTERNAL, describe
     from spot_driver.perception.images import ImageDecodeError
 

@@ -116,7 +116,7 @@ def test_a_hand_camera_hangs_from_spot_ros2s_wrist():
 def test_moveit_names_only_links_the_model_has(names):
     """The SRDF rendered for the naming names links of the model rendered for it."""
     links = set(model(True, names, "spot1/").link_map)
-    text = (DRIVER_PKG / "config" / "moveit" / "spot.srdf").read_text()
+    text = (REPO / "spot_description" / "srdf" / "spot.srdf").read_text()
     srdf = ET.fromstring(moveit_config.srdf(text, "spot1/", "odom", names))
     named = {element.get(attribute) for element in srdf.iter()
              for attribute in ("link", "link1", "link2", "base_link", "tip_link",

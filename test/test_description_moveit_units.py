@@ -22,10 +22,11 @@ sys.path.insert(0, str(REPO / "scripts"))  # the collision matrix is a developme
 from collision_matrix import CollisionModel, checked_pairs, disabled_pairs
 
 MOVEIT = DRIVER_PKG / "config" / "moveit"
+SRDF = REPO / "spot_description" / "srdf" / "spot.srdf"
 
 
 def srdf_disabled() -> set[tuple[str, str]]:
-    root = ET.parse(MOVEIT / "spot.srdf").getroot()
+    root = ET.parse(SRDF).getroot()
     return {tuple(sorted((e.get("link1"), e.get("link2"))))
             for e in root.iter("disable_collisions")}
 
@@ -75,7 +76,7 @@ def test_the_virtual_joint_hangs_from_a_vision_root():
     in TF: both must be frames the driver publishes for that robot (test_moveit_e2e runs
     move_group under the odom and body roots; vision is the one it does not)."""
     prefix, tf_root, world = "spot2/", "vision", "vision"
-    srdf = ET.fromstring(moveit_config.srdf((MOVEIT / "spot.srdf").read_text(), prefix,
+    srdf = ET.fromstring(moveit_config.srdf(SRDF.read_text(), prefix,
                                             tf_root))
     joint = next(srdf.iter("virtual_joint"))
     assert joint.get("parent_frame") == prefix + world

@@ -105,7 +105,7 @@ def test_urdf_forward_kinematics_equals_the_simulated_robot(seed=3):
 # ---------------------------------------------------------------------------------- MoveIt
 def test_moveit_files_name_only_what_the_model_has():
     model = load(True)
-    srdf = ET.parse(DRIVER_PKG / "config" / "moveit" / "spot.srdf").getroot()
+    srdf = ET.parse(REPO / "spot_description" / "srdf" / "spot.srdf").getroot()
     links, joints = set(model.link_map), set(model.joint_map)
     for chain in srdf.iter("chain"):
         assert chain.get("base_link") in links and chain.get("tip_link") in links

@@ -1,7 +1,9 @@
 """The packages as a user's plain ``colcon build`` of the repository finds and installs them
-(no --symlink-install, no --paths): spot_driver, spot_sim and spot_driver_examples are
-siblings and the root is no package; every module and data file is installed, and the driver
-and the simulator start from the install space alone, with the source tree off the path.
+(no --symlink-install, no --paths): spot_description, spot_common, spot_driver, spot_sim and
+spot_driver_examples are siblings and the root is no package; every module and data file is
+installed, and the driver and the simulator start from the install space alone, with the
+source tree off the path. The simulator is built and started without the driver, and the
+driver built without the simulator: neither needs the other.
 (spot_msgs is built by colcon in scripts/setup.sh and found there, not built twice.)"""
 
 import os
@@ -18,22 +20,18 @@ from sensor_msgs.msg import JointState
 
 from conftest import PASSWORD, USERNAME
 
-PACKAGES = ("spot_driver", "spot_sim", "spot_driver_examples")
+PACKAGES = ("spot_description", "spot_common", "spot_driver", "spot_sim",
+            "spot_driver_examples")
+PYTHON = ("spot_common", "spot_driver", "spot_sim", "spot_driver_examples")  # with modules
 
 
-@pytest.fixture(scope="module")
-def install(tmp_path_factory):
-    base = tmp_path_factory.mktemp("plain_colcon")
+def _build(base: Path, packages) -> Path:
+    """A plain ``colcon build`` of ``packages`` in ``base``; its install space."""
     colcon = shutil.which("colcon")
     assert colcon, "colcon is not installed (scripts/setup.sh installs it)"
-    found = subprocess.run([colcon, "list", "--names-only", "--base-paths", str(REPO)],
-                           capture_output=True, text=True, timeout=120, cwd=base)
-    assert found.returncode == 0, found.stderr
-    # the packages a plain `colcon build` at the root finds (compat/ steps aside: COLCON_IGNORE)
-    assert sorted(found.stdout.split()) == sorted([*PACKAGES, "spot_msgs"]), found.stdout
     result = subprocess.run(
         [colcon, "--log-base", str(base / "log"), "build", "--base-paths", str(REPO),
-         "--packages-select", *PACKAGES,
+         "--packages-select", *packages,
          "--build-base", str(base / "build"), "--install-base", str(base / "install"),
          "--event-handlers", "console_cohesion-", "status-"],
         capture_output=True, text=True, timeout=300, cwd=base)
@@ -41,14 +39,26 @@ def install(tmp_path_factory):
     return base / "install"
 
 
+@pytest.fixture(scope="module")
+def install(tmp_path_factory):
+    base = tmp_path_factory.mktemp("plain_colcon")
+    found = subprocess.run([shutil.which("colcon") or "colcon", "list", "--names-only",
+                            "--base-paths", str(REPO)],
+                           capture_output=True, text=True, timeout=120, cwd=base)
+    assert found.returncode == 0, found.stderr
+    # the packages a plain `colcon build` at the root finds (compat/ steps aside: COLCON_IGNORE)
+    assert sorted(found.stdout.split()) == sorted([*PACKAGES, "spot_msgs"]), found.stdout
+    return _build(base, PACKAGES)
+
+
 def _site(prefix: Path) -> Path:
     return next(prefix.glob("lib/python3*/site-packages"))
 
 
-def _env(install: Path) -> dict:
+def _env(install: Path, packages=PACKAGES) -> dict:
     """The environment with the repository's own packages (source trees, symlink install)
-    replaced by the plain install at ``install`` (one prefix per package, as colcon's
-    isolated layout has them)."""
+    replaced by the plain install at ``install`` of ``packages`` (one prefix per package, as
+    colcon's isolated layout has them): every other of them is off every path."""
     ours = [str(REPO / package) for package in PACKAGES]
 
     def theirs(variable: str) -> list[str]:
@@ -56,16 +66,17 @@ def _env(install: Path) -> dict:
                 if p and p != str(REPO) and p not in ours
                 and not any(p.startswith(str(REPO / "install" / package)) for package in PACKAGES)]
 
-    prefixes = [install / package for package in PACKAGES]
+    prefixes = [install / package for package in packages]
     path, ament = theirs("PYTHONPATH"), theirs("AMENT_PREFIX_PATH")
+    sites = [str(_site(install / package)) for package in packages if package in PYTHON]
     return dict(os.environ,
-                PYTHONPATH=os.pathsep.join([*(str(_site(p)) for p in prefixes), *path]),
+                PYTHONPATH=os.pathsep.join([*sites, *path]),
                 AMENT_PREFIX_PATH=os.pathsep.join([*map(str, prefixes), *ament]),
                 PYTHONUNBUFFERED="1")
 
 
 def test_every_module_and_data_file_is_installed(install, tmp_path):
-    for package in ("spot_driver", "spot_sim", "spot_driver_examples"):
+    for package in PYTHON:
         source, site = REPO / package / package, _site(install / package)
         sources = {p.relative_to(source).as_posix() for p in source.rglob("*")
                    if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts}
@@ -74,9 +85,11 @@ def test_every_module_and_data_file_is_installed(install, tmp_path):
         assert sources <= installed, f"{package}: not installed: {sorted(sources - installed)}"
         assert (install / package / "share" / package / "package.xml").is_file(), package
     share = install / "spot_driver" / "share" / "spot_driver"
-    for name in ("launch/spot_driver.launch.py", "config/spot_driver.yaml",
-                 "urdf/spot.urdf.xacro", "rviz/spot.rviz"):
+    for name in ("launch/spot_driver.launch.py", "config/spot_driver.yaml", "rviz/spot.rviz"):
         assert (share / name).is_file(), name
+    model = install / "spot_description" / "share" / "spot_description"
+    for name in ("urdf/spot.urdf.xacro", "urdf/spot_kinematics.yaml", "srdf/spot.srdf"):
+        assert (model / name).is_file(), name
     assert (install / "spot_sim" / "share" / "spot_sim" / "launch" / "spot_sim.launch.py").is_file()
     where = subprocess.run(
         [sys.executable, "-c", "import spot_driver.registry as r, spot_sim; "
@@ -88,7 +101,7 @@ def test_every_module_and_data_file_is_installed(install, tmp_path):
     driver, sim, geometry = where.stdout.splitlines()[:3]
     assert driver.startswith(str(_site(install / "spot_driver"))), driver
     assert sim.startswith(str(_site(install / "spot_sim"))), sim
-    assert geometry.startswith(str(share)), geometry  # the simulator reads the driver's share
+    assert geometry.startswith(str(model)), geometry  # the model's package, not the driver's
 
 
 def test_driver_and_simulator_start_from_the_install_space(install, tmp_path, certs_dir):
@@ -153,3 +166,37 @@ def _stop_group(process: subprocess.Popen) -> None:
         time.sleep(0.1)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def test_the_simulator_builds_and_starts_without_the_driver(tmp_path, certs_dir):
+    """spot_sim with its two dependencies and nothing of spot_driver, built and on the paths."""
+    packages = ("spot_description", "spot_common", "spot_sim")
+    install = _build(tmp_path, packages)
+    env = _env(install, packages)
+    imported = subprocess.run([sys.executable, "-c", "import spot_driver"], env=env,
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert imported.returncode != 0 and "No module named 'spot_driver'" in imported.stderr
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "spot_sim", "--port", "0", "--certs-dir", str(certs_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env=dict(env, SPOT_SIM_USERNAME=USERNAME, SPOT_SIM_PASSWORD=PASSWORD))
+    try:
+        line = sim.stdout.readline()
+        assert "listening on" in line, line + sim.stderr.read()
+    finally:
+        sim.send_signal(signal.SIGINT)
+        sim.wait(timeout=10)
+
+
+def test_the_driver_builds_without_the_simulator(tmp_path):
+    packages = ("spot_description", "spot_common", "spot_driver")
+    install = _build(tmp_path, packages)
+    env = _env(install, packages)
+    out = subprocess.run(
+        [sys.executable, "-c", "import importlib.util as u, spot_driver.registry as r; "
+         "from spot_driver.description import robot_model; "
+         "assert u.find_spec('spot_sim') is None; print(len(r.CAPABILITIES)); "
+         "print(robot_model.urdf_dir())"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[1].startswith(str(install / "spot_description")), out.stdout

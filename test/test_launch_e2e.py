@@ -1,4 +1,4 @@
-"""Launch arguments cannot be mistyped (``spot_driver/core/launch_arguments.py``): the rules alone
+"""Launch arguments cannot be mistyped (``spot_common/launch_arguments.py``): the rules alone
 (fast tier), then every launch file through ``ros2 launch`` refusing ``enable_low_level:=true``
 (the examples README's old spelling of ``low_level``) before anything starts."""
 
@@ -12,7 +12,7 @@ from launch.actions import DeclareLaunchArgument
 from ros_harness import ros2
 
 from conftest import missing
-from spot_driver.core.launch_arguments import UnknownLaunchArgumentError, given, refusal, strict
+from spot_common.launch_arguments import UnknownLaunchArgumentError, given, refusal, strict
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCH_FILES = [(package, p.name) for package in ("spot_driver", "spot_sim")

@@ -140,6 +140,30 @@ def test_the_simulators_core_imports_no_capability():
                 assert not crossing, f"{path.relative_to(REPO)} imports {crossing}"
 
 
+def _top_imports(path: Path) -> set[str]:
+    """The top-level packages ``path`` imports."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_the_driver_and_the_simulator_import_nothing_of_each_other():
+    """Package, launch files and all: the simulator's launch includes the driver's by package
+    name; ``spot_common`` and ``spot_description`` (no Python) are below both."""
+    for package, others in (("spot_sim", {"spot_driver"}), ("spot_driver", {"spot_sim"}),
+                            ("spot_common", {"spot_driver", "spot_sim"})):
+        found = {str(p.relative_to(REPO)): sorted(crossing)
+                 for p in (REPO / package).rglob("*.py")
+                 if (crossing := _top_imports(p) & others)}
+        assert found == {}, found
+    assert not list((REPO / "spot_description").rglob("*.py")) or \
+        {p.name for p in (REPO / "spot_description").rglob("*.py")} == {"setup.py"}
+
+
 # Modules and functions allowed past the size limits, each with the reason. The test reads
 # this list; an entry that no longer needs its exception fails too, so the list stays true.
 MAX_LINES, MAX_COMPLEXITY = 400, 10

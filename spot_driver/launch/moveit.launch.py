@@ -17,13 +17,14 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from spot_driver.core.launch_arguments import strict
+from spot_common.launch_arguments import strict
 from spot_driver.description import moveit_config, rviz_config
 from spot_driver.description.config_files import rendered_file
 from spot_driver.description.robot_model import robot_description
 
 SHARE = get_package_share_directory("spot_driver")
 MOVEIT = os.path.join(SHARE, "config", "moveit")
+SRDF = os.path.join(get_package_share_directory("spot_description"), "srdf", "spot.srdf")
 
 
 def _load_file(path: str) -> dict:
@@ -41,7 +42,7 @@ def _nodes(context):
     prefix = f"{robot_name}/" if robot_name else ""
     frame_names = LaunchConfiguration("frame_names").perform(context)
     tf_root = LaunchConfiguration("tf_root").perform(context)
-    with open(os.path.join(MOVEIT, "spot.srdf")) as file:
+    with open(SRDF) as file:
         srdf = moveit_config.srdf(file.read(), prefix, tf_root, frame_names)
     parameters = {
         "robot_description": robot_description(True, prefix, frame_names),

@@ -17,7 +17,7 @@ from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, Opaq
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
-from spot_driver.core.launch_arguments import strict
+from spot_common.launch_arguments import strict
 
 LAUNCH = os.path.join(get_package_share_directory("spot_driver"), "launch")
 ROBOTS = ("spot1", "spot2")

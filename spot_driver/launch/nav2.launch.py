@@ -30,7 +30,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import LoadComposableNodes, Node
 from launch_ros.descriptions import ComposableNode
 
-from spot_driver.core.launch_arguments import strict
+from spot_common.launch_arguments import strict
 from spot_driver.description import nav2_config
 from spot_driver.description.config_files import rendered_file
 

@@ -15,7 +15,7 @@ from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from spot_driver.core.launch_arguments import strict
+from spot_common.launch_arguments import strict
 from spot_driver.description import frame_names as naming
 from spot_driver.description import rviz_config
 from spot_driver.description.config_files import rendered_file

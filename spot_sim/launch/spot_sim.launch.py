@@ -6,7 +6,9 @@
 The robot listens on 127.0.0.1 (a free port unless `port` is given) with its CA in
 `certs_dir`; the driver gets that port and CA. The robot's password is SPOT_SIM_PASSWORD when
 set, otherwise a random one for this run, handed to the driver through its environment (never
-a parameter or a launch argument). Every argument of spot_driver.launch.py is accepted too.
+a parameter or a launch argument). Every argument of spot_driver.launch.py is accepted too, but
+those this launch sets (the robot's address, port, CA, credentials, e-stop endpoint, arm): they
+are read from that file, found by package name, so nothing of the driver is imported here.
 """
 
 import os
@@ -29,16 +31,23 @@ from launch.event_handlers import OnProcessIO
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
-from spot_driver.core.launch_arguments import strict
-from spot_driver.registry import CAPABILITIES
+from spot_common.launch_arguments import strict
 from spot_sim.core.hardware import OPTIONS as HARDWARE
 
-SHARE = get_package_share_directory("spot_driver")
-SWITCHES = tuple(c.launch_argument for c in CAPABILITIES if c.optional)
-DRIVER_ARGUMENTS = ("robot_name", "namespace", "frame_names", "launch_rsp", "launch_rviz",
-                    "log_level",
-                    "config_file", "publish_depth_points", "network", "robot_ip",
-                    "discovery_port", "remote_commands", "image_bandwidth", *SWITCHES)
+DRIVER_LAUNCH = os.path.join(get_package_share_directory("spot_driver"), "launch",
+                             "spot_driver.launch.py")
+SET_HERE = ("hostname", "port", "certificate", "credentials_file", "estop_endpoint", "arm")
+
+
+def driver_arguments() -> list[DeclareLaunchArgument]:
+    """The driver launch's own arguments (from its file), but those this launch sets."""
+    driver = PythonLaunchDescriptionSource(DRIVER_LAUNCH)
+    return [argument for argument in
+            driver.try_get_launch_description_without_context().get_launch_arguments()
+            if argument.name not in SET_HERE]
+
+
+DRIVER_ARGUMENTS = driver_arguments()
 
 
 def _free_port() -> int:
@@ -64,8 +73,8 @@ def _robot_and_driver(context):
         sim_args.append(f"--{option.flag}" if fitted else f"--no-{option.flag}")
     robot = ExecuteProcess(cmd=sim_args, name="spot_sim", output="screen",
                            additional_env=robot_env, sigterm_timeout="5")
-    driver_arguments = {name: arg(name) for name in DRIVER_ARGUMENTS}
-    driver_arguments.update(hostname="127.0.0.1", port=str(port),
+    forwarded = {argument.name: arg(argument.name) for argument in DRIVER_ARGUMENTS}
+    forwarded.update(hostname="127.0.0.1", port=str(port),
                             certificate=os.path.join(certs, "ca.crt"), estop_endpoint="true",
                             arm=arg("arm"))
     # The driver's credentials: its environment only, scoped to this robot's driver.
@@ -73,8 +82,8 @@ def _robot_and_driver(context):
         SetEnvironmentVariable("BOSDYN_CLIENT_USERNAME", username),
         SetEnvironmentVariable("BOSDYN_CLIENT_PASSWORD", password),
         IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(os.path.join(SHARE, "launch", "spot_driver.launch.py")),
-            launch_arguments=driver_arguments.items())])
+            PythonLaunchDescriptionSource(DRIVER_LAUNCH),
+            launch_arguments=forwarded.items())])
     started = []
 
     def start_driver_once_listening(event):
@@ -88,14 +97,6 @@ def _robot_and_driver(context):
 
 
 def generate_launch_description() -> LaunchDescription:
-    driver_defaults = {"robot_name": "", "namespace": "", "frame_names": "",
-                       "launch_rsp": "auto",
-                       "launch_rviz": "false", "log_level": "info", "publish_depth_points": "",
-                       "config_file": os.path.join(SHARE, "config", "spot_driver.yaml"),
-                       "network": "local", "robot_ip": "", "discovery_port": "21811",
-                       "remote_commands": "true", "image_bandwidth": "8",
-                       **{c.launch_argument: str(c.default_enabled).lower()
-                          for c in CAPABILITIES if c.optional}}
     return strict(LaunchDescription([
         DeclareLaunchArgument("port", default_value="0",
                               description="port of the simulated robot on 127.0.0.1 (0: free)"),
@@ -106,8 +107,8 @@ def generate_launch_description() -> LaunchDescription:
           for option in HARDWARE],
         DeclareLaunchArgument("sim_profile", default_value="default",
                               description="default (deterministic) or field (a robot on Wi-Fi)"),
-        *[DeclareLaunchArgument(name, default_value=value,
-                                description="passed to spot_driver.launch.py")
-          for name, value in driver_defaults.items()],
+        *[DeclareLaunchArgument(argument.name, default_value=argument.default_value,
+                                description=f"spot_driver.launch.py: {argument.description}")
+          for argument in DRIVER_ARGUMENTS],
         OpaqueFunction(function=_robot_and_driver),
     ]), __file__)

@@ -1,5 +1,7 @@
 """Human-readable explanations of why the robot refused or could not do something."""
 
+import logging
+
 from bosdyn.api import lease_pb2
 from bosdyn.client import exceptions as sdk_errors
 from bosdyn.client import power as sdk_power
@@ -11,8 +13,8 @@ from bosdyn.client.lease import (
 )
 from bosdyn.mission import client as sdk_mission
 
+from spot_common import crash_log
 from spot_driver.conversions.robot_data import RobotDataError
-from spot_driver.core import crash_log
 
 
 class CommandError(Exception):
@@ -55,6 +57,7 @@ _PLAIN = (
 )
 
 
+_LOG = logging.getLogger("spot_driver.internal_error")
 INTERNAL = "internal error"  # how describe() starts the sentence for an unexpected exception
 
 
@@ -114,6 +117,7 @@ def describe(exc: BaseException) -> str:
         said = exc.response.header.error.message if hasattr(exc.response, "header") else ""
         return f"robot refused the request: {type(exc).__name__}" + (f": {said}" if said else "")
     if unexpected(exc):
+        _LOG.error("internal error: %s: %s", type(exc).__name__, exc, exc_info=exc)
         crash_log.record("driver", exc)
         return f"{INTERNAL}: {type(exc).__name__}: {exc}"
     return f"{type(exc).__name__}: {exc}"

@@ -1,8 +1,8 @@
-"""Spot's robot model: the URDF (``urdf/spot.urdf.xacro``) expanded for the connected robot, and
-the joint limits from its source ``urdf/spot_kinematics.yaml`` (the simulated robot reads the
-same file, so model, simulator and driver agree)."""
+"""Spot's robot model, from the ``spot_description`` package: the URDF (``urdf/spot.urdf.xacro``)
+expanded for the connected robot, and the joint limits from its source
+``urdf/spot_kinematics.yaml`` (the simulated robot reads the same file, so model, simulator and
+driver agree)."""
 
-import os
 from functools import cache
 from pathlib import Path
 from xml.etree import ElementTree
@@ -10,21 +10,18 @@ from xml.etree import ElementTree
 import numpy as np
 import xacro
 import yaml
+from ament_index_python.packages import get_package_share_directory
 
 from spot_driver.description import frame_names as naming
 
-PACKAGE = "spot_driver"
+PACKAGE = "spot_description"
 XACRO = "spot.urdf.xacro"
 KINEMATICS = "spot_kinematics.yaml"
 
 
 def urdf_dir() -> Path:
-    """``urdf/`` of the installed package (AMENT_PREFIX_PATH), else of this checkout."""
-    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
-        installed = Path(prefix) / "share" / PACKAGE / "urdf"
-        if (installed / XACRO).is_file():
-            return installed
-    return Path(__file__).resolve().parents[2] / "urdf"
+    """``urdf/`` of the spot_description package, found through the ament index."""
+    return Path(get_package_share_directory(PACKAGE)) / "urdf"
 
 
 @cache

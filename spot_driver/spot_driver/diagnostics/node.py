@@ -7,7 +7,8 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from spot_driver.core import crash_log, qos
+from spot_common import crash_log
+from spot_driver.core import qos
 from spot_driver.core.capability import DriverContext
 from spot_driver.diagnostics import status as diagnostics
 from spot_driver.diagnostics.stream_health import StreamMeter, stream_status

@@ -12,12 +12,12 @@ from rclpy.node import Node
 from rclpy.time import Time
 from std_srvs.srv import Trigger
 
+from spot_common.stage_stamps import stamp
 from spot_driver.body.mobility import InvalidVelocityError, clamp_velocity
 from spot_driver.core import qos
 from spot_driver.core.capability import DriverContext
 from spot_driver.core.errors import CommandError, describe
 from spot_driver.core.lease_order import is_own_older_lease
-from spot_driver.core.stage_stamps import stamp
 from spot_driver.nodes.parameters import declare, on_change
 from spot_driver.nodes.triggers import trigger_callback
 

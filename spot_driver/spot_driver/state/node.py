@@ -16,8 +16,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
+from spot_common import stage_stamps
 from spot_driver.conversions import frames
-from spot_driver.core import qos, stage_stamps
+from spot_driver.core import qos
 from spot_driver.core.acquisition import DEFAULT_MAX_IN_FLIGHT, Scheduler
 from spot_driver.core.capability import DriverContext
 from spot_driver.core.errors import describe

@@ -5,7 +5,7 @@ over a link whose round trip is longer than the period (Wi-Fi: tens of milliseco
 import math
 from collections.abc import Callable
 
-from spot_driver.core import stage_stamps
+from spot_common import stage_stamps
 from spot_driver.core.acquisition import DEFAULT_MAX_IN_FLIGHT, Stream
 from spot_driver.core.connection import RobotConnection
 

@@ -6,13 +6,13 @@ feedback."""
 from bosdyn.api import robot_command_pb2, robot_command_service_pb2_grpc
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
+from spot_common.stage_stamps import stamp
 from spot_sim.body import kinds
 from spot_sim.body.commands import Command, CommandBook, CommandRejectedError
 from spot_sim.body.kinds.kind import Acceptance, Kind
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import LEASE, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.core.stage_stamps import stamp
 from spot_sim.core.time_sync_service import TimeSyncServicer
 from spot_sim.manipulation import arm_command
 from spot_sim.manipulation.arm import Arm

@@ -7,7 +7,8 @@ a rank (``test_body_doors_units`` holds it so), outermost first:
 - ``ROBOT``: the robot's parts;
 - ``SERVICE``: a service's own state that asks a leaf under its lock (keepalive -> leases);
 - ``LEAF``: state that takes no other lock but the innermost (e-stop, leases, caches, ...);
-- ``INNERMOST``: the clock and the crash and stage recorders, taken inside any other.
+- ``INNERMOST``: the clock, taken inside any other. (``spot_common``'s crash and stage
+  recorders, shared with the driver, hold a plain lock of their own that takes none.)
 
 Each ``OrderedLock`` has a rank; a thread holding locks may take a lock of a higher rank, or
 one it already holds again (re-entrant), and taking any other raises ``LockOrderError`` before

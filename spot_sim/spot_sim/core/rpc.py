@@ -11,7 +11,7 @@ import grpc
 import jwt
 from bosdyn.api import data_chunk_pb2, header_pb2, lease_pb2
 
-from spot_sim.core import crash_log
+from spot_common import crash_log
 
 _LOG = logging.getLogger(__name__)
 _OK = header_pb2.CommonError.CODE_OK

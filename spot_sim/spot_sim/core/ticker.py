@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from spot_sim.core import crash_log
+from spot_common import crash_log
 
 _LOG = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from bosdyn.api import lease_pb2, service_customization_pb2
 from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.service_customization_helpers import create_value_validator
 
-from spot_sim.core import crash_log
+from spot_common import crash_log
 from spot_sim.core.lock_order import MISSION, OrderedLock
 from spot_sim.core.ticker import Ticker
 from spot_sim.missions.blackboard import Blackboard

@@ -6,8 +6,8 @@ import math
 from bosdyn.api import robot_state_pb2, robot_state_service_pb2_grpc
 from bosdyn.api.header_pb2 import CommonError
 
+from spot_common import stage_stamps
 from spot_sim.body.robot import SimRobot
-from spot_sim.core import stage_stamps
 from spot_sim.core.directory import Directory
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec

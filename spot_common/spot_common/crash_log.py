@@ -1,25 +1,22 @@
-"""Exceptions no handler expected: defects of the driver. Each one a handler of last resort
-turned into an "internal error" refusal or a log line is logged with its traceback and
-counted (``count()``, which /diagnostics reports); where the environment variable
-``SPOT_CRASH_LOG`` names a file, it is also appended there as ``<pid> <where>: <type>:
-<what>``. The test harness fails the test during which a line appears, so a crash cannot pass
-as a refusal. The simulated robot has the same recorder (``spot_sim/core/crash_log.py``).
+"""Exceptions no handler expected: defects of the driver or of the simulated robot. Each one a
+handler of last resort turned into an "internal error" refusal or a log line (the handler logs
+it) is counted (``count()``, which the driver's /diagnostics reports); where the environment
+variable ``SPOT_CRASH_LOG`` names a file, it is also appended there as ``<pid> <where>:
+<type>: <what>``. The test harness fails the test during which a line appears, so a crash
+cannot pass as a refusal. The lock is taken inside any other and takes none.
 """
 
-import logging
 import os
 import threading
 
 _PATH = os.environ.get("SPOT_CRASH_LOG")
 _LOCK = threading.Lock()
-_LOG = logging.getLogger("spot_driver.internal_error")
 _counted = {"crashes": 0, "last": ""}
 
 
 def record(where: str, exc: BaseException) -> None:
     """Note that ``exc`` escaped to a handler of last resort in ``where``."""
     what = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:500]
-    _LOG.error("internal error in %s: %s", where, what, exc_info=exc)
     with _LOCK:
         _counted["crashes"] += 1
         _counted["last"] = f"{where}: {what}"

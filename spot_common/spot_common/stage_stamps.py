@@ -1,10 +1,11 @@
-"""Stage stamps of a command's way through the driver, for the teleop latency benchmark.
+"""Stage stamps of a command's way through the driver and the simulated robot, for the teleop
+latency benchmark.
 
 Off unless the environment variable ``SPOT_STAGE_STAMPS`` names a folder; then each process
 that calls ``stamp`` writes ``<stage> <CLOCK_MONOTONIC ns> <value>`` lines to a file of its own
 there. CLOCK_MONOTONIC is one clock for every process on the machine (network namespaces
 included), so stamps of the operator, the driver and the simulated robot line up
-(``benchmarks/operator_link.py`` joins them).
+(``benchmarks/operator_link.py`` joins them). The lock is taken inside any other and takes none.
 """
 
 import os
