@@ -97,6 +97,8 @@ build_hash="$(hash_of requirements.lock {spot_description,spot_common,spot_drive
   spot_driver/config/moveit/* spot_driver/config/dds/* spot_description/urdf/* spot_description/srdf/* spot_driver/rviz/*)-${paths[*]}"
 if ! stamp_ok build "$build_hash" || [ ! -f install/setup.bash ]; then
   log "building ${paths[*]} with colcon"
+  # --symlink-install leaves links to files since moved or removed; setup.py copies each one
+  find build install -xtype l -delete 2>/dev/null || true
   (
     # shellcheck disable=SC1091
     source "$VENV/bin/activate"

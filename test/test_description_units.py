@@ -246,7 +246,7 @@ def _imports(path: Path) -> set[str]:
 
 
 # Each package's sources: its Python package and its launch files.
-PACKAGES = ("spot_driver", "spot_sim", "spot_driver_examples")
+PACKAGES = ("spot_common", "spot_driver", "spot_sim", "spot_driver_examples")
 
 
 def _sources(package: str) -> list[Path]:

@@ -64,7 +64,8 @@ def _env(install: Path, packages=PACKAGES) -> dict:
     def theirs(variable: str) -> list[str]:
         return [p for p in os.environ.get(variable, "").split(os.pathsep)
                 if p and p != str(REPO) and p not in ours
-                and not any(p.startswith(str(REPO / "install" / package)) for package in PACKAGES)]
+                and not any(p.startswith(str(REPO / tree / package))
+                            for tree in ("install", "build") for package in PACKAGES)]
 
     prefixes = [install / package for package in packages]
     path, ament = theirs("PYTHONPATH"), theirs("AMENT_PREFIX_PATH")
