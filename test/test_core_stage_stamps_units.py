@@ -16,17 +16,16 @@ from spot_common import stage_stamps  # noqa: E402
 
 STAMPER = """
 import sys, time
-from spot_common.stage_stamps import stamp
-sim_stamp = stamp  # the driver's and the simulated robot's stages: one recorder
+from spot_common.stage_stamps import stamp  # the driver's and the robot's stages
 print("ready", flush=True)
 start = float(sys.stdin.readline())
 while time.monotonic() < start + 0.010: pass
 stamp("driver_callback", 0.4); stamp("command_sent", 0.4)
-sim_stamp("sim_command_received", 0.4); sim_stamp("sim_command_accepted", 0.4)
+stamp("sim_command_received", 0.4); stamp("sim_command_accepted", 0.4)
 stamp("command_answered", 0.4)
 while time.monotonic() < start + 0.030: pass
-sim_stamp("sim_state_read", 0.01)  # not yet moving: not the step's change
-sim_stamp("sim_state_read", 0.05)
+stamp("sim_state_read", 0.01)  # not yet moving: not the step's change
+stamp("sim_state_read", 0.05)
 stamp("state_received", 0.05); stamp("odometry_published", 0.05)
 """
 
