@@ -1,5 +1,5 @@
 """The simulated robot's doors, checked by the code's structure: its parts (power, legs, base,
-command book, battery, faults, arm, docking) are private to ``SimRobot``, every other module
+command book, battery, faults, arm) are private to ``SimRobot``, every other module
 reaches them only through its one door, ``robot.parts(Base, Legs, ...)``, which names them by
 class. The ways around the door a first version let through (``getattr``, ``vars``,
 ``__dict__``, a part kept past its block, a method returning a part or one of the robot's own
@@ -130,9 +130,8 @@ def escapes(source: str, private: set[str]) -> list[str]:
 
 
 def test_the_door_hands_over_every_part_and_the_check_catches_a_way_past_it():
-    assert set(DOOR) == {"Power", "Legs", "Base", "CommandBook", "Battery", "Faults", "Arm",
-                         "Docking"}
-    private = set(DOOR.values()) | {"_manipulations", "_by_class"}
+    assert set(DOOR) == {"Power", "Legs", "Base", "CommandBook", "Battery", "Faults", "Arm"}
+    private = set(DOOR.values()) | {"_by_class"}
     assert sorted(touches("robot._base.halt()\nx = sim.robot._legs\nself._arm = 1\n", private,
                           set(DOOR))) == ["line 1: ._base", "line 2: ._legs"]
     assert touches("with robot.parts(Base, 'legs'):\n    pass\n", private, set(DOOR)) == [
@@ -161,39 +160,44 @@ EVASIONS = {  # each way around the door that a syntax check alone once let thro
 }
 
 
-# What the robot's own objects are, beside its parts: handed out, they could be changed
-# outside its lock (the command book's Command once was, by navigation)
+# What the robot's own objects are, beside its parts, and its capabilities' own state: handed
+# out, they could be changed outside their owner's lock (the command book's Command once was,
+# by navigation).
 MUTABLE = {"Command", "CommandBook", "Dance", "DockingTask", "Manipulation"}
+OWNERS = {"SimRobot": ROBOT_MODULE, "Docking": SIM / "docking" / "docking.py",
+          "ManipulationTasks": SIM / "manipulation" / "api_tasks.py"}
 
 
-def hands_out(source: str, kept: set[str]) -> list[str]:
-    """``SimRobot``'s methods (but ``parts``, its door) annotated to return one of ``kept``."""
+def hands_out(source: str, kept: set[str], owner: str = "SimRobot") -> list[str]:
+    """``owner``'s methods (but ``parts``, the robot's door) annotated to return one of
+    ``kept``."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ClassDef) and node.name == "SimRobot":
+        if isinstance(node, ast.ClassDef) and node.name == owner:
             for method in node.body:
                 if isinstance(method, ast.FunctionDef) and method.name != "parts" and \
                         method.returns is not None and _names(method.returns) & kept:
-                    found.append(f"SimRobot.{method.name} returns "
+                    found.append(f"{owner}.{method.name} returns "
                                  f"{sorted(_names(method.returns) & kept)}")
     return found
 
 
-def test_the_robot_hands_out_no_part_and_no_object_of_its_own():
+@pytest.mark.parametrize("owner", sorted(OWNERS))
+def test_no_owner_hands_out_a_part_or_an_object_of_its_own(owner):
     kept = set(DOOR) | MUTABLE
-    assert hands_out(ROBOT_MODULE.read_text(), kept) == []
-    planted = "class SimRobot:\n    def new_command(self, kind) -> Command:\n        pass\n"
-    assert hands_out(planted, kept) == ["SimRobot.new_command returns ['Command']"]
+    assert hands_out(OWNERS[owner].read_text(), kept, owner) == []
+    planted = f"class {owner}:\n    def command(self, kind) -> DockingTask:\n        pass\n"
+    assert hands_out(planted, kept, owner) == [f"{owner}.command returns ['DockingTask']"]
 
 
 @pytest.mark.parametrize("way", sorted(EVASIONS))
 def test_each_way_around_the_door_is_caught(way):
-    private = set(DOOR.values()) | {"_manipulations", "_by_class"}
+    private = set(DOOR.values()) | {"_by_class"}
     assert escapes(EVASIONS[way], private), way
 
 
 def test_what_the_door_allows_is_not_flagged():
-    private = set(DOOR.values()) | {"_manipulations", "_by_class"}
+    private = set(DOOR.values()) | {"_by_class"}
     allowed = ("def f(robot, other):\n    with robot.parts(Base) as (base,):\n"
                "        pose = base.odom_body\n        other.pose = base.odom_body\n"
                "    with robot.parts(Base) as (base,):\n        base.halt()\n    return pose\n"
@@ -202,7 +206,7 @@ def test_what_the_door_allows_is_not_flagged():
 
 
 def test_no_module_but_the_robot_touches_its_parts_and_the_robot_has_no_other_door():
-    private = set(DOOR.values()) | {"_manipulations", "_by_class"}
+    private = set(DOOR.values()) | {"_by_class"}
     found = {}
     for path in SIM.rglob("*.py"):
         where = escapes(path.read_text(), private)
@@ -245,3 +249,30 @@ def test_the_door_hands_over_the_robots_parts_by_class_under_its_lock():
         assert not taken.wait(0.2)  # another thread waits for the step to end
     assert taken.wait(5.0)
     thread.join()
+
+
+def private_reaches(source: str) -> list[str]:
+    """Where ``source`` reaches a private name of another object or module (``x._state``,
+    ``module._helper``): only ``self``, ``cls`` and a class of the same module may (a
+    namedtuple's ``_replace`` is its public API)."""
+    tree = ast.parse(source)
+    own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and \
+                not node.attr.startswith("__") and node.attr != "_replace" and not (
+                    isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"} | own):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return sorted(found)
+
+
+def test_no_simulator_module_reaches_another_objects_private_state():
+    """Every owner's state (the robot's, docking's, GraphNav's, a service's) is reached only
+    through its public methods: no module reads or writes another object's private field."""
+    planted = ("def f(docking, graph_nav):\n    docking._tasks.clear()\n"
+               "    graph_nav._fix(None, None)\n")
+    assert private_reaches(planted) == ["line 2: docking._tasks", "line 3: graph_nav._fix"]
+    assert private_reaches("class A:\n    def f(self):\n        return A._g(self._h)\n") == []
+    found = {str(path.relative_to(REPO)): where for path in SIM.rglob("*.py")
+             if (where := private_reaches(path.read_text()))}
+    assert not found, found

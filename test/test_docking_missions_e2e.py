@@ -18,7 +18,6 @@ from spot_msgs.action import Dock, Mission, Trajectory, Undock
 from spot_msgs.msg import BatteryStateArray, DockState, MissionStatus, WorldObjectArray
 from spot_msgs.srv import AnswerQuestion
 from spot_sim.body.legs import Legs
-from spot_sim.docking.docking import Docking
 from spot_sim.missions.compiler import child_nodes
 
 State = mission_pb2.State
@@ -73,7 +72,7 @@ def test_starts_docked_and_sees_its_dock(world):
 
 def test_dock_refused_without_power_and_for_unknown_ids(world):
     sim, _driver, ros = world
-    commands_before = len(part(sim.robot, Docking).tasks)
+    commands_before = sim.docking.accepted()
     result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=520))  # motors are still off
     assert not result.success and "not powered on" in result.message
     assert ros.call(Trigger, "/power_on").success
@@ -82,7 +81,7 @@ def test_dock_refused_without_power_and_for_unknown_ids(world):
     assert "unknown dock id 999" in result.message
     result = ros.run_action(Dock, "/dock", Dock.Goal(dock_id=521))  # a real dock, out of view
     assert not result.success and "not in view" in result.message
-    assert len(part(sim.robot, Docking).tasks) == commands_before  # none reached the robot's plan
+    assert sim.docking.accepted() == commands_before  # none reached the robot's plan
 
 
 def test_undock_walk_away_and_dock_again(world):

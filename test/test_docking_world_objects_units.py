@@ -152,11 +152,14 @@ def test_world_objects_are_seen_from_the_body_the_robot_state_reports():
     from spot_sim.body.robot import SimRobot
     from spot_sim.core.clock import RobotClock
     from spot_sim.core.config import SimConfig
-    robot = SimRobot(SimConfig(start_docked_id=520), RobotClock())
+    from spot_sim.docking.docking import Docking
+    from spot_sim.docking.world import DockWorld
+    robot, docks = SimRobot(SimConfig(), RobotClock()), DockWorld()
+    Docking(robot, docks, 520)
     with robot.parts(Base) as (base,):
         base.offset = SE3Pose(0.05, -0.03, 0.02, Quat.from_yaw(0.2))
     state = robot.transforms_snapshot()
-    objects = robot.world_objects()
+    objects = docks.seen_by(robot)
     assert objects
     for obj in objects:
         seen = get_a_tform_b(obj.transforms_snapshot, "vision", "body")

@@ -16,6 +16,8 @@ from spot_sim.core.payloads import PayloadRegistry
 from spot_sim.core.rpc import TokenIssuer
 from spot_sim.data_acquisition.data_buffer import DataStore
 from spot_sim.data_acquisition.store import CaptureStore
+from spot_sim.docking.docking import Docking
+from spot_sim.docking.world import DockWorld
 from spot_sim.perception.sensors import Sensors
 from spot_sim.spot_cam.parts import SpotCam
 
@@ -26,9 +28,9 @@ T = TypeVar("T")
 class SimParts:
     """What servicers are built from: the robot's configuration, clock and state, the parts
     beside it (sensors, GraphNav, the data buffer, the capture store, the payload registry, the
-    Spot CAM's parts when it has one), each built once by the server, and the servicers built
-    so far by service name (a servicer that calls another gets it by its class; ``registry``
-    orders them so)."""
+    docks and docking, the Spot CAM's parts when it has one), each built once by the server,
+    and the servicers built so far by service name (a servicer that calls another gets it by
+    its class; ``registry`` orders them so)."""
 
     config: SimConfig
     clock: RobotClock
@@ -42,6 +44,8 @@ class SimParts:
     directory: Directory
     captures: CaptureStore
     spot_cam: SpotCam | None
+    world: DockWorld
+    docking: Docking
     servicers: dict[str, Any] = field(default_factory=dict)
 
     def servicer(self, kind: type[T]) -> T:

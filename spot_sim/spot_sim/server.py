@@ -30,6 +30,8 @@ from spot_sim.core.time_sync_service import TimeSyncServicer
 from spot_sim.data_acquisition.data_buffer import DataStore
 from spot_sim.data_acquisition.rest import DaqRest
 from spot_sim.data_acquisition.store import CaptureStore
+from spot_sim.docking.docking import Docking
+from spot_sim.docking.world import DockWorld
 from spot_sim.missions.mission_service import MissionServicer
 from spot_sim.parts import SimParts
 from spot_sim.perception.camera_settings_service import IREnableDisableServicer
@@ -68,8 +70,10 @@ class SimulatedSpot:
         self.faults = FaultControl(self)
         self.sensors = Sensors(self.config.has_arm, self.config.color_cameras,
                               render_workers=self.config.render_workers)
-        self.graph_nav = GraphNav(self.sensors.scene)
-        self.recorder = Recorder(self.graph_nav, self.sensors)
+        self.world = DockWorld()
+        self.docking = Docking(self.robot, self.world, self.config.start_docked_id)
+        self.graph_nav = GraphNav(self.sensors.scene, self.world)
+        self.recorder = Recorder(self.graph_nav, self.sensors, self.world)
         self.robot.step_hooks += [self.graph_nav.step, self.recorder.step]
         self.data = DataStore(self.clock)
         self.payloads = PayloadRegistry()
@@ -80,7 +84,7 @@ class SimulatedSpot:
                                    directory_entries(self.clock, [s.spec for s in served]))
         parts = SimParts(self.config, self.clock, self.robot, self.tokens, self.sensors,
                          self.graph_nav, self.recorder, self.data, self.payloads, self.directory,
-                         self.captures, self.spot_cam)
+                         self.captures, self.spot_cam, self.world, self.docking)
         self.router = PayloadRouter(self.directory)
         self._servicers = []
         for service in served:

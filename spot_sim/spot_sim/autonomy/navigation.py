@@ -108,9 +108,10 @@ class GraphNav:
     with this lock taken first (``core/lock_order.py`` refuses the other order; ``step`` runs
     in the physics loop, outside the robot's lock)."""
 
-    def __init__(self, scene) -> None:
+    def __init__(self, scene, dock_world) -> None:
+        """``scene``: the obstacles; ``dock_world``: the docks whose fiducials localize."""
         self._lock = OrderedLock("graph_nav", DOMAIN)  # taken before the robot's
-        self.scene = scene
+        self.scene, self.world = scene, dock_world
         self.map = GraphMap()
         self.seed_tform_vision: Se2 | None = None
         self.tasks: dict[int, NavTask] = {}
@@ -149,7 +150,8 @@ class GraphNav:
             return None
         return mobility.compose(self.seed_tform_vision, robot.vision_body())
 
-    def _fix(self, robot, seed_tform_body: Se2) -> None:
+    def fix_localization(self, robot, seed_tform_body: Se2) -> None:
+        """Localize: the body is at ``seed_tform_body`` now (call inside ``atomically``)."""
         self.seed_tform_vision = mobility.compose(seed_tform_body,
                                                   mobility.inverse(robot.vision_body()))
 
@@ -182,7 +184,7 @@ class GraphNav:
         if self.map.empty:
             raise LocalizationError(Localize.STATUS_NO_MAP_LOADED, "no map is loaded")
         known = waypoint_fiducials(self.map)
-        seen = fiducial_poses(robot.world_objects(), "odom")
+        seen = fiducial_poses(self.world.seen_by(robot), "odom")
         candidates = [tag for tag in seen if tag in known]
         if mode == Request.FIDUCIAL_INIT_SPECIFIC:
             candidates = [tag for tag in candidates if tag == fiducial_id]
@@ -208,7 +210,8 @@ class GraphNav:
         waypoint_id, waypoint_tform_tag = min(
             observations, key=lambda o: math.hypot(o[1].x, o[1].y))
         seed_tform_tag = mobility.compose(poses[waypoint_id], waypoint_tform_tag)
-        self._fix(robot, mobility.compose(seed_tform_tag, mobility.inverse(body_tform_tag)))
+        self.fix_localization(robot, mobility.compose(seed_tform_tag,
+                                                      mobility.inverse(body_tform_tag)))
 
     def localize_to_guess(self, robot, waypoint_id: str, waypoint_tform_body: Se2,
                           max_distance: float, max_yaw: float) -> None:
@@ -227,7 +230,7 @@ class GraphNav:
             raise LocalizationError(Localize.STATUS_FAILED,
                                     f"the scan does not match the map within {distance:.2f} m "
                                     f"of the initial guess")
-        self._fix(robot, mobility.compose(poses[waypoint_id], actual))
+        self.fix_localization(robot, mobility.compose(poses[waypoint_id], actual))
 
     def clear(self, robot) -> None:
         self.map.clear()

@@ -47,8 +47,8 @@ class Recorder:
     """Recording state of one robot, a part of its graph-nav state: call inside
     ``GraphNav.atomically`` (``step`` takes care of that itself)."""
 
-    def __init__(self, graph_nav: GraphNav, sensors) -> None:
-        self.graph_nav, self.sensors = graph_nav, sensors
+    def __init__(self, graph_nav: GraphNav, sensors, dock_world) -> None:
+        self.graph_nav, self.sensors, self.world = graph_nav, sensors, dock_world
         self.recording = False
         self.environment = recording_pb2.RecordingEnvironment()
         self.session_start = None
@@ -108,8 +108,8 @@ class Recorder:
             graph_map.add_edge(edge)
         if first:
             graph_nav.seed_tform_vision = None
-            graph_nav._fix(robot, mobility.compose(mobility.inverse(odom_tform_waypoint),
-                                                   robot.odom_body()))
+            graph_nav.fix_localization(robot, mobility.compose(
+                mobility.inverse(odom_tform_waypoint), robot.odom_body()))
         self.last_waypoint = waypoint
         return waypoint, edge
 
@@ -160,7 +160,7 @@ class Recorder:
         cloud.encoding = point_cloud_pb2.PointCloud.ENCODING_XYZ_32F
         cloud.num_points = len(points)
         cloud.data = points.astype("<f4").tobytes()
-        snapshot.objects.extend(robot.world_objects())
+        snapshot.objects.extend(self.world.seen_by(robot))
         snapshot.robot_state.CopyFrom(robot.robot_state())
         return snapshot
 

@@ -13,11 +13,12 @@ from spot_sim.core.served import Served, ServiceSpec
 
 
 class RecordingServicer(recording_service_pb2_grpc.GraphNavRecordingServiceServicer):
-    def __init__(self, robot: SimRobot, recorder: Recorder) -> None:
+    def __init__(self, robot: SimRobot, recorder: Recorder, dock_world) -> None:
         self.robot, self.clock, self.recorder = robot, robot.clock, recorder
+        self.world = dock_world
 
     def _missing_fiducials(self, required, response) -> bool:
-        seen = fiducial_poses(self.robot.world_objects(), "odom")
+        seen = fiducial_poses(self.world.seen_by(self.robot), "odom")
         missing = [tag for tag in required if tag not in seen]
         response.missing_fiducials.extend(missing)
         if missing:
@@ -130,4 +131,5 @@ def spec() -> ServiceSpec:
                        recording_service_pb2_grpc.add_GraphNavRecordingServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: RecordingServicer(parts.robot, parts.recorder)),)
+SERVICES = (Served(spec(), lambda parts: RecordingServicer(parts.robot, parts.recorder,
+                                                             parts.world)),)

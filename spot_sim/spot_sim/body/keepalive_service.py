@@ -6,6 +6,7 @@ record an event in the data buffer. Auto-return is refused (not simulated)."""
 import itertools
 import threading
 import time
+from collections.abc import Callable
 
 from bosdyn.api.header_pb2 import CommonError
 from bosdyn.api.keepalive import keepalive_pb2 as pb
@@ -16,7 +17,6 @@ from spot_sim.body.robot import SimRobot
 from spot_sim.core.lock_order import SERVICE, OrderedLock
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.data_acquisition.data_buffer import DataStore
 
 CHECK_PERIOD_SEC = 0.05
 Action = pb.GetStatusResponse
@@ -31,8 +31,9 @@ class _Live:
 
 
 class KeepaliveServicer(keepalive_service_pb2_grpc.KeepaliveServiceServicer):
-    def __init__(self, robot: SimRobot, store: DataStore) -> None:
-        self.robot, self.clock, self.store = robot, robot.clock, store
+    def __init__(self, robot: SimRobot, record_event: Callable[[str, object], None]) -> None:
+        """``record_event(source, event)`` keeps a policy's events (the data buffer's)."""
+        self.robot, self.clock, self.record_event = robot, robot.clock, record_event
         self._lock = OrderedLock("keepalive", SERVICE)
         self._policies: dict[int, _Live] = {}
         self._ids = itertools.count(1)
@@ -143,7 +144,7 @@ class KeepaliveServicer(keepalive_service_pb2_grpc.KeepaliveServiceServicer):
                 self.active_actions.add(taken)
         if which == "record_event":
             for event in action.record_event.events:
-                self.store.record("event", event.source or "keepalive", event)
+                self.record_event(event.source or "keepalive", event)
 
 
 def spec() -> ServiceSpec:
@@ -151,4 +152,5 @@ def spec() -> ServiceSpec:
                        keepalive_service_pb2_grpc.add_KeepaliveServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: KeepaliveServicer(parts.robot, parts.data)),)
+SERVICES = (Served(spec(), lambda parts: KeepaliveServicer(
+    parts.robot, lambda source, event: parts.data.record("event", source, event))),)

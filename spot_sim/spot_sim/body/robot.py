@@ -1,7 +1,7 @@
 """The simulated robot: its body parts, the rules that join them, and the physics loop.
 
 The state lives in parts (``spot_sim.body``): power, legs, base, the command book, the
-battery and faults, plus the arm, manipulation tasks and docking. ``SimRobot`` owns them
+battery and faults, plus the arm. ``SimRobot`` owns them
 all, private, behind one lock: others use its verbs, or its one door, ``parts(Base, Legs,
 ...)``, which names the parts it hands over by class (``test_body_doors_units`` checks that
 nothing else reaches them, and ``core/lock_order.py`` that its lock comes after a domain's).
@@ -36,10 +36,7 @@ from spot_sim.core.license import License
 from spot_sim.core.lock_order import ROBOT, STEP, OrderedLock
 from spot_sim.core.service_faults import ServiceFaults
 from spot_sim.core.ticker import Ticker, catch_up
-from spot_sim.docking import world
-from spot_sim.docking.docking import Docking
 from spot_sim.manipulation import arm_kinematics
-from spot_sim.manipulation.api_tasks import Manipulation
 from spot_sim.manipulation.arm import Arm
 from spot_sim.state import state_report
 from spot_sim.state.frame_tree import body_pose, build_snapshot
@@ -61,19 +58,15 @@ class SimRobot:
         self.field = Draw(config.field, "robot")  # the field profile's noise and ages
         self.estop = EstopManager(config.estop_required)
         self._book = CommandBook()
+        self._arm_halts = 0  # how often the arm was halted: a task begun before has ended
         # Capabilities stepped with the physics loop, in order: fn(robot, now_ns). They run
         # outside the robot's lock, as any client does: they act through its methods.
         self.step_hooks: list = []
         self._stepping = OrderedLock("robot step", STEP)
         self._loop = Ticker("spot-sim-physics", self.step, config.physics_rate_hz)
         self._base = Base(config)
-        self._docking = Docking(world.DEFAULT_DOCKS, config.start_docked_id)
-        if config.start_docked_id:
-            self._base.odom_body = self._docking.docks[config.start_docked_id].pose
+        self._shore_power = False  # on a dock's charging contacts (docking/ says so)
         self._reset_state()
-        # Stable world object ids: a dock and its fiducial keep theirs for the robot's lifetime.
-        self._object_ids = {dock_id: 1 + 2 * index
-                            for index, dock_id in enumerate(sorted(self._docking.docks))}
 
     def _reset_state(self) -> None:
         config = self.config
@@ -87,11 +80,10 @@ class SimRobot:
                                 config.battery_runtime_idle_sec, config.battery_charge_sec)
         self._faults = Faults()
         self._arm = Arm() if config.has_arm else None
-        self._manipulations: dict[int, Manipulation] = {}
         self.last_step_ns = self.clock.now_nsec()
         self._by_class = {Power: self._power, Legs: self._legs, Base: self._base,
                           CommandBook: self._book, Battery: self._battery, Faults: self._faults,
-                          Arm: self._arm, Docking: self._docking}  # what parts() hands over
+                          Arm: self._arm}  # what parts() hands over
 
     # ----------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -106,14 +98,14 @@ class SimRobot:
             self.leases.forget_all()
             self.estop.forget_all()
             self._reset_state()
-            self._docking.cancel("robot rebooted")
+            self._arm_halts += 1
 
     @contextmanager
     def parts(self, *wanted: type) -> Iterator[tuple]:
         """The one door to the robot's parts: ``with robot.parts(Base, Legs) as (base, legs):``
         holds the robot's lock and hands over the parts of those classes (``Power``, ``Legs``,
-        ``Base``, ``CommandBook``, ``Battery``, ``Faults``, ``Arm``: None without one,
-        ``Docking``), as one step of the robot: nothing else reads or changes them meanwhile.
+        ``Base``, ``CommandBook``, ``Battery``, ``Faults``, ``Arm``: None without one), as one
+        step of the robot: nothing else reads or changes them meanwhile.
         Use them only inside the block, and wait on nothing else there (an RPC, or a lock
         that comes before the robot's: core/lock_order.py)."""
         with self._lock:
@@ -164,14 +156,20 @@ class SimRobot:
                                   arm_frames=arm_frames, has_lidar=self.config.has_lidar,
                                   feet=kinematics.foot_positions_in_body(self._legs.posture.joints))
 
-    def world_objects(self) -> list:
-        """The docks and fiducials in view now, as ListWorldObjects reports them: seen from
-        the body where the robot's state puts it (a dance's offset included)."""
+    def seated(self) -> bool:
+        """Whether the legs rest in the sitting pose (not moving to or from it)."""
         with self._lock:
-            odom_tform_body, vision_tform_body = self.body_poses()
-            return world.world_objects(tuple(self._docking.docks.values()), odom_tform_body,
-                                       vision_tform_body, self._base.odom_body,
-                                       self.clock.timestamp(), self._object_ids)
+            posture = self._legs.posture
+            return not posture.standing and not posture.moving(self.clock.now_nsec())
+
+    def gripper_holding(self) -> bool:
+        """Whether the gripper holds something (never, without an arm)."""
+        with self._lock:
+            return self._arm is not None and self._arm.holding
+
+    @property
+    def on_shore_power(self) -> bool:
+        return self._shore_power
 
     def active_fault(self) -> bool:
         return self._faults.active
@@ -219,12 +217,17 @@ class SimRobot:
             self.halt_arm()
 
     def halt_arm(self) -> None:
-        """The arm stops where it is and every manipulation task ends."""
+        """The arm stops where it is, ending whatever moved it (``arm_halts``)."""
         with self._lock:
             if self._arm is not None:
                 self._arm.halt()
-            for task in self._manipulations.values():
-                task.abort()
+            self._arm_halts += 1
+
+    def arm_halts(self) -> int:
+        """How many times the arm has been halted (motor power cut, a fall, an arm command,
+        joint mode, a reboot): a task that began at another count has ended."""
+        with self._lock:
+            return self._arm_halts
 
     # ----------------------------------------------------------------- commands
     def new_command(self, kind: str, **kwargs) -> int:
@@ -285,26 +288,7 @@ class SimRobot:
         with self._lock:
             return self._book.active(command_id)
 
-    # ----------------------------------------------------------------- manipulation
-    def start_manipulation(self, pick: bool, target: np.ndarray | None, standoff: float) -> int:
-        """A ManipulationApi walk to an object, or pick of it; any running one is aborted.
-        ValueError if the robot cannot (no arm to pick with, motor power off)."""
-        with self._lock:
-            if pick and self._arm is None:
-                raise ValueError("this robot has no arm")
-            if not self._power.on:
-                raise ValueError("motor power is off")
-            for task in self._manipulations.values():
-                task.abort()
-            task = Manipulation(self._book.next_id(), pick, target, standoff)
-            self._manipulations[task.id] = task
-            return task.id
-
-    def manipulation_state(self, task_id: int) -> int | None:
-        with self._lock:
-            task = self._manipulations.get(task_id)
-            return None if task is None else task.state
-
+    # ----------------------------------------------------------------- arm
     def override_grasp(self, holding: bool | None, carry_state: int | None) -> None:
         """What the operator says the gripper holds, and whether it may be stowed."""
         with self._lock:
@@ -335,8 +319,8 @@ class SimRobot:
     # ----------------------------------------------------------------- physics
     def step(self) -> None:
         """Catch the physics up to the clock: the hooks (outside the lock) once, then power,
-        commands, the robot's own controllers (docking, manipulation), motion, legs, arm and
-        battery in ticks of at most 50 ms, so a late step (a busy host) loses no time."""
+        commands, motion, legs, arm and battery in ticks of at most 50 ms, so a late step (a
+        busy host) loses no time."""
         with self._stepping:  # the physics loop and an e-stop's immediate step, one at a time
             now = self.clock.now_nsec()
             for hook in list(self.step_hooks):
@@ -349,18 +333,14 @@ class SimRobot:
             self.last_step_ns = now
             power_rules.step(self, now)
             kinds.step(self, now)
-            self._docking.step(self, now)
             legs = self._legs
             self._base.step(dt, held=not legs.standing(now), powered=self._power.on, now_ns=now)
             joint_rules.step(self, now)
             if not legs.joint_mode.engaged:
                 legs.step_posture(now, dt)
-            if self._arm is not None:
-                for task in list(self._manipulations.values()):
-                    task.step(self, now)
-                if not legs.joint_mode.drives_arm:
-                    self._arm.step(now, dt, self._base.odom_body, self._base.still)
-            self._battery.step(dt, self._power.on, self._docking.charging)
+            if self._arm is not None and not legs.joint_mode.drives_arm:
+                self._arm.step(now, dt, self._base.odom_body, self._base.still)
+            self._battery.step(dt, self._power.on, self._shore_power)
             self._power.update_commands()
 
     # ----------------------------------------------------------------- joint mode
@@ -377,6 +357,16 @@ class SimRobot:
         """Every joint's load (N m), from the servo in joint mode or the body's weight."""
         with self._lock:
             return self._legs.loads(self._power.on)
+
+    def place(self, pose: Se2) -> None:
+        """Put the body at ``pose`` in odom (where the robot starts: on a dock, say)."""
+        with self._lock:
+            self._base.odom_body = pose
+
+    def set_shore_power(self, connected: bool) -> None:
+        """Whether the body is on a dock's charging contacts; the battery charges while it is."""
+        with self._lock:
+            self._shore_power = connected
 
     def set_battery(self, percent: float) -> None:
         """Set the charge (a test's fault injection); at 0 % the next tick cuts motor power."""

@@ -184,6 +184,7 @@ class FaultControl:
             sim.drop_link()
         sim.mission.runner.stop_mission()
         sim.robot.reboot()
+        sim.docking.cancel("robot rebooted")
         sim.clock.jump(clock_jump_sec)
         sim.time_sync.forget_all()
         sim.tokens.rotate()

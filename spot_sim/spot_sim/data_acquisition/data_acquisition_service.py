@@ -47,7 +47,7 @@ def _sources(parts) -> dict[str, Source]:
                Acquisitions.DATA_S, lambda: _json(robot.transforms_snapshot())),
         Source("detected-objects", "the world objects the robot sees: docks, fiducials (JSON)",
                Acquisitions.DATA_S, lambda: _json(world_object_pb2.ListWorldObjectResponse(
-                   world_objects=robot.world_objects()))),
+                   world_objects=parts.world.seen_by(robot)))),
     ]
     if parts.config.has_lidar:
         def cloud():

@@ -53,6 +53,23 @@ def dock_type(dock_id: int) -> int:
 DEFAULT_DOCKS = (Dock(520, Se2(-2.0, -1.5, 0.0)), Dock(521, Se2(4.5, 4.5, math.pi)))
 
 
+class DockWorld:
+    """The docks placed in one simulated world, each with ids its world objects keep for the
+    robot's lifetime. Immutable: anyone may read it without a lock."""
+
+    def __init__(self, docks: tuple[Dock, ...] = DEFAULT_DOCKS) -> None:
+        self.docks = {dock.dock_id: dock for dock in docks}
+        self._object_ids = {dock_id: 1 + 2 * index
+                            for index, dock_id in enumerate(sorted(self.docks))}
+
+    def seen_by(self, robot) -> list[world_object_pb2.WorldObject]:
+        """The docks and fiducials in ``robot``'s view now, as ListWorldObjects reports them:
+        seen from the body where the robot's state puts it (a dance's offset included)."""
+        odom_tform_body, vision_tform_body = robot.body_poses()
+        return world_objects(tuple(self.docks.values()), odom_tform_body, vision_tform_body,
+                             robot.odom_body(), robot.clock.timestamp(), self._object_ids)
+
+
 def in_view(body: Se2, dock: Dock) -> bool:
     return math.hypot(dock.pose.x - body.x, dock.pose.y - body.y) <= VIEW_RANGE
 

@@ -12,15 +12,15 @@ from spot_sim.docking import world
 
 
 class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServicer):
-    def __init__(self, robot: SimRobot) -> None:
-        self.robot, self.clock = robot, robot.clock
+    def __init__(self, robot: SimRobot, dock_world: world.DockWorld) -> None:
+        self.robot, self.clock, self.world = robot, robot.clock, dock_world
 
     @unary(world_object_pb2.ListWorldObjectResponse)
     def ListWorldObjects(self, request, response, context):
         now = self.clock.now_nsec()
         with self.robot.parts(Base) as (base,):
             users = base.user_objects.live(now)
-        objects = self.robot.world_objects() + users
+        objects = self.world.seen_by(self.robot) + users
         kinds = set(request.object_type)
         newer_than = (timestamp_to_nsec(request.timestamp_filter)
                       if request.HasField("timestamp_filter") else None)
@@ -33,7 +33,7 @@ class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServic
 
     @unary(world_object_pb2.MutateWorldObjectResponse)
     def MutateWorldObjects(self, request, response, context):
-        perceived = {obj.id for obj in self.robot.world_objects()}
+        perceived = {obj.id for obj in self.world.seen_by(self.robot)}
         now = self.clock.now_nsec()
         with self.robot.parts(Base) as (base,):
             status, object_id, message = base.user_objects.mutate(request.mutation, now,
@@ -48,4 +48,4 @@ def spec() -> ServiceSpec:
                        world_object_service_pb2_grpc.add_WorldObjectServiceServicer_to_server)
 
 
-SERVICES = (Served(spec(), lambda parts: WorldObjectServicer(parts.robot)),)
+SERVICES = (Served(spec(), lambda parts: WorldObjectServicer(parts.robot, parts.world)),)

@@ -2,7 +2,9 @@
 
 A task walks the body within reach of its target (a point in odom found by casting the
 pixel's ray into the scene), moves the hand to it with the gripper open, then closes the
-gripper on the item. The physics loop calls ``step`` and the feedback RPC reports ``state``.
+gripper on the item. ``ManipulationTasks`` owns the commands: the physics loop steps them (a
+step hook) and the feedback RPC reports their state. Whatever halts the arm (motor power cut,
+a fall, an arm command, joint mode) ends every task that was running.
 """
 
 import math
@@ -15,6 +17,7 @@ from transforms3d.euler import euler2mat
 
 from spot_sim.body import mobility
 from spot_sim.body.mobility import Se2
+from spot_sim.core.lock_order import DOMAIN, OrderedLock
 from spot_sim.manipulation import arm_kinematics as ak
 from spot_sim.manipulation.arm import (
     CARRIABLE_AND_STOWABLE,
@@ -46,6 +49,7 @@ class Manipulation:
     pick: bool  # False: walk to the object only
     target: np.ndarray | None  # object position in odom; None: the ray hit nothing
     standoff: float
+    arm_halts: int  # the robot's count of arm halts when it started: another one ends it
     state: int = State.MANIP_STATE_WALKING_TO_OBJECT
     walk_command: int | None = None  # the id of the robot command walking to the object
     walk_goal: Se2 | None = None
@@ -72,7 +76,7 @@ class Manipulation:
             self._set(State.MANIP_STATE_GRASP_FAILED)
 
     def step(self, robot, now_ns: int) -> None:
-        """Advance the task (the robot's lock is held)."""
+        """Advance the task (``ManipulationTasks`` holds its lock)."""
         if self.finished:
             return
         if self.state == State.MANIP_STATE_WALKING_TO_OBJECT:
@@ -150,3 +154,51 @@ class Manipulation:
         arm.start_gripper(GripperTask(robot.next_id(), JointTrajectory(
             np.array([now_ns + 300_000_000]), np.array([[ak.GRIPPER_LIMITS[0]]])), 5.5))
         self._set(State.MANIP_STATE_MOVING_TO_GRASP)
+
+
+class ManipulationTasks:
+    """The robot's Manipulation API commands, behind their own lock (taken before the
+    robot's): stepped by the physics loop as a step hook, they move the body and the arm
+    through the robot's verbs and its door, as any client does."""
+
+    def __init__(self, robot) -> None:
+        self._robot = robot
+        self._lock = OrderedLock("manipulation tasks", DOMAIN)
+        self._tasks: dict[int, Manipulation] = {}
+        robot.step_hooks.append(self.step)
+
+    def start(self, pick: bool, target: np.ndarray | None, standoff: float) -> int:
+        """A walk to an object, or a pick of it; any running one is aborted. ValueError if the
+        robot cannot (no arm to pick with, motor power off)."""
+        robot = self._robot
+        with self._lock:
+            if pick and not robot.config.has_arm:
+                raise ValueError("this robot has no arm")
+            if not robot.powered:
+                raise ValueError("motor power is off")
+            for task in self._tasks.values():
+                task.abort()
+            task = Manipulation(robot.next_id(), pick, target, standoff, robot.arm_halts())
+            self._tasks[task.id] = task
+            return task.id
+
+    def state(self, task_id: int) -> int | None:
+        """A command's ManipulationFeedbackState, or None for an unknown id."""
+        with self._lock:
+            self._end_halted()
+            task = self._tasks.get(task_id)
+            return None if task is None else task.state
+
+    def step(self, robot, now_ns: int) -> None:
+        """Advance every running command (a step hook)."""
+        with self._lock:
+            self._end_halted()
+            if robot.config.has_arm:
+                for task in list(self._tasks.values()):
+                    task.step(robot, now_ns)
+
+    def _end_halted(self) -> None:
+        halts = self._robot.arm_halts()
+        for task in self._tasks.values():
+            if task.arm_halts != halts:
+                task.abort()

@@ -15,7 +15,7 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import LEASE, set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.manipulation.api_tasks import PICK_STANDOFF, WALK_OFFSET
+from spot_sim.manipulation.api_tasks import PICK_STANDOFF, WALK_OFFSET, ManipulationTasks
 from spot_sim.perception.scene import NOTHING, Scene
 
 _INVALID = header_pb2.CommonError.CODE_INVALID_REQUEST
@@ -26,6 +26,7 @@ Carry = robot_state_pb2.ManipulatorState
 class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServiceServicer):
     def __init__(self, robot: SimRobot, scene: Scene) -> None:
         self.robot, self.clock, self.scene = robot, robot.clock, scene
+        self.tasks = ManipulationTasks(robot)
 
     @unary(manipulation_api_pb2.ManipulationApiResponse, LEASE)
     def ManipulationApi(self, request, response, context):
@@ -50,7 +51,7 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
             standoff = body.offset_distance.value if body.HasField("offset_distance") \
                 else WALK_OFFSET
         try:
-            response.manipulation_cmd_id = robot.start_manipulation(pick, target, standoff)
+            response.manipulation_cmd_id = self.tasks.start(pick, target, standoff)
         except ValueError as refused:
             set_error(response, _INVALID, str(refused))
 
@@ -113,7 +114,7 @@ class ManipulationServicer(manipulation_api_service_pb2_grpc.ManipulationApiServ
 
     @unary(manipulation_api_pb2.ManipulationApiFeedbackResponse)
     def ManipulationApiFeedback(self, request, response, context):
-        state = self.robot.manipulation_state(request.manipulation_cmd_id)
+        state = self.tasks.state(request.manipulation_cmd_id)
         if state is None:
             set_error(response, _INVALID,
                       f"unknown manipulation command id {request.manipulation_cmd_id}")

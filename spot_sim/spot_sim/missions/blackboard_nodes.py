@@ -13,7 +13,7 @@ from bosdyn.api.mission import nodes_pb2
 from spot_sim.missions.blackboard import BlackboardError, evaluate, from_constant
 from spot_sim.missions.nodes import FAILURE, SUCCESS, MissionNodeError, Node
 
-_COMPARE = {
+COMPARE = {
     nodes_pb2.Condition.COMPARE_EQ: operator.eq, nodes_pb2.Condition.COMPARE_NE: operator.ne,
     nodes_pb2.Condition.COMPARE_LT: operator.lt, nodes_pb2.Condition.COMPARE_GT: operator.gt,
     nodes_pb2.Condition.COMPARE_LE: operator.le, nodes_pb2.Condition.COMPARE_GE: operator.ge,
@@ -74,7 +74,7 @@ class Condition(Node):
     def update(self, ctx):
         lhs, rhs = self._operand(self.spec.lhs, ctx), self._operand(self.spec.rhs, ctx)
         try:
-            return SUCCESS if _COMPARE[self.spec.operation](lhs, rhs) else FAILURE
+            return SUCCESS if COMPARE[self.spec.operation](lhs, rhs) else FAILURE
         except TypeError as exc:
             raise MissionNodeError(f"cannot compare {lhs!r} with {rhs!r}") from exc
 

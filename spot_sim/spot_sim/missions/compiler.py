@@ -237,7 +237,7 @@ class _Compiler:
 
     # ------------------------------------------------------------------ blackboard
     def _condition(self, node_id, name, params, spec, info):
-        if spec.operation not in board._COMPARE:
+        if spec.operation not in board.COMPARE:
             raise CompileError("comparison operator is not set")
         for side in (spec.lhs, spec.rhs):
             if side.WhichOneof("type") is None:

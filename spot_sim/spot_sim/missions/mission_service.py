@@ -21,7 +21,6 @@ from spot_sim.core.rpc import CHUNK_BYTES, LeaseCheck, set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.core.time_sync_service import ROBOT_CLOCK
 from spot_sim.data_acquisition.data_acquisition_service import DataAcquisitionServicer
-from spot_sim.docking import docking
 from spot_sim.docking.docking_service import DockingServicer
 from spot_sim.missions import spot_cam_nodes
 from spot_sim.missions.runner import MissionRunner
@@ -107,7 +106,7 @@ class RobotServices:
 
     def cancel_docking(self, command_id: int, lease) -> None:
         """Stop a docking plan mid-way: the body stops where it is."""
-        if not docking.active(self._robot, command_id):
+        if not self._docking.docking.active(command_id):
             return
         request = robot_command_pb2.RobotCommandRequest(lease=lease)
         request.command.synchronized_command.mobility_command.stop_request.SetInParent()
@@ -149,7 +148,7 @@ class RobotServices:
         return self._spot_cam.get(kind)
 
     def docking_state(self):
-        return docking.state(self._robot)
+        return self._docking.docking.state()
 
     def retain_lease(self, lease: lease_pb2.Lease) -> lease_pb2.LeaseUseResult:
         return self._robot.leases.use(lease, allow_super=True)

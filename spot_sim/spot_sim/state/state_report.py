@@ -15,7 +15,6 @@ from spot_sim.body.estop_manager import LEVEL_NONE
 from spot_sim.body.faults import Faults
 from spot_sim.body.legs import Legs
 from spot_sim.body.power import Power
-from spot_sim.docking.docking import Docking
 from spot_sim.manipulation.arm import Arm
 from spot_sim.state.frame_tree import robot_state_view
 
@@ -36,7 +35,7 @@ def _acquired(robot: SimRobot, now: int):
 def robot_state(robot: SimRobot) -> RS.RobotState:
     """A consistent snapshot of everything the robot reports, stamped in robot time (under a
     field profile each part a little earlier than the response, with sensor noise)."""
-    with robot.parts(Base, Legs, Faults, Arm, Power, Battery, Docking) as parts:
+    with robot.parts(Base, Legs, Faults, Arm, Power, Battery) as parts:
         return _robot_state(robot, _Parts(*parts))
 
 
@@ -49,7 +48,6 @@ class _Parts(NamedTuple):
     arm: Arm | None
     power: Power
     battery: Battery
-    docking: Docking
 
 
 def _robot_state(robot: SimRobot, parts: _Parts) -> RS.RobotState:
@@ -147,7 +145,7 @@ def body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3
 def _power_state(robot: SimRobot, parts: _Parts, power: RS.PowerState, stamp) -> None:
     power.timestamp.CopyFrom(stamp)
     power.motor_power_state = parts.power.state
-    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if parts.docking.charging
+    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if robot.on_shore_power
                                else RS.PowerState.STATE_OFF_SHORE_POWER)
     power.robot_power_state = RS.PowerState.ROBOT_POWER_STATE_ON
     power.payload_ports_power_state = RS.PowerState.PAYLOAD_PORTS_POWER_STATE_ON
@@ -159,7 +157,7 @@ def _power_state(robot: SimRobot, parts: _Parts, power: RS.PowerState, stamp) ->
 def _battery(robot: SimRobot, parts: _Parts, battery: RS.BatteryState, stamp) -> None:
     battery.timestamp.CopyFrom(stamp)
     battery.identifier = "sim-battery-0"
-    percent, charging = parts.battery.percent, parts.docking.charging
+    percent, charging = parts.battery.percent, robot.on_shore_power
     battery.charge_percentage.value = percent
     battery.estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
     battery.voltage.value = _EMPTY_VOLTAGE + (_NOMINAL_VOLTAGE - _EMPTY_VOLTAGE) * (
