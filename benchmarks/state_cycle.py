@@ -60,6 +60,7 @@ from spot_sim import SimConfig
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.clock import RobotClock
 from spot_sim.core.field import PROFILES
+from spot_sim.state import state_report
 
 SKEW = 12_345_000_000
 STATES = 1000  # fresh per round; every state-reading timer makes fewer calls than this
@@ -91,7 +92,7 @@ def realistic_states(robot: SimRobot, clock: RobotClock, count: int) -> list:
     for _ in range(count):
         clock.jump(0.02)  # 50 Hz apart, as the driver streams them
         robot.step()
-        state = robot.robot_state()
+        state = state_report.robot_state(robot)
         for i in range(1, 4):
             battery = state.battery_states.add()
             battery.CopyFrom(state.battery_states[0])

@@ -17,6 +17,7 @@ from spot_driver.autonomy import local_grid_conversions as local_grid
 from spot_driver.autonomy.map_files import MapFileError, MapFiles, read_map, write_map
 from spot_driver.core.errors import CommandError
 from spot_driver.missions.autowalk import is_walk, read_walk
+from spot_sim.state import state_report
 
 
 def small_map() -> MapFiles:
@@ -233,7 +234,7 @@ def test_map_is_the_parent_of_the_tf_root_and_the_tree_stays_one(root):
 
     robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
     robot.step()
-    state = robot.robot_state()
+    state = state_report.robot_state(robot)
     out = StatePipeline(root).messages(state, 0, (True, 0, 0), (0, 0))
     parents = {t.child_frame_id: t.header.frame_id
                for t in deserialize_message(out.tf, TFMessage).transforms}

@@ -164,7 +164,8 @@ EVASIONS = {  # each way around the door that a syntax check alone once let thro
 # out, they could be changed outside their owner's lock (the command book's Command once was,
 # by navigation).
 MUTABLE = {"Command", "CommandBook", "Dance", "DockingTask", "Manipulation"}
-OWNERS = {"SimRobot": ROBOT_MODULE, "Docking": SIM / "docking" / "docking.py",
+OWNERS = {"SimRobot": ROBOT_MODULE, "ArmVerbs": SIM / "body" / "arm" / "verbs.py",
+          "ReportVerbs": SIM / "body" / "reports.py", "Docking": SIM / "docking" / "docking.py",
           "ManipulationTasks": SIM / "manipulation" / "api_tasks.py"}
 
 
@@ -276,3 +277,21 @@ def test_no_simulator_module_reaches_another_objects_private_state():
     found = {str(path.relative_to(REPO)): where for path in SIM.rglob("*.py")
              if (where := private_reaches(path.read_text()))}
     assert not found, found
+
+
+def door_users(source: str) -> list[str]:
+    """Where ``source`` opens the robot's door (``x.parts(...)``)."""
+    return [f"line {node.lineno}: {ast.unparse(node.func)}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "parts"]
+
+
+def test_only_the_body_opens_the_door_every_capability_above_uses_verbs():
+    """The body's own rules, kinds and services use the door; a capability above the body
+    (docking, GraphNav, a dance, the Manipulation API, robot state) reads the body through
+    its readings and moves it through its verbs, so no module outside ``body/`` holds a part."""
+    assert door_users("with robot.parts(Base) as (base,):\n    base.halt()\n") == [
+        "line 1: robot.parts"]
+    found = {str(path.relative_to(REPO)): where for path in SIM.rglob("*.py")
+             if (SIM / "body") not in path.parents and (where := door_users(path.read_text()))}
+    assert found == {}, found

@@ -36,10 +36,10 @@ from spot_msgs.srv import (
     OverrideGrasp,
 )
 from spot_sim.body import kinematics
+from spot_sim.body.arm.model import Arm
 from spot_sim.body.base import Base
 from spot_sim.body.commands import CommandBook
 from spot_sim.core.clock import timestamp_to_nsec
-from spot_sim.manipulation.arm import Arm
 
 FEET = ("fl", "fr", "hl", "hr")
 
@@ -157,7 +157,7 @@ def test_constrained_manipulation_pulls_for_the_goals_duration(world):
 
 
 def kinematics_ready() -> np.ndarray:
-    from spot_sim.manipulation.arm import named_target
+    from spot_sim.body.arm.model import named_target
 
     return named_target("ready")
 

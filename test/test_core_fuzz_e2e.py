@@ -63,7 +63,7 @@ from spot_msgs.srv import (
     SetStandHeight,
     SetVelocityLimit,
 )
-from spot_sim.manipulation.arm_kinematics import GRIPPER_LIMITS, JOINT_LIMITS
+from spot_sim.body.arm.kinematics import GRIPPER_LIMITS, JOINT_LIMITS
 
 FIGURES = REPO / ".work" / ("figures-field" if os.environ.get("SPOT_SIM_PROFILE") == "field"
                             else "figures")

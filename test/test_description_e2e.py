@@ -33,7 +33,7 @@ from spot_driver.description import frame_names as naming
 from spot_driver.description import nav2_config
 from spot_driver.description.robot_model import robot_description
 from spot_msgs.msg import FootStateArray
-from spot_sim.manipulation.arm import Arm
+from spot_sim.body.arm.model import Arm
 
 CAMERA_HZ = 10.0
 LIDAR_HZ = 5.0

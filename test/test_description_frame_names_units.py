@@ -20,7 +20,7 @@ from spot_driver.description import frame_names as naming
 from spot_driver.description import moveit_config, robot_model
 from spot_driver.perception.extrinsics import SensorMounts
 from spot_driver.state.pipeline import StatePipeline, model_frames
-from spot_sim.state.frame_tree import build_snapshot, robot_state_view, sensor_view
+from spot_sim.body.frame_tree import build_snapshot, robot_state_view, sensor_view
 
 REPO = Path(__file__).resolve().parent.parent
 DRIVER_PKG = REPO / "spot_driver"  # the spot_driver package\'s folder

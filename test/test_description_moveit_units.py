@@ -16,7 +16,7 @@ from spot_driver.description import moveit_config
 from spot_driver.description.robot_model import robot_description
 from spot_driver.state.joint_states import urdf_joint_name
 from spot_sim.body import kinematics
-from spot_sim.manipulation import arm_kinematics
+from spot_sim.body.arm import kinematics as arm_kinematics
 
 sys.path.insert(0, str(REPO / "scripts"))  # the collision matrix is a development tool
 from collision_matrix import CollisionModel, checked_pairs, disabled_pairs

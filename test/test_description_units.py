@@ -21,7 +21,7 @@ from spot_driver.description.config_files import rendered_file
 from spot_driver.manipulation import arm_trajectory
 from spot_driver.state.joint_states import urdf_joint_name
 from spot_sim.body import kinematics
-from spot_sim.manipulation import arm_kinematics
+from spot_sim.body.arm import kinematics as arm_kinematics
 
 REPO = Path(__file__).resolve().parent.parent
 DRIVER_PKG = REPO / "spot_driver"  # the spot_driver package\'s folder

@@ -22,10 +22,10 @@ from tf2_msgs.msg import TFMessage
 
 from conftest import MISSING, PASSWORD, USERNAME, part, running_sim, wait_for
 from spot_msgs.srv import GetInverseKinematics
+from spot_sim.body.arm.model import Arm
 from spot_sim.body.base import Base
 from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
-from spot_sim.manipulation.arm import Arm
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "spot_driver_examples"
 HELPERS = {"__init__", "spot", "joint_stream"}

@@ -125,19 +125,59 @@ def test_the_core_and_the_shared_folders_import_no_capability():
             assert not imported, f"{path.relative_to(REPO)} imports {sorted(imported)}"
 
 
-def test_the_simulators_core_imports_no_capability():
-    """The simulator's ``core/`` is plumbing too (rpc, directory, leases, time sync, service
-    faults, the server's parts): a capability folder may import it, never the reverse."""
-    sim = REPO / "spot_sim" / "spot_sim"
-    folders = {p.name for p in sim.iterdir() if (p / "__init__.py").is_file()} - {"core"}
-    for path in (sim / "core").rglob("*.py"):
+def folder_imports(package_dir: Path) -> dict[tuple[str, str], list[str]]:
+    """(folder, folder it imports) -> the modules that do, for the capability folders (and
+    ``core``) of one package: its import graph between folders."""
+    package = package_dir.name
+    folders = {p.name for p in package_dir.iterdir() if (p / "__init__.py").is_file()}
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in package_dir.rglob("*.py"):
+        source = path.relative_to(package_dir).parts[0]
+        if source not in folders:
+            continue
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module] if node.module != "spot_sim" else \
-                    [f"spot_sim.{a.name}" for a in node.names]
-                crossing = [n for n in names if n.startswith("spot_sim.") and
-                            n.split(".")[1] in folders]
-                assert not crossing, f"{path.relative_to(REPO)} imports {crossing}"
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module] if node.module != package else \
+                    [f"{package}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == package and len(parts) > 1 and parts[1] in folders - {source}:
+                    edges.setdefault((source, parts[1]), []).append(
+                        str(path.relative_to(REPO)))
+    return edges
+
+
+def two_way(edges: dict[tuple[str, str], list[str]]) -> list[tuple[str, str]]:
+    return sorted({tuple(sorted(edge)) for edge in edges if edge[::-1] in edges})
+
+
+SIM = REPO / "spot_sim" / "spot_sim"
+
+
+def test_no_two_folders_import_each_other_and_the_simulators_body_and_core_import_nothing_above():
+    """Each package's folders form layers: no two import each other both ways (in either
+    package); the simulator's ``core/`` (plumbing: rpc, directory, leases, time sync, service
+    faults) imports no folder and ``body/`` (power, legs, base, arm, commands, battery,
+    faults) only ``core/``: the capabilities above reach the body through its verbs."""
+    for package_dir in (SIM, DRIVER):
+        edges = folder_imports(package_dir)
+        assert two_way(edges) == [], {pair: (edges[pair], edges[pair[::-1]])
+                                      for pair in two_way(edges)}
+    sim_edges = folder_imports(SIM)
+    assert below_body(sim_edges) == {}, below_body(sim_edges)
+    planted = {("body", "state"): ["a"], ("state", "body"): ["b"], ("core", "body"): ["c"],
+               ("body", "core"): ["d"]}
+    assert two_way(planted) == [("body", "core"), ("body", "state")]
+    assert below_body(planted) == {("body", "state"): ["a"], ("core", "body"): ["c"]}
+
+
+def below_body(edges: dict[tuple[str, str], list[str]]) -> dict:
+    """The imports that leave the bottom layers: any of ``core``, any of ``body`` but core."""
+    return {edge: where for edge, where in edges.items()
+            if edge[0] == "core" or (edge[0] == "body" and edge[1] != "core")}
 
 
 def _top_imports(path: Path) -> set[str]:

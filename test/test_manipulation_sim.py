@@ -356,7 +356,7 @@ def test_surface_contact_presses_on_the_floor_along_the_trajectory(arm_robot):
 
 
 def test_inverse_kinematics_from_the_arm_kinematics(equipped_sim, equipped_robot):
-    from spot_sim.manipulation import arm_kinematics
+    from spot_sim.body.arm import kinematics as arm_kinematics
 
     ik = client(equipped_robot, InverseKinematicsClient)
     snapshot = state_of(equipped_robot).kinematic_state.transforms_snapshot

@@ -16,8 +16,8 @@ from std_srvs.srv import Trigger
 from conftest import PASSWORD, USERNAME, part, running_sim
 from spot_msgs.msg import BatteryStateArray
 from spot_msgs.srv import ListWorldObjects, SetStandHeight
+from spot_sim.body.arm.model import Arm
 from spot_sim.body.legs import Legs
-from spot_sim.manipulation.arm import Arm
 
 ALIAS_TOPICS = {"/status/battery_states": (BatteryStateArray, False, False),
                 "/status/has_arm": (Bool, True, True),

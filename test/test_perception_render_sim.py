@@ -17,11 +17,11 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim.body import kinematics
+from spot_sim.body.frame_tree import build_snapshot
 from spot_sim.perception.render_pool import RenderError
 from spot_sim.perception.renderer import lidar_rays
 from spot_sim.perception.sensors import Sensors
 from spot_sim.perception.sources import LIDAR_FRAME
-from spot_sim.state.frame_tree import build_snapshot
 
 Image = image_pb2.Image
 RAW = Image.FORMAT_RAW

@@ -269,9 +269,9 @@ def test_sensor_mounts_are_published_together_and_again_when_one_moves():
 
     from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
     from spot_sim import SimConfig
+    from spot_sim.body.frame_tree import sensor_view
     from spot_sim.body.robot import SimRobot
     from spot_sim.core.clock import RobotClock
-    from spot_sim.state.frame_tree import sensor_view
 
     robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
     robot.step()

@@ -23,9 +23,10 @@ from spot_driver.state.pipeline import StatePipeline
 from spot_driver.state.state_cdr import StateSerializer
 from spot_msgs.msg import TimeSyncState
 from spot_sim import SimConfig
+from spot_sim.body.frame_tree import build_snapshot
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.clock import RobotClock
-from spot_sim.state.frame_tree import build_snapshot
+from spot_sim.state import state_report
 
 finite = st.floats(-100, 100)
 
@@ -166,7 +167,7 @@ def test_the_pipeline_turns_one_state_into_every_message():
     pipeline = StatePipeline("odom", "spot1/")
     skew, now = 12_345_000_000, (1_700_000_000, 5)
     robot.step()
-    state = robot.robot_state()
+    state = state_report.robot_state(robot)
     assert pipeline.messages(state, skew, (True, skew, 0), now).tf_static is None  # a real
     # Spot's robot state has no static edges; a tree with fixed frames (the simulator's full
     # one: head, cameras) gets them on /tf_static
@@ -198,7 +199,7 @@ def test_a_time_sync_correction_never_sends_the_state_stamps_back():
     robot = SimRobot(SimConfig(has_arm=False), RobotClock(0.0))
     pipeline = StatePipeline("odom")
     robot.step()
-    state = robot.robot_state()
+    state = state_report.robot_state(robot)
     first = deserialize_message(pipeline.messages(state, 0, (True, 0, 0), (0, 0)).joint_states,
                                 JointState).header.stamp
     stamp = state.kinematic_state.acquisition_timestamp

@@ -31,6 +31,7 @@ from spot_msgs.msg import (
 from spot_sim import SimConfig
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.clock import RobotClock
+from spot_sim.state import state_report
 
 SKEW = 12_345_678_901
 text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
@@ -152,7 +153,7 @@ def test_states_of_a_simulated_robot_equal_the_message_path():
     serializer = StatusSerializer()
     for i in range(30):
         robot.step()
-        state = robot.robot_state()
+        state = state_report.robot_state(robot)
         state.battery_states.add().CopyFrom(state.battery_states[0])
         fault = state.system_fault_state.faults.add(name="fan", code=17, severity=2,
                                                     attributes=["cooling"])

@@ -20,16 +20,17 @@ from spot_driver.perception.extrinsics import WRIST_IN_IMAGES, SensorMounts
 from spot_driver.state.pipeline import StatePipeline, model_frames
 from spot_sim import SimConfig
 from spot_sim.body import kinematics
-from spot_sim.body.robot import SimRobot
-from spot_sim.core.clock import RobotClock
-from spot_sim.manipulation import arm_kinematics
-from spot_sim.state.frame_tree import (
+from spot_sim.body.arm import kinematics as arm_kinematics
+from spot_sim.body.frame_tree import (
     WRIST_NAMES_4,
     WRIST_NAMES_5,
     build_snapshot,
     robot_state_view,
     sensor_view,
 )
+from spot_sim.body.robot import SimRobot
+from spot_sim.core.clock import RobotClock
+from spot_sim.state import state_report
 
 PREFIX = "spot1/"
 SOFTWARE = {"4.x": WRIST_NAMES_4, "5.x": WRIST_NAMES_5, "5.x with the alias": ("link_wr1",
@@ -71,7 +72,7 @@ class Published:
         self.tf_static: dict[str, tuple] = {}  # child -> (parent, transform values)
         robot = SimRobot(SimConfig(has_arm=True), RobotClock(0.0))
         robot.step()
-        self.template = robot.robot_state()
+        self.template = state_report.robot_state(robot)
 
     def state(self, full, has_arm: bool) -> None:
         state = type(self.template)()

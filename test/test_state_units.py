@@ -15,7 +15,7 @@ from spot_driver.conversions import frames
 from spot_driver.conversions.time import robot_stamp_to_msg, robot_to_local_nsec
 from spot_driver.state.joint_states import joint_state_msg, urdf_joint_name
 from spot_driver.state.odometry import odometry_msg
-from spot_sim.state.frame_tree import build_snapshot
+from spot_sim.body.frame_tree import build_snapshot
 
 angles = st.floats(-math.pi, math.pi)
 

@@ -19,7 +19,6 @@ from spot_sim.autonomy.map import (
 from spot_sim.autonomy.navigation import GraphNav, LocalizationError
 from spot_sim.autonomy.recording import Recorder
 from spot_sim.body import mobility
-from spot_sim.body.base import Base
 from spot_sim.body.mobility import Se2
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.clock import timestamp_to_nsec
@@ -315,8 +314,7 @@ class GraphNavServicer(graph_nav_service_pb2_grpc.GraphNavServiceServicer):
         graph_map = self.graph_nav.map
         start, _ = graph_map.nearest(seed_tform_body)
         robot = self.robot
-        with robot.parts(Base) as (base,):  # the regions and the pose at one instant
-            regions, odom_tform_body = base.body_obstacles(robot.clock.now_nsec()), base.odom_body
+        regions, odom_tform_body = robot.no_go_regions(robot.clock.now_nsec())
         odom_tform_seed = mobility.compose(odom_tform_body, mobility.inverse(seed_tform_body))
         route = graph_map.route(start, goal, clearance.clear_of(regions, odom_tform_seed))
         if route is None:

@@ -27,8 +27,8 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 
 from spot_sim.autonomy.map import GraphMap, se2_from_proto, se3_proto
 from spot_sim.body import mobility
-from spot_sim.body.base import Base
 from spot_sim.body.mobility import Se2
+from spot_sim.body.reading import Motion
 from spot_sim.core.lock_order import DOMAIN, OrderedLock
 
 T = TypeVar("T")
@@ -298,10 +298,10 @@ class GraphNav:
 
     def step(self, robot, now_ns: int) -> None:
         """Follow the route: the physics loop's hook (and a new command's first step)."""
-        with self._lock, robot.parts(Base) as (base,):  # the lock order: ours, the robot's
-            self._step(robot, base, now_ns)
+        with self._lock:
+            self._step(robot, robot.motion(), now_ns)
 
-    def _step(self, robot, base: Base, now_ns: int) -> None:
+    def _step(self, robot, motion: Motion, now_ns: int) -> None:
         task = self.active
         if task is None:
             return
@@ -320,7 +320,7 @@ class GraphNav:
             self._end(task, Feedback.STATUS_LOST)
             return
         goal = self._goal(task, poses)
-        seed_tform_odom = mobility.compose(seed_tform_body, mobility.inverse(base.odom_body))
+        seed_tform_odom = mobility.compose(seed_tform_body, mobility.inverse(motion.odom_body))
         odom_goal = mobility.compose(mobility.inverse(seed_tform_odom), goal)
         if task.motion is None:
             task.motion = robot.new_command("trajectory", goal=odom_goal, end_ns=task.end_ns)
@@ -332,26 +332,26 @@ class GraphNav:
         if not last and distance < PASS_DISTANCE:
             task.completed.append(task.route[task.index])
             task.index += 1
-        elif last and mobility.goal_reached(base.odom_body, odom_goal) and \
-                base.velocity == Se2():
+        elif last and mobility.goal_reached(motion.odom_body, odom_goal) and \
+                motion.velocity == Se2():
             if task.index < len(task.route):
                 task.completed.append(task.route[task.index])
             task.remaining_length = 0.0
             self._end(task, Feedback.STATUS_REACHED_GOAL)
-        elif self._blocked(base):
+        elif self._blocked(motion):
             robot.new_command("stop")
             self._end(task, Feedback.STATUS_STUCK)
 
-    def _blocked(self, base: Base) -> bool:
+    def _blocked(self, motion: Motion) -> bool:
         """An obstacle taller than a step just ahead, or a user no-go region the body has
         stopped at: the route cannot be followed (STATUS_STUCK)."""
-        if base.blocked:
+        if motion.blocked:
             return True
-        velocity = base.velocity
+        velocity = motion.velocity
         speed = math.hypot(velocity.x, velocity.y)
         if speed < 0.05:
             return False
-        body = base.odom_body
+        body = motion.odom_body
         ahead = mobility.compose(body, Se2(STUCK_LOOKAHEAD * velocity.x / speed,
                                            STUCK_LOOKAHEAD * velocity.y / speed, 0.0))
         return any(box.lo[0] <= ahead.x <= box.hi[0] and box.lo[1] <= ahead.y <= box.hi[1]

@@ -22,9 +22,8 @@ from bosdyn.api.graph_nav import map_pb2, recording_pb2
 from spot_sim.autonomy.map import se2_from_proto, se3_proto
 from spot_sim.autonomy.navigation import GraphNav
 from spot_sim.body import kinematics, mobility
-from spot_sim.body.base import Base
 from spot_sim.body.mobility import Se2
-from spot_sim.state.frame_tree import body_pose
+from spot_sim.state import state_report
 
 AUTO_WAYPOINT_SPACING = 2.0  # m
 CLOUD_STRIDE = 4  # keep every 4th lidar return in a snapshot
@@ -127,10 +126,7 @@ class Recorder:
                                              odom_tform_new)
         snapshot = map_pb2.EdgeSnapshot(id=_new_id("edge_snapshot"))
         stance = snapshot.stances.add(timestamp=robot.clock.timestamp())
-        with robot.parts(Base) as (base,):
-            height = robot.body_height
-            ko_tform_body = body_pose(base.odom_body, height, base.rotation)
-            vision_tform_body = body_pose(base.vision_body(), height, base.rotation)
+        ko_tform_body, vision_tform_body = robot.body_poses()
         stance.ko_tform_body.CopyFrom(ko_tform_body.to_proto())
         stance.vision_tform_body.CopyFrom(vision_tform_body.to_proto())
         self.graph_nav.map.edge_snapshots[snapshot.id] = snapshot
@@ -141,8 +137,7 @@ class Recorder:
 
     def _snapshot(self, robot) -> map_pb2.WaypointSnapshot:
         snapshot = map_pb2.WaypointSnapshot(id=_new_id("snapshot"), is_point_cloud_processed=True)
-        with robot.parts(Base) as (base,):
-            odom_tform_body = body_pose(base.odom_body, robot.body_height, base.rotation)
+        odom_tform_body, _ = robot.body_poses()
         odom_tform_sensor = odom_tform_body * kinematics.LIDAR_IN_BODY
         points = self.sensors.lidar_points(odom_tform_sensor)[::CLOUD_STRIDE]
         cloud = snapshot.point_cloud
@@ -161,7 +156,7 @@ class Recorder:
         cloud.num_points = len(points)
         cloud.data = points.astype("<f4").tobytes()
         snapshot.objects.extend(self.world.seen_by(robot))
-        snapshot.robot_state.CopyFrom(robot.robot_state())
+        snapshot.robot_state.CopyFrom(state_report.robot_state(robot))
         return snapshot
 
     # ------------------------------------------------------------------ physics
@@ -174,10 +169,9 @@ class Recorder:
         if not self.recording or self.last_waypoint is None:
             return
         last = mobility.inverse(se2_from_proto(self.last_waypoint.waypoint_tform_ko))
-        with robot.parts(Base) as (base,):  # the waypoint and its snapshot: one instant
-            body = base.odom_body
-            if math.hypot(body.x - last.x, body.y - last.y) >= AUTO_WAYPOINT_SPACING:
-                self.create_waypoint(robot, "")
+        body = robot.odom_body()
+        if math.hypot(body.x - last.x, body.y - last.y) >= AUTO_WAYPOINT_SPACING:
+            self.create_waypoint(robot, "")
 
     def status(self, response: recording_pb2.GetRecordStatusResponse) -> None:
         response.is_recording = self.recording

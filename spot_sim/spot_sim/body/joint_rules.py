@@ -11,12 +11,12 @@ import numpy as np
 from bosdyn.api import robot_state_pb2
 from bosdyn.client.math_helpers import SE3Pose
 
+from spot_sim.body.arm.model import Arm
 from spot_sim.body.base import Base
 from spot_sim.body.commands import CommandBook, Feedback, finish
 from spot_sim.body.faults import Faults
 from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
-from spot_sim.manipulation.arm import Arm
 
 FALL_LIE_DOWN_S = 0.3  # a fall or a joint fault puts the body down this fast
 

@@ -4,9 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spot_sim.body import kinematics
-from spot_sim.low_level import joint_control
-from spot_sim.low_level.joint_control import JointMode
+from spot_sim.body import joint_control, kinematics
+from spot_sim.body.joint_control import JointMode
 
 RETURN_TO_STAND_S = 1.0  # the stand controller takes the legs back from joint mode
 SUPPORTED_ABOVE_SIT_M = 0.02  # higher than sitting by this much, the legs carry the body

@@ -1,10 +1,9 @@
 """The simulated robot: its body parts, the rules that join them, and the physics loop.
 
-The state lives in parts (``spot_sim.body``): power, legs, base, the command book, the
-battery and faults, plus the arm. ``SimRobot`` owns them
-all, private, behind one lock: others use its verbs, or its one door, ``parts(Base, Legs,
-...)``, which names the parts it hands over by class (``test_body_doors_units`` checks that
-nothing else reaches them, and ``core/lock_order.py`` that its lock comes after a domain's).
+The state lives in parts (``spot_sim.body``): power, legs, base, arm, the command book, the
+battery and faults. ``SimRobot`` owns them, private, behind one lock: the body's own rules,
+kinds and services use its one door, ``parts(Base, Legs, ...)``; every capability above the
+body uses its verbs (``test_body_doors_units`` and ``core/lock_order.py`` hold this).
 It is where each physical rule is written once: cutting power folds the legs and ends every
 motion; the e-stop cuts power; a fall or a joint fault lies the robot down. The loop, at a
 fixed rate, completes power transitions, runs the commands and the robot's controllers,
@@ -15,10 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
-from bosdyn.api import geometry_pb2, power_pb2, robot_state_pb2
+from bosdyn.api import power_pb2, robot_state_pb2
 from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
+from bosdyn.client.math_helpers import SE3Pose
 
-from spot_sim.body import joint_rules, kinds, kinematics, power_rules
+from spot_sim.body import joint_rules, kinds, kinematics, mobility, power_rules
+from spot_sim.body.arm.model import Arm
+from spot_sim.body.arm.verbs import ArmVerbs
 from spot_sim.body.base import Base
 from spot_sim.body.battery import Battery
 from spot_sim.body.commands import CommandBook, finish
@@ -28,6 +30,8 @@ from spot_sim.body.joint_rules import FALL_LIE_DOWN_S
 from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
 from spot_sim.body.power import Power
+from spot_sim.body.reading import frozen
+from spot_sim.body.reports import ReportVerbs
 from spot_sim.core.clock import RobotClock
 from spot_sim.core.config import SimConfig
 from spot_sim.core.field import Draw
@@ -36,16 +40,12 @@ from spot_sim.core.license import License
 from spot_sim.core.lock_order import ROBOT, STEP, OrderedLock
 from spot_sim.core.service_faults import ServiceFaults
 from spot_sim.core.ticker import Ticker, catch_up
-from spot_sim.manipulation import arm_kinematics
-from spot_sim.manipulation.arm import Arm
-from spot_sim.state import state_report
-from spot_sim.state.frame_tree import body_pose, build_snapshot
 
 MAX_TICK_S = 0.05  # the longest physics tick; a late one is made up in ticks this long
 MAX_CATCH_UP_S = 2.0  # a longer gap between ticks is a clock jump
 
 
-class SimRobot:
+class SimRobot(ArmVerbs, ReportVerbs):
     """State of one simulated Spot. Thread-safe; ``start()`` runs the physics loop."""
 
     def __init__(self, config: SimConfig, clock: RobotClock) -> None:
@@ -138,38 +138,39 @@ class SimRobot:
         with self._lock:
             return self._base.vision_body()
 
-    def body_poses(self) -> tuple:
-        """odom_tform_body and vision_tform_body (SE3), with a dance's offset."""
+    def no_go_regions(self, now_ns: int) -> tuple[list, Se2]:
+        """The body obstacles of the user no-go regions (odom) and the body's odom pose, at
+        one instant."""
         with self._lock:
-            base, height = self._base, self._legs.body_height
-            return (body_pose(base.odom_body, height, base.rotation) * base.offset,
-                    body_pose(base.vision_body(), height, base.rotation) * base.offset)
+            return self._base.body_obstacles(now_ns), self._base.odom_body
 
-    def transforms_snapshot(self) -> geometry_pb2.FrameTreeSnapshot:
-        """The robot's current frame tree (rooted at body), as robot state reports it."""
+    def user_objects(self, now_ns: int) -> list:
+        """The world objects clients added (no-go regions among them) still alive."""
         with self._lock:
-            odom_tform_body, vision_tform_body = self.body_poses()
-            arm_frames = None
-            if self._arm is not None:
-                arm_frames = arm_kinematics.link_poses(self._arm.q)
-            return build_snapshot(odom_tform_body, vision_tform_body, self.config.has_arm,
-                                  arm_frames=arm_frames, has_lidar=self.config.has_lidar,
-                                  feet=kinematics.foot_positions_in_body(self._legs.posture.joints))
+            return self._base.user_objects.live(now_ns)
+
+    def mutate_user_objects(self, mutation, now_ns: int,
+                            perceived: set[int]) -> tuple[int, int, str]:
+        """One MutateWorldObjects mutation: (status, object id, message); ``perceived``: the
+        ids of objects the robot sees (not changeable)."""
+        with self._lock:
+            return self._base.user_objects.mutate(mutation, now_ns, perceived)
+
+    def posture_standing(self) -> bool:
+        """Whether the legs are in, or moving to, the standing pose."""
+        with self._lock:
+            return self._legs.posture.standing
+
+    def posture_joints(self) -> np.ndarray:
+        """The leg joints of the posture the legs hold (before a dance's swing)."""
+        with self._lock:
+            return frozen(self._legs.posture.joints)
 
     def seated(self) -> bool:
         """Whether the legs rest in the sitting pose (not moving to or from it)."""
         with self._lock:
             posture = self._legs.posture
             return not posture.standing and not posture.moving(self.clock.now_nsec())
-
-    def gripper_holding(self) -> bool:
-        """Whether the gripper holds something (never, without an arm)."""
-        with self._lock:
-            return self._arm is not None and self._arm.holding
-
-    @property
-    def on_shore_power(self) -> bool:
-        return self._shore_power
 
     def active_fault(self) -> bool:
         return self._faults.active
@@ -215,19 +216,6 @@ class SimRobot:
             self._book.mobility = None
             self._legs.joint_mode.disarm()
             self.halt_arm()
-
-    def halt_arm(self) -> None:
-        """The arm stops where it is, ending whatever moved it (``arm_halts``)."""
-        with self._lock:
-            if self._arm is not None:
-                self._arm.halt()
-            self._arm_halts += 1
-
-    def arm_halts(self) -> int:
-        """How many times the arm has been halted (motor power cut, a fall, an arm command,
-        joint mode, a reboot): a task that began at another count has ended."""
-        with self._lock:
-            return self._arm_halts
 
     # ----------------------------------------------------------------- commands
     def new_command(self, kind: str, **kwargs) -> int:
@@ -287,15 +275,6 @@ class SimRobot:
         """Whether ``command_id`` is the mobility command in charge and still running."""
         with self._lock:
             return self._book.active(command_id)
-
-    # ----------------------------------------------------------------- arm
-    def override_grasp(self, holding: bool | None, carry_state: int | None) -> None:
-        """What the operator says the gripper holds, and whether it may be stowed."""
-        with self._lock:
-            if holding is not None:
-                self._arm.holding = holding
-            if carry_state is not None:
-                self._arm.carry_state = carry_state
 
     # ----------------------------------------------------------------- faults
     def trigger_fall(self) -> int:
@@ -358,6 +337,15 @@ class SimRobot:
         with self._lock:
             return self._legs.loads(self._power.on)
 
+    def dance_pose(self, offset: SE3Pose, swing: np.ndarray, walked: Se2 = Se2()) -> None:
+        """A dance's pose: the body's offset from its standing pose, the leg joints' offsets
+        from their posture, and the ground walked since the last (in the body's frame)."""
+        with self._lock:
+            self._base.offset = offset
+            self._legs.swing = np.array(swing, dtype=float)
+            if walked != Se2():
+                self._base.odom_body = mobility.compose(self._base.odom_body, walked)
+
     def place(self, pose: Se2) -> None:
         """Put the body at ``pose`` in odom (where the robot starts: on a dock, say)."""
         with self._lock:
@@ -378,11 +366,3 @@ class SimRobot:
         with self._lock:
             base = self._base
             return base.distance_travelled, base.time_moving_s, base.motors_on_s
-
-    def robot_state(self) -> robot_state_pb2.RobotState:
-        """Everything the robot reports, read at one instant."""
-        with self._lock:
-            return state_report.robot_state(self)
-
-    def battery_runtime_sec(self) -> float:
-        return self._battery.runtime_sec(self._power.on)

@@ -8,15 +8,15 @@ from bosdyn.api.spot import robot_command_pb2 as spot_command_pb2
 
 from spot_common.stage_stamps import stamp
 from spot_sim.body import kinds
+from spot_sim.body.arm import commands as arm_command
+from spot_sim.body.arm.contact import Scene
+from spot_sim.body.arm.model import Arm
 from spot_sim.body.commands import Command, CommandBook, CommandRejectedError
 from spot_sim.body.kinds.kind import Acceptance, Kind
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import LEASE, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.core.time_sync_service import TimeSyncServicer
-from spot_sim.manipulation import arm_command
-from spot_sim.manipulation.arm import Arm
-from spot_sim.perception.scene import Scene
 
 Response = robot_command_pb2.RobotCommandResponse
 

@@ -13,9 +13,10 @@ import numpy as np
 from bosdyn.api.spot import choreography_params_pb2
 from transforms3d.euler import euler2mat
 
+from spot_sim.body.arm import kinematics as ak
+from spot_sim.body.arm.model import ArmTask, GripperTask, JointTrajectory, plan
+from spot_sim.body.reading import ArmReading
 from spot_sim.choreography.placed import SLICES_PER_BEAT, Placed
-from spot_sim.manipulation import arm_kinematics as ak
-from spot_sim.manipulation.arm import Arm, ArmTask, GripperTask, JointTrajectory, plan
 
 Frame = choreography_params_pb2.WorkspaceArmMoveParams
 _NOD = np.array([0.0, 0.0, 0.0, 0.0, -0.6, 0.0])  # wr0 up, then back
@@ -28,7 +29,7 @@ def _clip(q: np.ndarray) -> np.ndarray:
     return np.clip(q, ak.JOINT_LIMITS[:, 0], ak.JOINT_LIMITS[:, 1])
 
 
-def _hand_path(arm: Arm, placed: Placed, seconds: float, offset) -> tuple[np.ndarray, ...]:
+def _hand_path(arm: ArmReading, placed: Placed, seconds: float, offset) -> tuple[np.ndarray, ...]:
     """Times (s from the start) and joints following ``offset(t) -> hand translation`` added
     to the hand's pose at the move's start."""
     start = arm.hand()
@@ -44,7 +45,7 @@ def _hand_path(arm: Arm, placed: Placed, seconds: float, offset) -> tuple[np.nda
     return times, np.array(joints)
 
 
-def _workspace_target(arm: Arm, placed: Placed, body_height: float) -> np.ndarray:
+def _workspace_target(arm: ArmReading, placed: Placed, body_height: float) -> np.ndarray:
     v = placed.value
     params = placed.move.workspace_arm_move_params
     rotation = euler2mat(v("rotation.yaw"), v("rotation.pitch"), v("rotation.roll"), "rzyx")
@@ -69,7 +70,7 @@ _JOINT_TARGET_MOVES = ("stow", "unstow", "shoulder_left", "shoulder_right", "arm
                        "arm_move_no_gripper", "arm_move_relative", "workspace_arm_move")
 
 
-def _joint_target(placed: Placed, arm: Arm, body_height: float) -> np.ndarray:
+def _joint_target(placed: Placed, arm: ArmReading, body_height: float) -> np.ndarray:
     """The arm joints a move that goes to one pose (one of _JOINT_TARGET_MOVES) ends at."""
     name, v, q = placed.spec.name, placed.value, arm.q
     if name in ("stow", "unstow"):
@@ -84,7 +85,7 @@ def _joint_target(placed: Placed, arm: Arm, body_height: float) -> np.ndarray:
     return np.array([v(joint) for joint in _ARM_JOINTS])
 
 
-def arm_trajectory(placed: Placed, arm: Arm, start_ns: int, body_height: float
+def arm_trajectory(placed: Placed, arm: ArmReading, start_ns: int, body_height: float
                    ) -> JointTrajectory | None:
     """The arm's joint trajectory for an arm-track move starting now (None: no arm motion)."""
     name, v = placed.spec.name, placed.value
@@ -115,7 +116,7 @@ def arm_trajectory(placed: Placed, arm: Arm, start_ns: int, body_height: float
     return None
 
 
-def gripper_target(placed: Placed, arm: Arm) -> tuple[float, float] | None:
+def gripper_target(placed: Placed, arm: ArmReading) -> tuple[float, float] | None:
     """(angle, speed rad/s) a gripper-track move drives the claw to (None: no claw motion)."""
     name, v = placed.spec.name, placed.value
     low, high = ak.GRIPPER_LIMITS
@@ -128,13 +129,15 @@ def gripper_target(placed: Placed, arm: Arm) -> tuple[float, float] | None:
     return None
 
 
-def start_arm_move(placed: Placed, arm: Arm, command_id: int, start_ns: int,
-                   body_height: float) -> None:
-    """Start an arm or gripper move on the simulated arm (the dance's command owns them)."""
+def arm_move(placed: Placed, arm: ArmReading, command_id: int, start_ns: int,
+             body_height: float) -> tuple[ArmTask | None, GripperTask | None]:
+    """The arm and gripper tasks of an arm move starting now (the dance's command owns them;
+    None for a track it leaves alone)."""
     trajectory = arm_trajectory(placed, arm, start_ns, body_height)
-    if trajectory is not None:
-        arm.start(ArmTask(command_id, "choreography", trajectory=trajectory))
+    task = None if trajectory is None else ArmTask(command_id, "choreography",
+                                                   trajectory=trajectory)
     target = gripper_target(placed, arm)
+    gripper = None
     if target is not None:
         angle, speed = target
         seconds = abs(angle - arm.gripper) / speed if speed > 0 else placed.seconds
@@ -142,5 +145,6 @@ def start_arm_move(placed: Placed, arm: Arm, command_id: int, start_ns: int,
             angle = arm.gripper + (angle - arm.gripper) * placed.seconds / seconds
             seconds = placed.seconds
         end_ns = start_ns + max(int(seconds * 1e9), 1)
-        arm.start_gripper(GripperTask(command_id, JointTrajectory(
-            np.array([start_ns, end_ns]), np.array([[arm.gripper], [angle]])), 5.5))
+        gripper = GripperTask(command_id, JointTrajectory(
+            np.array([start_ns, end_ns]), np.array([[arm.gripper], [angle]])), 5.5)
+    return task, gripper

@@ -12,21 +12,18 @@ the footprint through each stepping move's displacement over its slices.
 """
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 from bosdyn.api.spot import choreography_sequence_pb2
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim.body import mobility
-from spot_sim.body.base import Base
-from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
-from spot_sim.choreography.arm_moves import start_arm_move
+from spot_sim.body.reading import ArmReading
+from spot_sim.choreography.arm_moves import arm_move
 from spot_sim.choreography.body import ZERO, Offset, blend, body_offset, state_posture
 from spot_sim.choreography.legs import ground_motion, leg_offsets
 from spot_sim.choreography.placed import Placed
-from spot_sim.manipulation.arm import Arm
 
 Status = choreography_sequence_pb2.ChoreographyStatusResponse
 State = choreography_sequence_pb2.MoveInfo.TransitionState
@@ -34,12 +31,19 @@ _STANDS_UP = ("stand_up", "self_right", "kneel_to_stand", "kneel_to_stand_fast")
 __all__ = ["Dance", "Placed", "step_dance"]
 
 
-class Body(NamedTuple):
-    """The robot's parts a dance moves, handed over by its door (``SimRobot.parts``)."""
+@dataclass
+class Body:
+    """The body as one step of a dance sees it: where it is in odom (after the walking this
+    step has done so far), its legs' posture joints and its arm. The step then asks the
+    robot to take the pose (``SimRobot.dance_pose``)."""
 
-    base: Base
-    legs: Legs
-    arm: Arm | None
+    odom_body: Se2
+    posture: np.ndarray
+    arm: ArmReading | None
+
+    @classmethod
+    def read(cls, robot) -> "Body":
+        return cls(robot.odom_body(), robot.posture_joints(), robot.arm_reading())
 
 
 @dataclass
@@ -110,30 +114,27 @@ def _start_move(robot, body: Body, dance: Dance, index: int, placed: Placed,
     elif name in _STANDS_UP and not robot.standing:
         robot.start_posture(True, now_ns, placed.seconds)
     elif name == "frame_snapshot":
-        dance.frames[int(placed.value("frame_id"))] = body.base.odom_body
+        dance.frames[int(placed.value("frame_id"))] = body.odom_body
     elif name == "body_const":
         dance.held = dance.body
-    motion = ground_motion(placed, body.base.odom_body, dance.frames[0])
+    motion = ground_motion(placed, body.odom_body, dance.frames[0])
     if motion != Se2():
         dance.motions[index] = motion
     if body.arm is not None and {"arm", "gripper"} & set(placed.spec.controls):
-        start_arm_move(placed, body.arm, dance.motion, now_ns, robot.body_height)
+        robot.start_arm(*arm_move(placed, body.arm, dance.motion, now_ns, robot.body_height))
 
 
-def _rest(body: Body) -> None:
-    body.base.offset = SE3Pose(0, 0, 0, Quat())
-    body.legs.swing = np.zeros(12)
+def _rest(robot) -> None:
+    robot.dance_pose(SE3Pose(0, 0, 0, Quat()), np.zeros(12))
 
 
-def _interrupt(robot, body: Body, dance: Dance) -> None:
+def _interrupt(robot, dance: Dance) -> None:
     """Another command took the body (or power went): the dance and its arm move end."""
     dance.status = (Status.STATUS_INTERRUPTED if robot.powered
                     else Status.STATUS_POWERED_OFF)
     dance.active = []
-    _rest(body)
-    task = body.arm.task if body.arm is not None else None
-    if task is not None and task.kind == "choreography" and not task.done:
-        task.overridden = task.done = True
+    _rest(robot)
+    robot.end_arm_command(dance.motion)
 
 
 def _step_moves(robot, body: Body, dance: Dance, current: float, now_ns: int,
@@ -152,37 +153,32 @@ def _step_moves(robot, body: Body, dance: Dance, current: float, now_ns: int,
         elif "body" in placed.spec.controls or placed.spec.category == "dynamic":
             offsets.append(body_offset(placed, current, slice_seconds))
         if "legs" in placed.spec.controls:
-            swing += leg_offsets(placed, current, body.legs.posture.joints)
+            swing += leg_offsets(placed, current, body.posture)
         total = dance.motions.get(index)
         if total is not None:
             fraction = dt / placed.seconds
-            body.base.odom_body = mobility.compose(
-                body.base.odom_body, Se2(total.x * fraction, total.y * fraction,
-                                         total.yaw * fraction))
+            body.odom_body = mobility.compose(
+                body.odom_body, Se2(total.x * fraction, total.y * fraction,
+                                    total.yaw * fraction))
     return offsets, swing
 
 
 def start_dance(robot, dance: Dance, stand: bool) -> bool:
     """Begin ``dance`` on ``robot`` as one step of it, getting up or down to its entrance
     posture; False if the robot cannot dance now (motors off, a fault)."""
-    with robot.parts(Legs) as (legs,):
-        if robot.motion_refusal() is not None:
-            return False
-        dance.motion = robot.new_command("choreography")
-        if legs.posture.standing != stand:
-            robot.start_posture(stand, robot.clock.now_nsec(), robot.config.posture_change_sec)
-        return True
+    if robot.motion_refusal() is not None:
+        return False
+    dance.motion = robot.new_command("choreography")
+    if robot.posture_standing() != stand:
+        robot.start_posture(stand, robot.clock.now_nsec(), robot.config.posture_change_sec)
+    return True
 
 
 def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
-    """Advance ``dance`` to ``now_ns`` on ``robot``, as one step of it."""
-    with robot.parts(Base, Legs, Arm) as parts:
-        _step_dance(robot, Body(*parts), dance, now_ns, dt)
-
-
-def _step_dance(robot, body: Body, dance: Dance, now_ns: int, dt: float) -> None:
+    """Advance ``dance`` to ``now_ns`` on ``robot`` (the physics loop's hook: no physics
+    tick runs meanwhile)."""
     if dance.motion is not None and not robot.in_charge(dance.motion):
-        _interrupt(robot, body, dance)
+        _interrupt(robot, dance)
         return
     if robot.active_fault():
         dance.status = Status.STATUS_FALLEN
@@ -192,14 +188,16 @@ def _step_dance(robot, body: Body, dance: Dance, now_ns: int, dt: float) -> None
         dance.status = Status.STATUS_WAITING_FOR_START_TIME
         return
     dance.status, dance.current_slice = Status.STATUS_DANCING, current
-    dance.frames.setdefault(0, body.base.odom_body)  # the dance frame: where it began
+    body = Body.read(robot)
+    start = body.odom_body
+    dance.frames.setdefault(0, start)  # the dance frame: where it began
     if current >= dance.total_slices:
         dance.status, dance.active = Status.STATUS_COMPLETED_SEQUENCE, []
-        _rest(body)
+        _rest(robot)
         robot.finish_command(dance.motion)
         return
     dance.active = [p for p in dance.placed if p.start <= current < p.end]
     offsets, swing = _step_moves(robot, body, dance, current, now_ns, dt)
     dance.body = tuple(sum(values) for values in zip(*offsets, strict=True)) if offsets else ZERO
-    body.base.offset = offset_pose([dance.posture_at(current), dance.body])
-    body.legs.swing = swing
+    robot.dance_pose(offset_pose([dance.posture_at(current), dance.body]), swing,
+                     mobility.compose(mobility.inverse(start), body.odom_body))

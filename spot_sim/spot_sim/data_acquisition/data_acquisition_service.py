@@ -26,6 +26,7 @@ from spot_sim.data_acquisition.store import DATA, IMAGE, METADATA, CaptureStore
 from spot_sim.perception.image_service import ImageServicer
 from spot_sim.perception.sources import LIDAR_FRAME, LIDAR_SOURCE
 from spot_sim.spot_cam.media_log_service import MediaLogServicer
+from spot_sim.state import state_report
 
 Image = image_pb2.Image
 SPOT_CAM_S = 1.0
@@ -39,10 +40,10 @@ def _sources(parts) -> dict[str, Source]:
     robot = parts.robot
     sources = [
         Source("robot-state", "the robot's state (JSON)", Acquisitions.DATA_S,
-               lambda: _json(robot.robot_state())),
+               lambda: _json(state_report.robot_state(robot))),
         Source("detailed-position-data", "the body's kinematic state: joints, frames, "
                "velocities (JSON)", Acquisitions.DATA_S,
-               lambda: _json(robot.robot_state().kinematic_state)),
+               lambda: _json(state_report.robot_state(robot).kinematic_state)),
         Source("basic-position-data", "the frame tree: odom, vision and body (JSON)",
                Acquisitions.DATA_S, lambda: _json(robot.transforms_snapshot())),
         Source("detected-objects", "the world objects the robot sees: docks, fiducials (JSON)",

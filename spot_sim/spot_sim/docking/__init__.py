@@ -1,2 +1,3 @@
-"""Docking: the docks and fiducials in the world, docking and undocking, and the docking
-and world-object services."""
+"""Docking: the docks and fiducials in the world (``DockWorld``), the docking commands and
+docked state (``Docking``, stepped by the physics loop's hook, moving the body through its
+verbs), and the docking and world-object services."""

@@ -3,7 +3,6 @@ clients add, change and delete (user no-go regions among them: ``spot_sim/body/n
 
 from bosdyn.api import world_object_pb2, world_object_service_pb2_grpc
 
-from spot_sim.body.base import Base
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.clock import timestamp_to_nsec
 from spot_sim.core.rpc import unary
@@ -18,8 +17,7 @@ class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServic
     @unary(world_object_pb2.ListWorldObjectResponse)
     def ListWorldObjects(self, request, response, context):
         now = self.clock.now_nsec()
-        with self.robot.parts(Base) as (base,):
-            users = base.user_objects.live(now)
+        users = self.robot.user_objects(now)
         objects = self.world.seen_by(self.robot) + users
         kinds = set(request.object_type)
         newer_than = (timestamp_to_nsec(request.timestamp_filter)
@@ -35,9 +33,8 @@ class WorldObjectServicer(world_object_service_pb2_grpc.WorldObjectServiceServic
     def MutateWorldObjects(self, request, response, context):
         perceived = {obj.id for obj in self.world.seen_by(self.robot)}
         now = self.clock.now_nsec()
-        with self.robot.parts(Base) as (base,):
-            status, object_id, message = base.user_objects.mutate(request.mutation, now,
-                                                                  perceived)
+        status, object_id, message = self.robot.mutate_user_objects(request.mutation, now,
+                                                                   perceived)
         response.status, response.mutated_object_id = status, object_id
         if message:
             response.header.error.message = message

@@ -18,12 +18,11 @@ from bosdyn.api import (
     robot_state_service_pb2_grpc,
 )
 
-from spot_sim.body import joint_rules
+from spot_sim.body import joint_control, joint_rules
+from spot_sim.body.joint_control import StreamRefusedError
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import stamped
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.low_level import joint_control
-from spot_sim.low_level.joint_control import StreamRefusedError
 from spot_sim.state.state_report import body_velocity
 
 PERIOD_S = 0.003

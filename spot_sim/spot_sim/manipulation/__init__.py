@@ -1,3 +1,2 @@
-"""The arm and gripper: trajectories, kinematics, contact, the manipulation API's tasks,
-constrained manipulation and surface contact, and the services and robot-command parts that
-serve them."""
+"""Manipulation beyond a RobotCommand: the Manipulation API's walk-to and pick tasks, arm
+surface contact and inverse kinematics, using the body's arm (``spot_sim.body.arm``)."""

@@ -16,17 +16,17 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from transforms3d.euler import euler2mat
 
 from spot_sim.body import mobility
-from spot_sim.body.mobility import Se2
-from spot_sim.core.lock_order import DOMAIN, OrderedLock
-from spot_sim.manipulation import arm_kinematics as ak
-from spot_sim.manipulation.arm import (
+from spot_sim.body.arm import kinematics as ak
+from spot_sim.body.arm.model import (
     CARRIABLE_AND_STOWABLE,
-    Arm,
     ArmTask,
     GripperTask,
     JointTrajectory,
     plan,
 )
+from spot_sim.body.mobility import Se2
+from spot_sim.body.reading import ArmReading
+from spot_sim.core.lock_order import DOMAIN, OrderedLock
 
 State = manipulation_api_pb2.ManipulationFeedbackState
 TERMINAL = {State.MANIP_STATE_DONE, State.MANIP_STATE_GRASP_SUCCEEDED,
@@ -53,8 +53,8 @@ class Manipulation:
     state: int = State.MANIP_STATE_WALKING_TO_OBJECT
     walk_command: int | None = None  # the id of the robot command walking to the object
     walk_goal: Se2 | None = None
-    arm_task: ArmTask | None = None
-    gripper_task: GripperTask | None = None
+    arm_command: int | None = None  # the id of the arm command reaching for the object
+    gripper_command: int | None = None  # the id of the gripper command closing on it
     history: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -82,24 +82,25 @@ class Manipulation:
         if self.state == State.MANIP_STATE_WALKING_TO_OBJECT:
             self._walk(robot, now_ns)
         else:
-            with robot.parts(Arm) as (arm,):
-                self._grasp(robot, arm, now_ns)
+            self._grasp(robot, now_ns)
 
-    def _grasp(self, robot, arm: Arm, now_ns: int) -> None:
+    def _grasp(self, robot, now_ns: int) -> None:
         if self.state == State.MANIP_STATE_MOVING_TO_GRASP:
-            if arm.task is not self.arm_task:  # another arm command took over
+            mine, done = robot.arm_progress(self.arm_command)
+            if not mine:  # another arm command took over
                 self._set(State.MANIP_STATE_GRASP_FAILED)
-            elif self.arm_task.done:
-                self.gripper_task = GripperTask(robot.next_id(), JointTrajectory(
+            elif done:
+                gripper = GripperTask(robot.next_id(), JointTrajectory(
                     np.array([now_ns + 500_000_000]), np.array([[0.0]])), 5.5)
-                arm.holding = True
-                arm.carry_state = CARRIABLE_AND_STOWABLE
-                arm.start_gripper(self.gripper_task)
+                self.gripper_command = gripper.command_id
+                robot.start_arm(gripper=gripper, holding=True,
+                                carry_state=CARRIABLE_AND_STOWABLE)
                 self._set(State.MANIP_STATE_GRASPING_OBJECT)
         elif self.state == State.MANIP_STATE_GRASPING_OBJECT:
-            if arm.gripper_task is not self.gripper_task:
+            mine, closed_on_item = robot.gripper_progress(self.gripper_command)
+            if not mine:
                 self._set(State.MANIP_STATE_GRASP_FAILED)
-            elif arm.gripper_blocked():
+            elif closed_on_item:
                 self._set(State.MANIP_STATE_GRASP_SUCCEEDED)
 
     def _walk(self, robot, now_ns: int) -> None:
@@ -128,11 +129,9 @@ class Manipulation:
         if not self.pick:
             self._set(State.MANIP_STATE_DONE)
             return
-        snapshot = robot.transforms_snapshot()
-        with robot.parts(Arm) as (arm,):
-            self._reach(robot, arm, snapshot, now_ns)
+        self._reach(robot, robot.arm_reading(), robot.transforms_snapshot(), now_ns)
 
-    def _reach(self, robot, arm: Arm, snapshot, now_ns: int) -> None:
+    def _reach(self, robot, arm: ArmReading, snapshot, now_ns: int) -> None:
         body_t_odom = get_a_tform_b(snapshot, "body", "odom").to_matrix()
         target = body_t_odom @ np.append(self.target + np.array([0.0, 0.0, GRASP_HEIGHT]), 1.0)
         yaw = math.atan2(target[1], target[0])  # the hand faces away from the body
@@ -147,12 +146,11 @@ class Manipulation:
             self._set(State.MANIP_STATE_GRASP_PLANNING_NO_SOLUTION)
             return
         trajectory, _ = plan(arm.q, now_ns, [now_ns + int(REACH_SECONDS * 1e9)], q[None])
-        self.arm_task = ArmTask(robot.next_id(), "cartesian", trajectory=trajectory,
-                                goal_hand=goal)
-        arm.start(self.arm_task)
-        arm.holding = False
-        arm.start_gripper(GripperTask(robot.next_id(), JointTrajectory(
-            np.array([now_ns + 300_000_000]), np.array([[ak.GRIPPER_LIMITS[0]]])), 5.5))
+        task = ArmTask(robot.next_id(), "cartesian", trajectory=trajectory, goal_hand=goal)
+        self.arm_command = task.command_id
+        robot.start_arm(task, GripperTask(robot.next_id(), JointTrajectory(
+            np.array([now_ns + 300_000_000]), np.array([[ak.GRIPPER_LIMITS[0]]])), 5.5),
+            holding=False)
         self._set(State.MANIP_STATE_MOVING_TO_GRASP)
 
 

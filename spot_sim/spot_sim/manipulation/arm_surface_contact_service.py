@@ -8,12 +8,12 @@ from bosdyn.api import arm_surface_contact_service_pb2 as pb
 from bosdyn.api import arm_surface_contact_service_pb2_grpc, gripper_command_pb2, lease_pb2
 from bosdyn.api.header_pb2 import CommonError
 
+from spot_sim.body.arm.commands import gripper_task
 from spot_sim.body.commands import CommandRejectedError
+from spot_sim.body.reading import ArmReading
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.manipulation.arm import Arm
-from spot_sim.manipulation.arm_command import gripper_task
 from spot_sim.manipulation.surface_contact import surface_contact
 from spot_sim.perception.scene import Scene
 
@@ -38,8 +38,7 @@ class ArmSurfaceContactServicer(
             set_error(response, _INVALID, refusal)
             return
         try:
-            with robot.parts(Arm) as (arm,):  # planned and started as one step
-                self._start(request.request, arm)
+            self._start(request.request, robot.arm_reading())
         except (ValueError, CommandRejectedError) as exc:
             set_error(response, _INVALID, str(exc))
 
@@ -51,9 +50,9 @@ class ArmSurfaceContactServicer(
             return robot.license.refusal("arm")
         return robot.motion_refusal()
 
-    def _start(self, request, arm: Arm) -> None:
-        """Plan the contact and its gripper command, then start both (neither if either is
-        invalid). Runs under the robot's lock."""
+    def _start(self, request, arm: ArmReading) -> None:
+        """Plan the contact and its gripper command from where the arm is, then start both
+        as one step (neither if either is invalid)."""
         robot, now = self.robot, self.clock.now_nsec()
         task = surface_contact(arm, self.scene, robot.transforms_snapshot(), request,
                                robot.next_id(), now)
@@ -61,9 +60,7 @@ class ArmSurfaceContactServicer(
         if request.HasField("gripper_command"):
             gripper = gripper_task(robot, robot.next_id(), gripper_command_pb2.GripperCommand
                                    .Request(claw_gripper_command=request.gripper_command), now)
-        arm.start(task)
-        if gripper is not None:
-            arm.start_gripper(gripper)
+        robot.start_arm(task, gripper)
 
 
 def spec() -> ServiceSpec:

@@ -1,5 +1,5 @@
 """inverse-kinematics: arm IK requests answered from the same kinematics the simulated arm
-uses (``spot_sim.manipulation.arm_kinematics``), for tool pose and tool gaze tasks. The body
+uses (``spot_sim.body.arm.kinematics``), for tool pose and tool gaze tasks. The body
 stays where it is (or at ``scene_tform_body_nominal``): stance optimisation is not simulated."""
 
 import numpy as np
@@ -10,10 +10,10 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import SE3Pose
 
 from spot_sim.body import kinematics
+from spot_sim.body.arm import kinematics as ak
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.manipulation import arm_kinematics as ak
 
 ROOT_FRAMES = ("odom", "vision")
 

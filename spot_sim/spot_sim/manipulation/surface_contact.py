@@ -20,16 +20,14 @@ from bosdyn.api import arm_surface_contact_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import SE3Pose
 
+from spot_sim.body.arm import kinematics as ak
+from spot_sim.body.arm.contact import MAX_PRESS_FORCE_N, pressed
+from spot_sim.body.arm.model import ArmTask, plan
+from spot_sim.body.reading import ArmReading
 from spot_sim.core.clock import timestamp_to_nsec
-from spot_sim.manipulation import arm_kinematics as ak
-from spot_sim.manipulation.arm import Arm, ArmTask, plan
-from spot_sim.manipulation.arm_contact import pressed
 from spot_sim.perception.scene import Scene
 
 Request = arm_surface_contact_pb2.ArmSurfaceContact.Request
-# Spot Arm's published continuous payload (5 kg) as the force a 100 % press exerts: Boston
-# Dynamics publishes no press-force figure.
-MAX_PRESS_FORCE_N = 5.0 * 9.81
 AXES = ("x_axis", "y_axis", "z_axis")
 
 
@@ -69,7 +67,7 @@ def _checked(request: Request) -> np.ndarray:
     return np.where(force, fractions, 0.0)
 
 
-def surface_contact(arm: Arm, scene: Scene, snapshot, request: Request, command_id: int,
+def surface_contact(arm: ArmReading, scene: Scene, snapshot, request: Request, command_id: int,
                     now_ns: int) -> ArmTask:
     """The arm task of a surface contact for ``arm`` (ValueError if the request is
     invalid)."""

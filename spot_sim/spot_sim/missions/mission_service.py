@@ -24,6 +24,7 @@ from spot_sim.data_acquisition.data_acquisition_service import DataAcquisitionSe
 from spot_sim.docking.docking_service import DockingServicer
 from spot_sim.missions import spot_cam_nodes
 from spot_sim.missions.runner import MissionRunner
+from spot_sim.state import state_report
 
 
 def _lease_refused(response, uses) -> None:
@@ -69,7 +70,7 @@ class RobotServices:
             robot_command_pb2.RobotCommandFeedbackRequest(robot_command_id=command_id), None)
 
     def robot_state(self):
-        return self._robot.robot_state()
+        return state_report.robot_state(self._robot)
 
     def clear_behavior_fault(self, fault_id: int, lease) -> bool:
         request = robot_command_pb2.ClearBehaviorFaultRequest(lease=lease,

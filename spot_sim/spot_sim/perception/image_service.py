@@ -5,12 +5,12 @@ addressed to the Spot CAM's image service (``spot-cam-image``) go to its cameras
 from bosdyn.api import image_pb2, image_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
 
+from spot_sim.body.frame_tree import sensor_view
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.field import Captures, Draw
 from spot_sim.core.rpc import authority, unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.perception.sensors import InvalidRequestError, Sensors
-from spot_sim.state.frame_tree import sensor_view
 
 SPOT_CAM_AUTHORITY = "spot-cam-image.spot.robot"
 

@@ -5,13 +5,13 @@ gRPC service type per server); without a lidar it lists no source."""
 from bosdyn.api import point_cloud_pb2, point_cloud_service_pb2_grpc
 from bosdyn.client.frame_helpers import get_a_tform_b
 
+from spot_sim.body.frame_tree import sensor_view
 from spot_sim.body.robot import SimRobot
 from spot_sim.core.field import Captures, Draw
 from spot_sim.core.rpc import unary
 from spot_sim.core.served import Served, ServiceSpec
 from spot_sim.perception.sensors import Sensors
 from spot_sim.perception.sources import LIDAR_FRAME, LIDAR_SOURCE
-from spot_sim.state.frame_tree import sensor_view
 
 _Response = point_cloud_pb2.PointCloudResponse
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 FLOOR = 0
-NOTHING = -1
+NOTHING = -1  # negative, as the arm's contact geometry reads it (body/arm/contact.py)
 FLOOR_C = 19.0  # a room's floor, a little below the air
 SKY_C = -10.0  # what a thermal camera reads looking out of the open-topped room
 

@@ -4,7 +4,7 @@ boxes sized like Spot's links (body, legs, and the arm and gripper when present)
 from bosdyn.api import robot_state_pb2
 
 from spot_sim.body import kinematics
-from spot_sim.manipulation import arm_kinematics
+from spot_sim.body.arm import kinematics as arm_kinematics
 
 _LEGS = {"fl": "front_left", "fr": "front_right", "hl": "rear_left", "hr": "rear_right"}
 # link -> box size (x, y, z) in m, centred on the link origin unless an offset is given

@@ -11,7 +11,7 @@ from spot_sim.body.robot import SimRobot
 from spot_sim.core.directory import Directory
 from spot_sim.core.rpc import set_error, unary
 from spot_sim.core.served import Served, ServiceSpec
-from spot_sim.state import link_models
+from spot_sim.state import link_models, state_report
 
 STRIDE_M = 0.6  # distance per gait cycle, for the gait-cycle metric
 
@@ -25,7 +25,7 @@ class RobotStateServicer(robot_state_service_pb2_grpc.RobotStateServiceServicer)
     def GetRobotState(self, request, response, context):
         if self.directory is not None:
             self.directory.check_liveness()
-        response.robot_state.CopyFrom(self.robot.robot_state())
+        response.robot_state.CopyFrom(state_report.robot_state(self.robot))
         if stage_stamps.ENABLED:
             velocity = response.robot_state.kinematic_state.velocity_of_body_in_odom.linear
             stage_stamps.stamp("sim_state_read", math.hypot(velocity.x, velocity.y))

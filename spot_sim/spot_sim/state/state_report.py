@@ -1,22 +1,17 @@
-"""Build the RobotState proto the robot-state service returns, from the simulated robot's
-parts (``SimRobot.robot_state`` calls it under the robot's lock)."""
+"""Build the RobotState proto the robot-state service returns, from what the body reports at
+one instant (``SimRobot.reading``, frozen values), the e-stop and the service faults."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 from bosdyn.api import geometry_pb2, robot_state_pb2
 
 from spot_sim.body import kinematics, mobility
-from spot_sim.body.base import Base
-from spot_sim.body.battery import Battery
 from spot_sim.body.estop_manager import LEVEL_NONE
-from spot_sim.body.faults import Faults
-from spot_sim.body.legs import Legs
-from spot_sim.body.power import Power
-from spot_sim.manipulation.arm import Arm
-from spot_sim.state.frame_tree import robot_state_view
+from spot_sim.body.frame_tree import robot_state_view
+from spot_sim.body.reading import ArmReading, BodyReading
 
 if TYPE_CHECKING:
     from spot_sim.body.robot import SimRobot
@@ -35,41 +30,25 @@ def _acquired(robot: SimRobot, now: int):
 def robot_state(robot: SimRobot) -> RS.RobotState:
     """A consistent snapshot of everything the robot reports, stamped in robot time (under a
     field profile each part a little earlier than the response, with sensor noise)."""
-    with robot.parts(Base, Legs, Faults, Arm, Power, Battery) as parts:
-        return _robot_state(robot, _Parts(*parts))
-
-
-class _Parts(NamedTuple):
-    """The robot's parts the report reads, handed over at once by its door."""
-
-    base: Base
-    legs: Legs
-    faults: Faults
-    arm: Arm | None
-    power: Power
-    battery: Battery
-
-
-def _robot_state(robot: SimRobot, parts: _Parts) -> RS.RobotState:
-    base, legs, faults, arm = parts.base, parts.legs, parts.faults, parts.arm
-    now = robot.clock.now_nsec()
+    body = robot.reading()
+    now = body.now_ns
     stamp = robot.clock.timestamp(now)
     state = RS.RobotState()
-    _kinematic_state(robot, base, arm is not None, state.kinematic_state, _acquired(robot, now))
-    _power_state(robot, parts, state.power_state, _acquired(robot, now))
-    _battery(robot, parts, state.battery_states.add(), _acquired(robot, now))
+    _kinematic_state(robot, body, state.kinematic_state, _acquired(robot, now))
+    _power_state(body, state.power_state, _acquired(robot, now))
+    _battery(body, state.battery_states.add(), _acquired(robot, now))
     _estop_states(robot, state, stamp)
-    if arm is not None:
-        _manipulator_state(robot, arm, base, state.manipulator_state, now)
+    if body.arm is not None:
+        _manipulator_state(body, body.arm, state.manipulator_state)
     comms = state.comms_states.add()
     comms.timestamp.CopyFrom(stamp)
     comms.wifi_state.current_mode = RS.WiFiState.MODE_CLIENT
     comms.wifi_state.essid = "spot-sim-net"
-    state.system_fault_state.faults.extend(faults.system)
-    state.behavior_fault_state.faults.extend(faults.behavior.values())
+    state.system_fault_state.faults.extend(body.system_faults)
+    state.behavior_fault_state.faults.extend(body.behavior_faults)
     state.service_fault_state.faults.extend(robot.service_faults.active())
     state.service_fault_state.historical_faults.extend(robot.service_faults.historical)
-    for foot in kinematics.foot_positions_in_body(legs.posture.joints + legs.swing):
+    for foot in body.feet:
         entry = state.foot_state.add()
         entry.foot_position_rt_body.x, entry.foot_position_rt_body.y, \
             entry.foot_position_rt_body.z = (float(v) for v in foot)
@@ -79,31 +58,30 @@ def _robot_state(robot: SimRobot, parts: _Parts) -> RS.RobotState:
     return state
 
 
-def _kinematic_state(robot: SimRobot, base: Base, has_arm: bool, kin: RS.KinematicState,
+def _kinematic_state(robot: SimRobot, body: BodyReading, kin: RS.KinematicState,
                      stamp) -> None:
     kin.acquisition_timestamp.CopyFrom(stamp)
-    q, qd = robot.joint_positions()
     field, draw = robot.config.field, robot.field
-    names = kinematics.LEG_JOINTS + (kinematics.ARM_JOINTS if has_arm else ())
-    for name, position, velocity, load in zip(names, q, qd, robot.joint_loads(), strict=True):
+    names = kinematics.LEG_JOINTS + (kinematics.ARM_JOINTS if body.arm is not None else ())
+    for name, position, velocity, load in zip(names, body.joint_positions, body.joint_velocities,
+                                              body.joint_loads, strict=True):
         joint = kin.joint_states.add(name=name)
         joint.position.value = float(position) + draw.gauss(field.joint_noise)
         joint.velocity.value = float(velocity) + draw.gauss(field.joint_velocity_noise)
         joint.load.value = float(load)
-    kin.transforms_snapshot.CopyFrom(robot_state_view(robot.transforms_snapshot()))
+    kin.transforms_snapshot.CopyFrom(robot_state_view(body.frames))
     noise = field.body_velocity_noise
-    measured = mobility.Se2(base.velocity.x + draw.gauss(noise),
-                            base.velocity.y + draw.gauss(noise),
-                            base.velocity.yaw + draw.gauss(noise))
-    body_velocity(measured, base.odom_body.yaw, kin.velocity_of_body_in_odom)
-    body_velocity(measured, base.vision_body().yaw, kin.velocity_of_body_in_vision)
+    measured = mobility.Se2(body.velocity.x + draw.gauss(noise),
+                            body.velocity.y + draw.gauss(noise),
+                            body.velocity.yaw + draw.gauss(noise))
+    body_velocity(measured, body.odom_body.yaw, kin.velocity_of_body_in_odom)
+    body_velocity(measured, body.vision_body.yaw, kin.velocity_of_body_in_vision)
 
 
 ITEM_WEIGHT_N = 0.5 * 9.81  # what a grasped item pulls on the hand
 
 
-def _manipulator_state(robot: SimRobot, arm: Arm, base: Base, out: RS.ManipulatorState,
-                       now_ns: int) -> None:
+def _manipulator_state(body: BodyReading, arm: ArmReading, out: RS.ManipulatorState) -> None:
     out.gripper_open_percentage = arm.open_percentage
     out.is_gripper_holding_item = arm.holding
     out.stow_state = out.STOWSTATE_STOWED if arm.stowed else out.STOWSTATE_DEPLOYED
@@ -111,20 +89,21 @@ def _manipulator_state(robot: SimRobot, arm: Arm, base: Base, out: RS.Manipulato
         out.carry_state = arm.carry_state
     else:
         out.carry_state = out.CARRY_STATE_NOT_CARRIABLE
-    hand = arm.hand()
-    force = arm.contact_force(now_ns)  # body frame
+    force = arm.contact_force  # body frame
     if arm.holding:
-        force = force + _yaw_rotation(base.odom_body.yaw).T @ np.array(
+        force = force + _yaw_rotation(body.odom_body.yaw).T @ np.array(
             [0.0, 0.0, -ITEM_WEIGHT_N])
     if force.any():
         f = out.estimated_end_effector_force_in_hand
-        f.x, f.y, f.z = (float(v) for v in hand[:3, :3].T @ force)
-    body = base.velocity
-    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, base.odom_body.yaw),
-                                (out.velocity_of_hand_in_vision, base.vision_body().yaw)):
+        f.x, f.y, f.z = (float(v) for v in arm.hand()[:3, :3].T @ force)
+    velocity_in_body = body.velocity
+    for velocity, world_yaw in ((out.velocity_of_hand_in_odom, body.odom_body.yaw),
+                                (out.velocity_of_hand_in_vision, body.vision_body.yaw)):
         world_r_body = _yaw_rotation(world_yaw)
-        linear = world_r_body @ (arm.hand_velocity[:3] + np.array([body.x, body.y, 0.0]))
-        angular = world_r_body @ arm.hand_velocity[3:] + np.array([0.0, 0.0, body.yaw])
+        linear = world_r_body @ (arm.hand_velocity[:3] + np.array(
+            [velocity_in_body.x, velocity_in_body.y, 0.0]))
+        angular = world_r_body @ arm.hand_velocity[3:] + np.array(
+            [0.0, 0.0, velocity_in_body.yaw])
         velocity.linear.x, velocity.linear.y, velocity.linear.z = (float(v) for v in linear)
         velocity.angular.x, velocity.angular.y, velocity.angular.z = (float(v) for v in angular)
 
@@ -142,28 +121,28 @@ def body_velocity(body_velocity: mobility.Se2, yaw: float, out: geometry_pb2.SE3
     out.angular.x, out.angular.y, out.angular.z = 0.0, 0.0, body_velocity.yaw
 
 
-def _power_state(robot: SimRobot, parts: _Parts, power: RS.PowerState, stamp) -> None:
+def _power_state(body: BodyReading, power: RS.PowerState, stamp) -> None:
     power.timestamp.CopyFrom(stamp)
-    power.motor_power_state = parts.power.state
-    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if robot.on_shore_power
+    power.motor_power_state = body.motor_power_state
+    power.shore_power_state = (RS.PowerState.STATE_ON_SHORE_POWER if body.shore_power
                                else RS.PowerState.STATE_OFF_SHORE_POWER)
     power.robot_power_state = RS.PowerState.ROBOT_POWER_STATE_ON
     power.payload_ports_power_state = RS.PowerState.PAYLOAD_PORTS_POWER_STATE_ON
     power.wifi_radio_power_state = RS.PowerState.WIFI_RADIO_POWER_STATE_ON
-    power.locomotion_charge_percentage.value = parts.battery.percent
-    power.locomotion_estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
+    power.locomotion_charge_percentage.value = body.battery_percent
+    power.locomotion_estimated_runtime.FromNanoseconds(int(body.battery_runtime_sec * 1e9))
 
 
-def _battery(robot: SimRobot, parts: _Parts, battery: RS.BatteryState, stamp) -> None:
+def _battery(body: BodyReading, battery: RS.BatteryState, stamp) -> None:
     battery.timestamp.CopyFrom(stamp)
     battery.identifier = "sim-battery-0"
-    percent, charging = parts.battery.percent, robot.on_shore_power
+    percent, charging = body.battery_percent, body.shore_power
     battery.charge_percentage.value = percent
-    battery.estimated_runtime.FromNanoseconds(int(robot.battery_runtime_sec() * 1e9))
+    battery.estimated_runtime.FromNanoseconds(int(body.battery_runtime_sec * 1e9))
     battery.voltage.value = _EMPTY_VOLTAGE + (_NOMINAL_VOLTAGE - _EMPTY_VOLTAGE) * (
         percent / 100.0)
     # Negative current: discharging.
-    battery.current.value = (10.0 if charging else 0.0) + (-8.0 if robot.powered else -1.5)
+    battery.current.value = (10.0 if charging else 0.0) + (-8.0 if body.powered else -1.5)
     battery.temperatures.extend([30.0 + 0.05 * (100 - percent)] * 4)
     battery.status = (RS.BatteryState.STATUS_CHARGING if charging
                       else RS.BatteryState.STATUS_DISCHARGING)

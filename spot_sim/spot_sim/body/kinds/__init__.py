@@ -4,11 +4,11 @@ accepted, what it does when it starts and on each physics tick, and its feedback
 robot-command (``spot_sim.body.robot_command_service``) adapts the protobuf to these."""
 
 from spot_sim.body import joint_rules
+from spot_sim.body.arm.model import Arm
 from spot_sim.body.commands import Command, CommandBook, CommandRejectedError
 from spot_sim.body.kinds import arm_led, holding, joint, posture, stance, walk
 from spot_sim.body.kinds.kind import Kind, Response
 from spot_sim.body.legs import Legs
-from spot_sim.manipulation.arm import Arm
 
 KINDS: dict[str, Kind] = {k.name: k for module in (posture, holding, walk, stance, joint,
                                                    arm_led) for k in module.KINDS}

@@ -1,10 +1,13 @@
 """Kinds the arm leads: follow-arm (the body walks to stand at its offset behind the hand's
 goal) and constrained manipulation (the hand moves a grasped object along its constraint,
-``spot_sim.manipulation.arm_modes``)."""
+``spot_sim.body.arm.modes``)."""
 
 import math
 
 from spot_sim.body import mobility
+from spot_sim.body.arm import kinematics as arm_kinematics
+from spot_sim.body.arm import modes as arm_modes
+from spot_sim.body.arm.model import Arm
 from spot_sim.body.base import Base
 from spot_sim.body.commands import reject
 from spot_sim.body.kinds.kind import (
@@ -20,8 +23,6 @@ from spot_sim.body.kinds.kind import (
 )
 from spot_sim.body.legs import Legs
 from spot_sim.core.clock import timestamp_to_nsec
-from spot_sim.manipulation import arm_kinematics, arm_modes
-from spot_sim.manipulation.arm import Arm
 
 
 def _begin(robot, command, now: int) -> None:

@@ -6,8 +6,8 @@ import numpy as np
 from bosdyn.api import robot_state_pb2
 
 from spot_sim.body import mobility
+from spot_sim.body.arm import kinematics as ak
 from spot_sim.body.mobility import Se2
-from spot_sim.manipulation import arm_kinematics as ak
 
 GRIPPER_SPEED = 3.0  # rad/s
 ITEM_ANGLE = -0.35  # rad: where the claw stops when it closes on a held item

@@ -6,8 +6,8 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim.body import kinematics
+from spot_sim.body.arm import kinematics as arm_kinematics
 from spot_sim.body.mobility import Se2
-from spot_sim.manipulation import arm_kinematics
 
 
 def _add(snapshot: geometry_pb2.FrameTreeSnapshot, child: str, parent: str,

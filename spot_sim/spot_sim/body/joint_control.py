@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from spot_sim.body import kinematics
+from spot_sim.body.arm import kinematics as arm_kinematics
 from spot_sim.body.model import GEOMETRY
-from spot_sim.manipulation import arm_kinematics
 
 DT_S = 0.001  # integration step of the servo law
 G = 9.81

@@ -6,12 +6,11 @@ import numpy as np
 from bosdyn.api import arm_command_pb2, gripper_command_pb2, robot_command_pb2
 from bosdyn.api import basic_command_pb2 as basic
 
-from spot_sim.body.robot import SimRobot
-from spot_sim.core.clock import timestamp_to_nsec
-from spot_sim.manipulation import arm_kinematics as ak
-from spot_sim.manipulation import arm_modes
-from spot_sim.manipulation.arm import Arm, ArmTask, GripperTask, JointTrajectory, named_target, plan
-from spot_sim.manipulation.arm_requests import (
+from spot_sim.body.arm import kinematics as ak
+from spot_sim.body.arm import modes as arm_modes
+from spot_sim.body.arm.contact import Scene
+from spot_sim.body.arm.model import Arm, ArmTask, GripperTask, JointTrajectory, named_target, plan
+from spot_sim.body.arm.requests import (
     check_finite,
     frame,
     pose_matrix,
@@ -20,7 +19,8 @@ from spot_sim.manipulation.arm_requests import (
     seconds,
     world_fixed,
 )
-from spot_sim.perception.scene import Scene
+from spot_sim.body.robot import SimRobot
+from spot_sim.core.clock import timestamp_to_nsec
 
 Response = robot_command_pb2.RobotCommandResponse
 Status = basic.RobotCommandFeedbackStatus

@@ -37,7 +37,7 @@ class Constrained:
         return self.moved >= ESTIMATION_TRAVEL[1 if self.rotational else 0]
 
     def step(self, arm, dt: float) -> None:
-        """One physics tick of ``arm`` (a ``spot_sim.manipulation.arm.Arm``) under this command."""
+        """One physics tick of ``arm`` (a ``spot_sim.body.arm.model.Arm``) under this command."""
         if not arm.holding:
             self.grasp_lost = True
         if self.grasp_lost or self.speed == 0.0 or dt <= 0:

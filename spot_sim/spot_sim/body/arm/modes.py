@@ -2,7 +2,7 @@
 impedance control and constrained manipulation. Requests into arm tasks (refused like the
 robot refuses them), and their feedback.
 
-Force and impedance targets meet the simulated scene (``spot_sim.manipulation.arm_contact``): a tool
+Force and impedance targets meet the simulated scene (``spot_sim.body.arm.contact``): a tool
 pushed into a surface stops on it and the surface pushes back, which the robot state reports
 as the estimated force on the hand. Admittance and tracking-error limits are not simulated.
 """
@@ -13,11 +13,17 @@ import numpy as np
 from bosdyn.api import arm_command_pb2, basic_command_pb2
 from bosdyn.api import basic_command_pb2 as basic
 
-from spot_sim.core.clock import timestamp_to_nsec
-from spot_sim.manipulation import arm_kinematics as ak
-from spot_sim.manipulation.arm import Arm, ArmTask, plan
-from spot_sim.manipulation.arm_contact import MAX_PRESS_REACH_M, clip_norm, first_contact, pressed
-from spot_sim.manipulation.arm_requests import (
+from spot_sim.body.arm import kinematics as ak
+from spot_sim.body.arm.constrained import Constrained
+from spot_sim.body.arm.contact import (
+    MAX_PRESS_FORCE_N,
+    MAX_PRESS_REACH_M,
+    clip_norm,
+    first_contact,
+    pressed,
+)
+from spot_sim.body.arm.model import Arm, ArmTask, plan
+from spot_sim.body.arm.requests import (
     check_finite,
     frame,
     pose_matrix,
@@ -26,8 +32,7 @@ from spot_sim.manipulation.arm_requests import (
     seconds,
     vec3,
 )
-from spot_sim.manipulation.constrained_manipulation import Constrained
-from spot_sim.manipulation.surface_contact import MAX_PRESS_FORCE_N
+from spot_sim.core.clock import timestamp_to_nsec
 
 Cartesian = arm_command_pb2.ArmCartesianCommand.Request
 Impedance = arm_command_pb2.ArmImpedanceCommand

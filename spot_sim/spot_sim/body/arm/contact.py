@@ -2,11 +2,23 @@
 surface contact, Cartesian force axes and impedance control. Positions are in the body frame;
 ``odom_t_body`` places them in the scene."""
 
+from typing import Protocol
+
 import numpy as np
 
-from spot_sim.perception.scene import NOTHING, Scene
-
 MAX_PRESS_REACH_M = 1.0  # how far along a force axis the tool looks for a surface
+# Spot Arm's published continuous payload (5 kg) as the force a 100 % press exerts: Boston
+# Dynamics publishes no press-force figure.
+MAX_PRESS_FORCE_N = 5.0 * 9.81
+
+
+class Scene(Protocol):
+    """What the arm needs of the world it moves in (``spot_sim.perception.scene.Scene``)."""
+
+    def raycast(self, origin: np.ndarray, directions: np.ndarray,
+                max_t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Distance along each ray to the first surface, and that surface's index (negative
+        where nothing is hit within ``max_t``)."""
 
 
 def first_contact(scene: Scene, odom_t_body: np.ndarray, start: np.ndarray,
@@ -19,7 +31,7 @@ def first_contact(scene: Scene, odom_t_body: np.ndarray, start: np.ndarray,
     unit = segment / length
     origin = (odom_t_body @ np.append(start, 1.0))[:3]
     t, surface = scene.raycast(origin, (odom_t_body[:3, :3] @ unit)[None], length)
-    if surface[0] == NOTHING:
+    if surface[0] < 0:  # nothing hit
         return None
     return start + unit * float(t[0])
 
