@@ -29,6 +29,7 @@ from spot_sim.autonomy.map import GraphMap, se2_from_proto, se3_proto
 from spot_sim.body import mobility
 from spot_sim.body.mobility import Se2
 from spot_sim.body.reading import Motion
+from spot_sim.body.robot import SimRobot
 from spot_sim.core.lock_order import DOMAIN, OrderedLock
 
 T = TypeVar("T")
@@ -145,21 +146,21 @@ class GraphNav:
             return graph
 
     # ------------------------------------------------------------------ localization
-    def seed_tform_body(self, robot) -> Se2 | None:
+    def seed_tform_body(self, robot: SimRobot) -> Se2 | None:
         if self.seed_tform_vision is None:
             return None
         return mobility.compose(self.seed_tform_vision, robot.vision_body())
 
-    def fix_localization(self, robot, seed_tform_body: Se2) -> None:
+    def fix_localization(self, robot: SimRobot, seed_tform_body: Se2) -> None:
         """Localize: the body is at ``seed_tform_body`` now (call inside ``atomically``)."""
         self.seed_tform_vision = mobility.compose(seed_tform_body,
                                                   mobility.inverse(robot.vision_body()))
 
-    def localization(self, robot) -> nav_pb2.Localization:
+    def localization(self, robot: SimRobot) -> nav_pb2.Localization:
         with self._lock:
             return self._localization(robot)
 
-    def _localization(self, robot) -> nav_pb2.Localization:
+    def _localization(self, robot: SimRobot) -> nav_pb2.Localization:
         """The robot's localization (empty when it is not localized)."""
         out = nav_pb2.Localization()
         seed_tform_body = self.seed_tform_body(robot)
@@ -177,7 +178,7 @@ class GraphNav:
         out.timestamp.CopyFrom(robot.clock.timestamp())
         return out
 
-    def localize_to_fiducial(self, robot, mode: int, fiducial_id: int = 0,
+    def localize_to_fiducial(self, robot: SimRobot, mode: int, fiducial_id: int = 0,
                              target_waypoint: str = "") -> None:
         """Fix the localization from a fiducial in view; raise LocalizationError if none fits."""
         Request = graph_nav_pb2.SetLocalizationRequest
@@ -213,7 +214,7 @@ class GraphNav:
         self.fix_localization(robot, mobility.compose(seed_tform_tag,
                                                       mobility.inverse(body_tform_tag)))
 
-    def localize_to_guess(self, robot, waypoint_id: str, waypoint_tform_body: Se2,
+    def localize_to_guess(self, robot: SimRobot, waypoint_id: str, waypoint_tform_body: Se2,
                           max_distance: float, max_yaw: float) -> None:
         """Fix the localization from an initial guess relative to a waypoint."""
         if self.map.empty:
@@ -232,13 +233,13 @@ class GraphNav:
                                     f"of the initial guess")
         self.fix_localization(robot, mobility.compose(poses[waypoint_id], actual))
 
-    def clear(self, robot) -> None:
+    def clear(self, robot: SimRobot) -> None:
         self.map.clear()
         self.seed_tform_vision = None
 
     # ------------------------------------------------------------------ navigation
-    def navigate(self, robot, route: list[str], end_ns: int, final_goal: Se2 | None = None,
-                 final_offset: Se2 | None = None) -> NavTask:
+    def navigate(self, robot: SimRobot, route: list[str], end_ns: int,
+                 final_goal: Se2 | None = None, final_offset: Se2 | None = None) -> NavTask:
         """Start walking ``route`` (validated by the caller); the previous command ends."""
         if self.active is not None and not self.active.done:
             self._end(self.active, Feedback.STATUS_COMMAND_OVERRIDDEN)
@@ -250,7 +251,7 @@ class GraphNav:
         self.step(robot, robot.clock.now_nsec())  # the walk starts now, not at the next tick
         return task
 
-    def renew(self, robot, task_id: int, end_ns: int) -> bool:
+    def renew(self, robot: SimRobot, task_id: int, end_ns: int) -> bool:
         """A new end time for the active command ``task_id``; False if it is not active."""
         with self._lock:
             task = self.active
@@ -296,12 +297,12 @@ class GraphNav:
             previous = point
         return total
 
-    def step(self, robot, now_ns: int) -> None:
+    def step(self, robot: SimRobot, now_ns: int) -> None:
         """Follow the route: the physics loop's hook (and a new command's first step)."""
         with self._lock:
             self._step(robot, robot.motion(), now_ns)
 
-    def _step(self, robot, motion: Motion, now_ns: int) -> None:
+    def _step(self, robot: SimRobot, motion: Motion, now_ns: int) -> None:
         task = self.active
         if task is None:
             return

@@ -23,6 +23,7 @@ from spot_sim.autonomy.map import se2_from_proto, se3_proto
 from spot_sim.autonomy.navigation import GraphNav
 from spot_sim.body import kinematics, mobility
 from spot_sim.body.mobility import Se2
+from spot_sim.body.robot import SimRobot
 from spot_sim.state import state_report
 
 AUTO_WAYPOINT_SPACING = 2.0  # m
@@ -56,7 +57,7 @@ class Recorder:
         self._join_by_localization = False
 
     # ------------------------------------------------------------------ commands
-    def start(self, robot, environment: recording_pb2.RecordingEnvironment | None,
+    def start(self, robot: SimRobot, environment: recording_pb2.RecordingEnvironment | None,
               session_start) -> map_pb2.Waypoint:
         graph_map = self.graph_nav.map
         localized_at = ""
@@ -82,7 +83,7 @@ class Recorder:
         self.recording = False
         self.last_waypoint = None
 
-    def create_waypoint(self, robot, name: str
+    def create_waypoint(self, robot: SimRobot, name: str
                         ) -> tuple[map_pb2.Waypoint, map_pb2.Edge | None]:
         if not self.recording:
             raise RecordingError(Create.STATUS_NOT_RECORDING, "not recording")
@@ -112,7 +113,7 @@ class Recorder:
         self.last_waypoint = waypoint
         return waypoint, edge
 
-    def _edge(self, robot, previous: map_pb2.Waypoint, odom_tform_new: Se2,
+    def _edge(self, robot: SimRobot, previous: map_pb2.Waypoint, odom_tform_new: Se2,
               new_id: str) -> map_pb2.Edge:
         """An edge from ``previous`` to the new waypoint; its transform comes from odometry
         (for a waypoint of an earlier session, from the robot's localization)."""
@@ -135,7 +136,7 @@ class Recorder:
         edge.annotations.edge_source = map_pb2.Edge.EDGE_SOURCE_ODOMETRY
         return edge
 
-    def _snapshot(self, robot) -> map_pb2.WaypointSnapshot:
+    def _snapshot(self, robot: SimRobot) -> map_pb2.WaypointSnapshot:
         snapshot = map_pb2.WaypointSnapshot(id=_new_id("snapshot"), is_point_cloud_processed=True)
         odom_tform_body, _ = robot.body_poses()
         odom_tform_sensor = odom_tform_body * kinematics.LIDAR_IN_BODY
@@ -160,12 +161,12 @@ class Recorder:
         return snapshot
 
     # ------------------------------------------------------------------ physics
-    def step(self, robot, now_ns: int) -> None:
+    def step(self, robot: SimRobot, now_ns: int) -> None:
         """Add a waypoint once the robot has walked far enough from the last one (the
         physics loop's hook)."""
         self.graph_nav.atomically(lambda: self._step(robot))
 
-    def _step(self, robot) -> None:
+    def _step(self, robot: SimRobot) -> None:
         if not self.recording or self.last_waypoint is None:
             return
         last = mobility.inverse(se2_from_proto(self.last_waypoint.waypoint_tform_ko))

@@ -5,7 +5,10 @@ stops hands the legs back to the stand controller.
 Functions of the robot's parts, called by ``SimRobot`` under its lock.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from bosdyn.api import robot_state_pb2
@@ -17,6 +20,9 @@ from spot_sim.body.commands import CommandBook, Feedback, finish
 from spot_sim.body.faults import Faults
 from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
+
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
 FALL_LIE_DOWN_S = 0.3  # a fall or a joint fault puts the body down this fast
 
@@ -40,13 +46,13 @@ class JointSample:
     last_key_ns: int
 
 
-def step(robot, now: int) -> None:
+def step(robot: SimRobot, now: int) -> None:
     """Run the servo law up to ``now`` (the physics loop, and every state-stream sample)."""
     with robot.parts(Legs, Arm, CommandBook) as (legs, arm, book):
         _step(robot, legs, arm, book, now)
 
 
-def _step(robot, legs: Legs, arm: Arm | None, book: CommandBook, now: int) -> None:
+def _step(robot: SimRobot, legs: Legs, arm: Arm | None, book: CommandBook, now: int) -> None:
     mode = legs.joint_mode
     if not mode.armed:
         return
@@ -86,7 +92,7 @@ def leave(legs, now: int) -> None:
         legs.return_to_stand(now)
 
 
-def _fault(robot, now: int) -> None:
+def _fault(robot: SimRobot, now: int) -> None:
     """A joint passed the stream's velocity_safety_limit: a behaviour fault, and the robot
     lies down with its motors on until the fault is cleared or power is cut."""
     with robot.parts(Faults, CommandBook, Legs) as (faults, book, legs):
@@ -100,7 +106,7 @@ def _fault(robot, now: int) -> None:
         legs.start_posture(False, now, FALL_LIE_DOWN_S)
 
 
-def receive(robot, update, gains_known: bool, now_ns: int) -> bool:
+def receive(robot: SimRobot, update, gains_known: bool, now_ns: int) -> bool:
     """One JointControlStream update: checked against the robot as it is (raises
     ``StreamRefusedError``), then offered to the servo, as one step of the robot. Whether
     joint mode is engaged."""
@@ -113,7 +119,7 @@ def receive(robot, update, gains_known: bool, now_ns: int) -> bool:
         return mode.engaged
 
 
-def sample(robot, imu_after_ns: int | None) -> JointSample:
+def sample(robot: SimRobot, imu_after_ns: int | None) -> JointSample:
     """The state stream's view of the robot now, after stepping the servo to it (one step of
     the robot)."""
     with robot.parts(Legs, Base) as (legs, base):

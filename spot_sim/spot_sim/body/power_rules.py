@@ -4,14 +4,21 @@ sits the robot down first), a power transition completes, an empty battery cuts 
 A function of the robot's parts, called by ``SimRobot`` under its lock.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from spot_sim.body.base import Base
 from spot_sim.body.battery import Battery
 from spot_sim.body.estop_manager import LEVEL_CUT, LEVEL_NONE
 from spot_sim.body.legs import Legs
 from spot_sim.body.power import Power
 
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
-def step(robot, now: int) -> None:
+
+def step(robot: SimRobot, now: int) -> None:
     level = robot.estop.system_level()
     with robot.parts(Power, Legs, Base, Battery) as (power, legs, base, battery):
         if level != LEVEL_NONE and power.on_or_coming:

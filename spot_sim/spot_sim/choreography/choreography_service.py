@@ -156,7 +156,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         response.status = Execute.STATUS_OK
         response.execution_id = self._executions
 
-    def step(self, robot, now_ns: int) -> None:
+    def step(self, robot: SimRobot, now_ns: int) -> None:
         """Advance the dance and record the state logs (the physics loop's hook)."""
         with self._lock:
             dance = self.dance

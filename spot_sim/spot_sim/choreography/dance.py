@@ -20,6 +20,7 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from spot_sim.body import mobility
 from spot_sim.body.mobility import Se2
 from spot_sim.body.reading import ArmReading
+from spot_sim.body.robot import SimRobot
 from spot_sim.choreography.arm_moves import arm_move
 from spot_sim.choreography.body import ZERO, Offset, blend, body_offset, state_posture
 from spot_sim.choreography.legs import ground_motion, leg_offsets
@@ -42,7 +43,7 @@ class Body:
     arm: ArmReading | None
 
     @classmethod
-    def read(cls, robot) -> "Body":
+    def read(cls, robot: SimRobot) -> "Body":
         return cls(robot.odom_body(), robot.posture_joints(), robot.arm_reading())
 
 
@@ -105,7 +106,7 @@ def offset_pose(parts: list[tuple[float, ...]]) -> SE3Pose:
     return SE3Pose(x, y, z, rotation)
 
 
-def _start_move(robot, body: Body, dance: Dance, index: int, placed: Placed,
+def _start_move(robot: SimRobot, body: Body, dance: Dance, index: int, placed: Placed,
                 now_ns: int) -> None:
     name = placed.spec.name
     dance.started.add(index)
@@ -124,11 +125,11 @@ def _start_move(robot, body: Body, dance: Dance, index: int, placed: Placed,
         robot.start_arm(*arm_move(placed, body.arm, dance.motion, now_ns, robot.body_height))
 
 
-def _rest(robot) -> None:
+def _rest(robot: SimRobot) -> None:
     robot.dance_pose(SE3Pose(0, 0, 0, Quat()), np.zeros(12))
 
 
-def _interrupt(robot, dance: Dance) -> None:
+def _interrupt(robot: SimRobot, dance: Dance) -> None:
     """Another command took the body (or power went): the dance and its arm move end."""
     dance.status = (Status.STATUS_INTERRUPTED if robot.powered
                     else Status.STATUS_POWERED_OFF)
@@ -137,7 +138,7 @@ def _interrupt(robot, dance: Dance) -> None:
     robot.end_arm_command(dance.motion)
 
 
-def _step_moves(robot, body: Body, dance: Dance, current: float, now_ns: int,
+def _step_moves(robot: SimRobot, body: Body, dance: Dance, current: float, now_ns: int,
                 dt: float) -> tuple:
     """Start the moves that begin at slice ``current``, walk the robot by the ground motion
     of those that move it; (the active moves' body offsets, the legs' swing)."""
@@ -163,7 +164,7 @@ def _step_moves(robot, body: Body, dance: Dance, current: float, now_ns: int,
     return offsets, swing
 
 
-def start_dance(robot, dance: Dance, stand: bool) -> bool:
+def start_dance(robot: SimRobot, dance: Dance, stand: bool) -> bool:
     """Begin ``dance`` on ``robot`` as one step of it, getting up or down to its entrance
     posture; False if the robot cannot dance now (motors off, a fault)."""
     if robot.motion_refusal() is not None:
@@ -174,7 +175,7 @@ def start_dance(robot, dance: Dance, stand: bool) -> bool:
     return True
 
 
-def step_dance(robot, dance: Dance, now_ns: int, dt: float) -> None:
+def step_dance(robot: SimRobot, dance: Dance, now_ns: int, dt: float) -> None:
     """Advance ``dance`` to ``now_ns`` on ``robot`` (the physics loop's hook: no physics
     tick runs meanwhile)."""
     if dance.motion is not None and not robot.in_charge(dance.motion):

@@ -18,6 +18,7 @@ from bosdyn.api.docking import docking_pb2
 
 from spot_sim.body import mobility
 from spot_sim.body.mobility import Se2
+from spot_sim.body.robot import SimRobot
 from spot_sim.core.lock_order import DOMAIN, OrderedLock
 from spot_sim.docking import world
 
@@ -69,7 +70,7 @@ class Docking:
     own lock, is stepped by the robot's physics loop (a step hook, outside the robot's lock)
     and moves the body only through the robot's verbs, as any client does."""
 
-    def __init__(self, robot, dock_world: world.DockWorld, docked_id: int = 0) -> None:
+    def __init__(self, robot: SimRobot, dock_world: world.DockWorld, docked_id: int = 0) -> None:
         self._robot, self._world = robot, dock_world
         self._lock = OrderedLock("docking", DOMAIN)
         self._docked_id = docked_id
@@ -175,7 +176,7 @@ class Docking:
         self._robot.set_shore_power(self._status == DockState.DOCK_STATUS_DOCKED)
 
     # ------------------------------------------------------------------ physics
-    def step(self, robot, now_ns: int) -> None:
+    def step(self, robot: SimRobot, now_ns: int) -> None:
         """Advance the active plan and notice a docked robot walking away (a step hook)."""
         with self._lock:
             task = self._active
@@ -237,7 +238,7 @@ def _goal(task: DockingTask, step: str) -> Se2:
     return task.dock.prep_pose if step == "prep" else task.dock.pose
 
 
-def _start(robot, task: DockingTask, name: str) -> int:
+def _start(robot: SimRobot, task: DockingTask, name: str) -> int:
     """The robot command that carries out plan step ``name``: its id."""
     if name == "stand":
         return robot.new_command("stand")
@@ -246,7 +247,7 @@ def _start(robot, task: DockingTask, name: str) -> int:
     return robot.new_command("trajectory", goal=_goal(task, name), end_ns=task.end_ns)
 
 
-def _finished(robot, task: DockingTask, name: str) -> bool:
+def _finished(robot: SimRobot, task: DockingTask, name: str) -> bool:
     if name == "stand":
         return robot.standing
     if name == "sit":

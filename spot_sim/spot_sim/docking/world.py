@@ -15,6 +15,7 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 
 from spot_sim.body import mobility
 from spot_sim.body.mobility import Se2
+from spot_sim.body.robot import SimRobot
 
 VIEW_RANGE = 4.0  # m
 PREP_DISTANCE = 1.0  # m in front of the dock
@@ -62,7 +63,7 @@ class DockWorld:
         self._object_ids = {dock_id: 1 + 2 * index
                             for index, dock_id in enumerate(sorted(self.docks))}
 
-    def seen_by(self, robot) -> list[world_object_pb2.WorldObject]:
+    def seen_by(self, robot: SimRobot) -> list[world_object_pb2.WorldObject]:
         """The docks and fiducials in ``robot``'s view now, as ListWorldObjects reports them:
         seen from the body where the robot's state puts it (a dance's offset included)."""
         odom_tform_body, vision_tform_body = robot.body_poses()

@@ -26,6 +26,7 @@ from spot_sim.body.arm.model import (
 )
 from spot_sim.body.mobility import Se2
 from spot_sim.body.reading import ArmReading
+from spot_sim.body.robot import SimRobot
 from spot_sim.core.lock_order import DOMAIN, OrderedLock
 
 State = manipulation_api_pb2.ManipulationFeedbackState
@@ -75,7 +76,7 @@ class Manipulation:
         if not self.finished:
             self._set(State.MANIP_STATE_GRASP_FAILED)
 
-    def step(self, robot, now_ns: int) -> None:
+    def step(self, robot: SimRobot, now_ns: int) -> None:
         """Advance the task (``ManipulationTasks`` holds its lock)."""
         if self.finished:
             return
@@ -84,7 +85,7 @@ class Manipulation:
         else:
             self._grasp(robot, now_ns)
 
-    def _grasp(self, robot, now_ns: int) -> None:
+    def _grasp(self, robot: SimRobot, now_ns: int) -> None:
         if self.state == State.MANIP_STATE_MOVING_TO_GRASP:
             mine, done = robot.arm_progress(self.arm_command)
             if not mine:  # another arm command took over
@@ -103,7 +104,7 @@ class Manipulation:
             elif closed_on_item:
                 self._set(State.MANIP_STATE_GRASP_SUCCEEDED)
 
-    def _walk(self, robot, now_ns: int) -> None:
+    def _walk(self, robot: SimRobot, now_ns: int) -> None:
         body = robot.odom_body()
         dx, dy = self.target[0] - body.x, self.target[1] - body.y
         distance = math.hypot(dx, dy)
@@ -125,13 +126,13 @@ class Manipulation:
         if mobility.goal_reached(body, self.walk_goal) and robot.velocity() == Se2():
             self._arrived(robot, now_ns)
 
-    def _arrived(self, robot, now_ns: int) -> None:
+    def _arrived(self, robot: SimRobot, now_ns: int) -> None:
         if not self.pick:
             self._set(State.MANIP_STATE_DONE)
             return
         self._reach(robot, robot.arm_reading(), robot.transforms_snapshot(), now_ns)
 
-    def _reach(self, robot, arm: ArmReading, snapshot, now_ns: int) -> None:
+    def _reach(self, robot: SimRobot, arm: ArmReading, snapshot, now_ns: int) -> None:
         body_t_odom = get_a_tform_b(snapshot, "body", "odom").to_matrix()
         target = body_t_odom @ np.append(self.target + np.array([0.0, 0.0, GRASP_HEIGHT]), 1.0)
         yaw = math.atan2(target[1], target[0])  # the hand faces away from the body
@@ -159,7 +160,7 @@ class ManipulationTasks:
     robot's): stepped by the physics loop as a step hook, they move the body and the arm
     through the robot's verbs and its door, as any client does."""
 
-    def __init__(self, robot) -> None:
+    def __init__(self, robot: SimRobot) -> None:
         self._robot = robot
         self._lock = OrderedLock("manipulation tasks", DOMAIN)
         self._tasks: dict[int, Manipulation] = {}
@@ -187,7 +188,7 @@ class ManipulationTasks:
             task = self._tasks.get(task_id)
             return None if task is None else task.state
 
-    def step(self, robot, now_ns: int) -> None:
+    def step(self, robot: SimRobot, now_ns: int) -> None:
         """Advance every running command (a step hook)."""
         with self._lock:
             self._end_halted()

@@ -14,6 +14,7 @@ from bosdyn.api.mission import mission_pb2, nodes_pb2, util_pb2
 from bosdyn.client.service_customization_helpers import create_value_validator
 
 from spot_common import crash_log
+from spot_sim.body.robot import SimRobot
 from spot_sim.core.lock_order import MISSION, OrderedLock
 from spot_sim.core.ticker import Ticker
 from spot_sim.missions.blackboard import Blackboard
@@ -35,7 +36,7 @@ class MissionRunner:
     (``spot_sim.missions.mission_service.RobotServices``).
     """
 
-    def __init__(self, clock, robot, clock_identifier: str = "") -> None:
+    def __init__(self, clock, robot: SimRobot, clock_identifier: str = "") -> None:
         self.clock, self.robot = clock, robot
         self.clock_identifier = clock_identifier
         self._lock = OrderedLock("mission runner", MISSION)

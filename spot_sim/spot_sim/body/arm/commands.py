@@ -68,7 +68,7 @@ def arm_task(robot: SimRobot, arm: Arm, scene: Scene, command_id: int,
     return reject(f"arm command {which!r} is not supported", Response.STATUS_UNSUPPORTED)
 
 
-def _joint_move(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
+def _joint_move(robot: SimRobot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
     trajectory = request.trajectory
     points = trajectory.points
     if not points:
@@ -126,7 +126,7 @@ def _joint_point(point, previous: np.ndarray, index: int) -> tuple[np.ndarray, n
     return q, v
 
 
-def _cartesian(robot, arm: Arm, scene: Scene, command_id: int, request,
+def _cartesian(robot: SimRobot, arm: Arm, scene: Scene, command_id: int, request,
                now_ns: int) -> ArmTask:
     """An ArmCartesianCommand: pose axes follow the trajectory, force axes press the tool
     along the wrench trajectory's force to the first surface. A goal in a world frame (odom,
@@ -183,7 +183,7 @@ def _tool_goals(trajectory, body_t_task: np.ndarray, tool_now: np.ndarray, now_n
     return goals or [(tool_now.copy(), now_ns + 10**9)]
 
 
-def _velocity(robot, arm: Arm, command_id: int, request) -> ArmTask:
+def _velocity(robot: SimRobot, arm: Arm, command_id: int, request) -> ArmTask:
     if not request.HasField("cartesian_velocity"):
         reject("only cartesian arm velocity commands are supported", Response.STATUS_UNSUPPORTED)
     if not request.HasField("end_time"):
@@ -204,7 +204,7 @@ def _velocity(robot, arm: Arm, command_id: int, request) -> ArmTask:
                    hand_twist=np.concatenate([linear, angular]))
 
 
-def _gaze(robot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
+def _gaze(robot: SimRobot, arm: Arm, command_id: int, request, now_ns: int) -> ArmTask:
     snapshot = robot.transforms_snapshot()
     points = request.target_trajectory_in_frame1.points
     if not points:

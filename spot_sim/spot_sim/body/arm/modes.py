@@ -7,7 +7,10 @@ pushed into a surface stops on it and the surface pushes back, which the robot s
 as the estimated force on the hand. Admittance and tracking-error limits are not simulated.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from bosdyn.api import arm_command_pb2, basic_command_pb2
@@ -33,6 +36,9 @@ from spot_sim.body.arm.requests import (
     vec3,
 )
 from spot_sim.core.clock import timestamp_to_nsec
+
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
 Cartesian = arm_command_pb2.ArmCartesianCommand.Request
 Impedance = arm_command_pb2.ArmImpedanceCommand
@@ -108,7 +114,7 @@ def _positive(request, name: str, default: float) -> float:
     return value
 
 
-def _impedance_state(robot, request) -> ImpedanceState:
+def _impedance_state(robot: SimRobot, request) -> ImpedanceState:
     snapshot = robot.transforms_snapshot()
     if not request.root_frame_name:
         reject("root_frame_name is required")
@@ -144,7 +150,8 @@ def _equilibrium(state: ImpedanceState, body_t_desired: np.ndarray,
     return desired + rotation @ offset
 
 
-def impedance_task(robot, arm: Arm, scene, command_id: int, request, now_ns: int) -> ArmTask:
+def impedance_task(robot: SimRobot, arm: Arm, scene, command_id: int, request,
+                   now_ns: int) -> ArmTask:
     """An ArmImpedanceCommand.Request as an arm task: the tool goes to where its springs
     balance, or stops on the first surface on the way and presses on it."""
     state = _impedance_state(robot, request)
@@ -233,7 +240,7 @@ def _set_wrench(message, wrench: np.ndarray) -> None:
 
 
 # ------------------------------------------------------------------ constrained manipulation
-def constrained_task(robot, command_id: int, request: ConstrainedRequest) -> ArmTask:
+def constrained_task(robot: SimRobot, command_id: int, request: ConstrainedRequest) -> ArmTask:
     """A ConstrainedManipulationCommand.Request as an arm task (refused when the robot would
     refuse it)."""
     if request.task_type not in Task.values() or request.task_type == Task.TASK_TYPE_UNKNOWN:
@@ -262,7 +269,8 @@ def constrained_task(robot, command_id: int, request: ConstrainedRequest) -> Arm
                    mode=mode)
 
 
-def _constraint_direction(robot, request: ConstrainedRequest, rotational: bool) -> np.ndarray:
+def _constraint_direction(robot: SimRobot, request: ConstrainedRequest,
+                          rotational: bool) -> np.ndarray:
     """The initial force direction (or torque axis for the rotational task), unit, body."""
     snapshot = robot.transforms_snapshot()
     body_t_frame = frame(snapshot, request.frame_name or "body")
@@ -281,7 +289,7 @@ def _constraint_direction(robot, request: ConstrainedRequest, rotational: bool) 
     return body_t_frame[:3, :3] @ (needed / np.linalg.norm(needed))
 
 
-def fill_constrained_feedback(robot, task: ArmTask, fb) -> None:
+def fill_constrained_feedback(robot: SimRobot, task: ArmTask, fb) -> None:
     """FullBodyCommand.Feedback's constrained manipulation part."""
     Fb = basic.ConstrainedManipulationCommand.Feedback
     mode: Constrained = task.mode

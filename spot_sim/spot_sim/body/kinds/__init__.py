@@ -3,12 +3,19 @@ module of its family, with what the robot needs to run it, how a RobotCommand of
 accepted, what it does when it starts and on each physics tick, and its feedback.
 robot-command (``spot_sim.body.robot_command_service``) adapts the protobuf to these."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from spot_sim.body import joint_rules
 from spot_sim.body.arm.model import Arm
 from spot_sim.body.commands import Command, CommandBook, CommandRejectedError
 from spot_sim.body.kinds import arm_led, holding, joint, posture, stance, walk
 from spot_sim.body.kinds.kind import Kind, Response
 from spot_sim.body.legs import Legs
+
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
 KINDS: dict[str, Kind] = {k.name: k for module in (posture, holding, walk, stance, joint,
                                                    arm_led) for k in module.KINDS}
@@ -34,7 +41,7 @@ def classify(command) -> tuple[Kind | None, object]:
     return None, "empty command"
 
 
-def check_allowed(robot, kind: Kind | None, manipulator: bool) -> None:
+def check_allowed(robot: SimRobot, kind: Kind | None, manipulator: bool) -> None:
     """Raise CommandRejectedError unless the robot can run a command of ``kind`` (None: no
     mobility part) with or without an arm/gripper part: hardware, license, faults, power."""
     license = robot.license
@@ -54,7 +61,7 @@ def check_allowed(robot, kind: Kind | None, manipulator: bool) -> None:
         raise CommandRejectedError(Response.STATUS_NOT_POWERED_ON, "motor power is off")
 
 
-def begin(robot, command: Command, now_ns: int) -> None:
+def begin(robot: SimRobot, command: Command, now_ns: int) -> None:
     """A mobility command starts: joint mode and a constrained manipulation in progress end,
     then its kind aims the legs and base."""
     with robot.parts(Legs, Arm) as (legs, arm):
@@ -65,7 +72,7 @@ def begin(robot, command: Command, now_ns: int) -> None:
     KINDS[command.kind].begin(robot, command, now_ns)
 
 
-def step(robot, now_ns: int) -> None:
+def step(robot: SimRobot, now_ns: int) -> None:
     """One physics tick of the mobility command in charge, if it is still running."""
     with robot.parts(CommandBook) as (book,):
         command = book.mobility

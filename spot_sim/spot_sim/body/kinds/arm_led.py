@@ -2,7 +2,10 @@
 goal) and constrained manipulation (the hand moves a grasped object along its constraint,
 ``spot_sim.body.arm.modes``)."""
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 from spot_sim.body import mobility
 from spot_sim.body.arm import kinematics as arm_kinematics
@@ -24,8 +27,11 @@ from spot_sim.body.kinds.kind import (
 from spot_sim.body.legs import Legs
 from spot_sim.core.clock import timestamp_to_nsec
 
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
-def _begin(robot, command, now: int) -> None:
+
+def _begin(robot: SimRobot, command, now: int) -> None:
     stand_up(robot, now)
     halt(robot, command, now)
 
@@ -41,14 +47,14 @@ def _offset(ctx: Acceptance, request) -> dict:
     return {"details": {"offset": (float(hand[0, 3]), float(hand[1, 3]))}}
 
 
-def _step_follow_arm(robot, command, now: int) -> None:
+def _step_follow_arm(robot: SimRobot, command, now: int) -> None:
     """The body walks to stand at its offset behind a hand goal held in the world (a
     Cartesian arm command in odom or vision), facing it; otherwise it stands."""
     with robot.parts(Arm, Base, Legs) as (arm, base, legs):
         _follow(robot, command, arm, base, legs, now)
 
 
-def _follow(robot, command, arm: Arm | None, base: Base, legs: Legs, now: int) -> None:
+def _follow(robot: SimRobot, command, arm: Arm | None, base: Base, legs: Legs, now: int) -> None:
     task = arm.task if arm is not None else None
     if task is None or task.world_anchor is None or task.overridden or not legs.standing(now):
         base.halt()
@@ -77,11 +83,11 @@ def _constrained_end(ctx: Acceptance, request) -> int:
     return end_ns
 
 
-def _step_constrained(robot, command, now: int) -> None:
+def _step_constrained(robot: SimRobot, command, now: int) -> None:
     expired(robot, command, now, TIMED_OUT)
 
 
-def _constrained_feedback(robot, command, now: int, fb) -> None:
+def _constrained_feedback(robot: SimRobot, command, now: int, fb) -> None:
     with robot.parts(Arm) as (arm,):
         task = arm.tasks.get(command.id) if arm is not None else None
     if task is not None:

@@ -6,10 +6,12 @@ The functions act on the robot's parts and run under the robot's lock (``SimRobo
 ``begin`` and ``step``; robot-command accepts and reads feedback as one step of the robot).
 """
 
+from __future__ import annotations
+
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bosdyn.api import robot_command_pb2
 
@@ -19,6 +21,9 @@ from spot_sim.body.commands import Command, Feedback, finish, reject
 from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
 from spot_sim.core.clock import timestamp_to_nsec
+
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
 Response = robot_command_pb2.RobotCommandResponse
 MAX_VELOCITY_HORIZON_NS = 30 * 1_000_000_000  # end times further ahead are TOO_DISTANT
@@ -43,7 +48,7 @@ def no_fields(ctx: Acceptance, request) -> dict:
     return {}
 
 
-def halt(robot, command: Command, now_ns: int) -> None:
+def halt(robot: SimRobot, command: Command, now_ns: int) -> None:
     with robot.parts(Base) as (base,):
         base.halt()
 
@@ -73,7 +78,7 @@ class Kind:
 
 
 # --- what several kinds share --------------------------------------------------------------
-def stand_up(robot, now_ns: int) -> None:
+def stand_up(robot: SimRobot, now_ns: int) -> None:
     robot.start_posture(True, now_ns)
 
 
@@ -92,7 +97,7 @@ def end_time(ctx: Acceptance, request, *, horizon: bool = False) -> int:
     return end_ns
 
 
-def frame_pose(robot, frame: str) -> Se2:
+def frame_pose(robot: SimRobot, frame: str) -> Se2:
     """odom_T_frame for the gravity-aligned frames commands may be expressed in."""
     if frame == "odom":
         return Se2()
@@ -109,7 +114,7 @@ def finite(values, what: str) -> None:
         reject(f"{what} is not finite", Response.STATUS_INVALID_REQUEST)
 
 
-def expired(robot, command: Command, now_ns: int, status: int | None) -> bool:
+def expired(robot: SimRobot, command: Command, now_ns: int, status: int | None) -> bool:
     """Past its end time: the base halts and ``command`` ends with ``status``."""
     if command.end_ns is None or now_ns <= command.end_ns:
         return False
@@ -118,7 +123,7 @@ def expired(robot, command: Command, now_ns: int, status: int | None) -> bool:
     return True
 
 
-def settled_in_place(robot, command: Command, now_ns: int) -> bool:
+def settled_in_place(robot: SimRobot, command: Command, now_ns: int) -> bool:
     """Whether ``command`` still drives the robot and the legs stand still, standing."""
     with robot.parts(Legs) as (legs,):
         posture = legs.posture
@@ -132,7 +137,7 @@ def present(name: str):
 
 def completed_once_done(name: str, feedback):
     """Feedback ``name`` that says COMPLETED once the command is done, IN_PROGRESS before."""
-    def fill(robot, command, now, fb) -> None:
+    def fill(robot: SimRobot, command, now, fb) -> None:
         getattr(fb, name).status = feedback.STATUS_COMPLETED if command.done \
             else feedback.STATUS_IN_PROGRESS
     return fill

@@ -2,6 +2,10 @@
 body before something else (safe power off cuts power once down; battery change pose is done
 once down)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from bosdyn.api import basic_command_pb2 as basic
 
 from spot_sim.body.base import Base
@@ -10,13 +14,16 @@ from spot_sim.body.kinds.kind import Kind, completed_once_done, halt, settled_in
 from spot_sim.body.legs import Legs
 from spot_sim.body.power import MotorPower, Power
 
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
-def _begin_stand(robot, command, now: int) -> None:
+
+def _begin_stand(robot: SimRobot, command, now: int) -> None:
     stand_up(robot, now)
     halt(robot, command, now)
 
 
-def _begin_lowering(robot, command, now: int) -> None:
+def _begin_lowering(robot: SimRobot, command, now: int) -> None:
     """Sit, safe power off, battery change pose: halt, and lower the body once still."""
     with robot.parts(Base, Legs) as (base, legs):
         base.halt()
@@ -24,7 +31,7 @@ def _begin_lowering(robot, command, now: int) -> None:
             legs.start_posture(False, now)
 
 
-def _step_lowering(robot, command, now: int) -> None:
+def _step_lowering(robot: SimRobot, command, now: int) -> None:
     """Once still, lower the body; safe power off then cuts power, battery change pose is
     done once down."""
     with robot.parts(Base, Legs, Power) as (base, legs, power):
@@ -40,26 +47,26 @@ def _step_lowering(robot, command, now: int) -> None:
             command.done = True
 
 
-def _begin_selfright(robot, command, now: int) -> None:
+def _begin_selfright(robot: SimRobot, command, now: int) -> None:
     with robot.parts(Base, Legs) as (base, legs):
         base.halt()
         legs.start_posture(False, now, robot.config.self_right_sec)
 
 
-def _step_selfright(robot, command, now: int) -> None:
+def _step_selfright(robot: SimRobot, command, now: int) -> None:
     with robot.parts(Legs) as (legs,):
         if not legs.posture.moving(now):
             command.done = True
 
 
-def _stand_feedback(robot, command, now: int, fb) -> None:
+def _stand_feedback(robot: SimRobot, command, now: int, fb) -> None:
     Stand = basic.StandCommand.Feedback
     fb.stand_feedback.status = Stand.STATUS_IS_STANDING \
         if settled_in_place(robot, command, now) else Stand.STATUS_IN_PROGRESS
     fb.stand_feedback.standing_state = Stand.STANDING_CONTROLLED
 
 
-def _sit_feedback(robot, command, now: int, fb) -> None:
+def _sit_feedback(robot: SimRobot, command, now: int, fb) -> None:
     Sit = basic.SitCommand.Feedback
     with robot.parts(Legs) as (legs,):
         posture = legs.posture
@@ -67,7 +74,7 @@ def _sit_feedback(robot, command, now: int, fb) -> None:
         if not posture.standing and not posture.moving(now) else Sit.STATUS_IN_PROGRESS
 
 
-def _safe_power_off_feedback(robot, command, now: int, fb) -> None:
+def _safe_power_off_feedback(robot: SimRobot, command, now: int, fb) -> None:
     Off = basic.SafePowerOffCommand.Feedback
     with robot.parts(Power) as (power,):
         fb.safe_power_off_feedback.status = Off.STATUS_POWERED_OFF \

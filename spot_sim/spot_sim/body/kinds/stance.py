@@ -2,7 +2,10 @@
 its nominal place under the body; farther, the stance is TOO_FAR_AWAY and the legs keep the
 standing pose)."""
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 from bosdyn.api import basic_command_pb2 as basic
 
@@ -19,6 +22,9 @@ from spot_sim.body.kinds.kind import (
     stand_up,
 )
 from spot_sim.body.mobility import Se2
+
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
 
 FEET = ("fl", "fr", "hl", "hr")
 MAX_FOOT_SHIFT = 0.5  # m a stance may move a foot from its nominal place under the body
@@ -49,12 +55,12 @@ def _reachable(ctx: Acceptance, request) -> dict:
     return {"details": {"reachable": reachable}}
 
 
-def _begin(robot, command, now: int) -> None:
+def _begin(robot: SimRobot, command, now: int) -> None:
     stand_up(robot, now)
     halt(robot, command, now)
 
 
-def _feedback(robot, command, now: int, fb) -> None:
+def _feedback(robot: SimRobot, command, now: int, fb) -> None:
     Stance = basic.StanceCommand.Feedback
     if not command.details.get("reachable", True):
         fb.stance_feedback.status = Stance.STATUS_TOO_FAR_AWAY

@@ -1,7 +1,10 @@
 """Kinds that walk the body: an SE2 velocity until its end time, and an SE2 trajectory to
 its last point's pose."""
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 from bosdyn.api import basic_command_pb2 as basic
 
@@ -23,6 +26,9 @@ from spot_sim.body.kinds.kind import (
 from spot_sim.body.legs import Legs
 from spot_sim.body.mobility import Se2
 
+if TYPE_CHECKING:
+    from spot_sim.body.robot import SimRobot
+
 
 def _velocity(ctx: Acceptance, request) -> dict:
     """The velocity in the body frame."""
@@ -36,13 +42,13 @@ def _velocity(ctx: Acceptance, request) -> dict:
                             values[2])}
 
 
-def _begin_velocity(robot, command, now: int) -> None:
+def _begin_velocity(robot: SimRobot, command, now: int) -> None:
     stand_up(robot, now)
     with robot.parts(Base) as (base,):
         base.drive(command.velocity)
 
 
-def _step_velocity(robot, command, now: int) -> None:
+def _step_velocity(robot: SimRobot, command, now: int) -> None:
     expired(robot, command, now, TIMED_OUT)  # "the command expired"
 
 
@@ -58,11 +64,11 @@ def _goal(ctx: Acceptance, request) -> dict:
                                      Se2(*values))}
 
 
-def _begin_trajectory(robot, command, now: int) -> None:
+def _begin_trajectory(robot: SimRobot, command, now: int) -> None:
     stand_up(robot, now)
 
 
-def _step_trajectory(robot, command, now: int) -> None:
+def _step_trajectory(robot: SimRobot, command, now: int) -> None:
     """Walk to the goal while standing; at the end time a goal not reached has TIMED_OUT
     (a reached one stays as it was)."""
     reached = mobility.goal_reached(robot.odom_body(), command.goal)
@@ -78,7 +84,7 @@ def _step_trajectory(robot, command, now: int) -> None:
                 config.max_linear_accel, config.max_angular_accel)
 
 
-def _trajectory_feedback(robot, command, now: int, fb) -> None:
+def _trajectory_feedback(robot: SimRobot, command, now: int, fb) -> None:
     Traj = basic.SE2TrajectoryCommand.Feedback
     traj = fb.se2_trajectory_feedback
     with robot.parts(Base) as (base,):
