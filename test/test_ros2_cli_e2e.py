@@ -93,7 +93,10 @@ def launched(tmp_path_factory):
         yield launch
     finally:
         assert launch.stop() == 0, launch.output()[-3000:]
-        assert not BAD_LINES.search(launch.output()), launch.output()[-3000:]
+        # the upstream robot_state_publisher kill by a second SIGINT (see below), seen at
+        # this fixture's teardown under four lanes' load too
+        output = RSP_KILLED_AGAIN.sub("", launch.output())
+        assert not BAD_LINES.search(output), output[-3000:]
 
 
 def test_launch_starts_every_node(launched):
@@ -181,9 +184,7 @@ def test_two_robots_from_one_launch_are_disjoint(tmp_path):
                 len(per_robot[0]) > 30
 
         assert wait_for(disjoint, 30), topics()
-        prefix = ros2("param", "get", "/spot2/spot_state", "frame_prefix", "--no-daemon",
-                      "--spin-time", "3")
-        assert "spot2/" in prefix.stdout
+        assert "spot2/" in _param_get("/spot2/spot_state", "frame_prefix")
         for robot in ("spot1", "spot2"):
             claimed = ros2_call(f"/{robot}/claim", "std_srvs/srv/Trigger")
             assert "success=True" in claimed.stdout, claimed.stdout  # each has its own lease
@@ -196,6 +197,19 @@ def test_two_robots_from_one_launch_are_disjoint(tmp_path):
     # upstream kill the signals test below allows too (seen under four lanes' load, stop 69)
     output = RSP_KILLED_AGAIN.sub("", launch.output())
     assert not BAD_LINES.search(output), output[-3000:]
+
+
+def _param_get(node: str, name: str) -> str:
+    """``ros2 param get`` as a user types it. A fresh CLI process is a new DDS participant:
+    the node's service may answer before its response writer has matched the CLI's reader, and
+    Fast DDS then drops the answer after a bounded wait (ros2/rmw_fastrtps#390), so the CLI
+    waits forever. Seen once with two robots under four lanes' load; the user types it again,
+    so the test does, once."""
+    args = ("param", "get", node, name, "--no-daemon", "--spin-time", "3")
+    try:
+        return ros2(*args, timeout=20).stdout
+    except subprocess.TimeoutExpired:
+        return ros2(*args, timeout=20).stdout
 
 
 @pytest.fixture(scope="module")
