@@ -118,7 +118,7 @@ def test_a_busy_host_loses_no_walking_time(sim, robot):
         blocking_stand(commander(robot), timeout_sec=10)
         start = odom_tform_body(robot)
         speed, duration = 0.5, 2.0
-        sim.robot.step_hooks.append(busy)
+        sim.robot.add_step_hook(busy)
         try:
             commander(robot).robot_command(
                 RobotCommandBuilder.synchro_velocity_command(v_x=speed, v_y=0.0, v_rot=0.0),
@@ -128,7 +128,7 @@ def test_a_busy_host_loses_no_walking_time(sim, robot):
                                         .velocity_of_body_in_odom.linear.x) < 0.01,
                             timeout=duration + 3.0)
         finally:
-            sim.robot.step_hooks.remove(busy)
+            sim.robot.remove_step_hook(busy)
         config = sim.config
         expected = speed * duration - speed**2 / (2 * config.max_linear_accel) \
             + speed**2 / (2 * config.linear_decel)

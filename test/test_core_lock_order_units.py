@@ -122,7 +122,7 @@ def test_the_simulators_locks_nest_in_rank_order():
     mission, graph_nav = OrderedLock("mission runner", MISSION), OrderedLock("graph_nav", DOMAIN)
     keepalive = OrderedLock("keepalive", SERVICE)
     seen = []
-    robot.step_hooks.append(lambda r, now: seen.append(now))
+    robot.add_step_hook(lambda r, now: seen.append(now))
     with mission:
         robot.step()  # the step's own lock, then the robot's
         with graph_nav, robot.parts(Base), keepalive:

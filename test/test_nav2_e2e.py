@@ -146,14 +146,14 @@ class Robot:
         def record(robot, _now) -> None:
             path.append(robot.odom_body())
 
-        self.sim.robot.step_hooks.append(record)
+        self.sim.robot.add_step_hook(record)
         try:
             client = self.ros.action_client(NavigateToPose, f"{self.ns}/navigate_to_pose")
             handle = self.ros.wait_future(client.send_goal_async(request), timeout=30)
             assert handle.accepted
             response = self.ros.wait_future(handle.get_result_async(), timeout=timeout)
         finally:
-            self.sim.robot.step_hooks.remove(record)
+            self.sim.robot.remove_step_hook(record)
         succeeded = response.status == GoalStatus.STATUS_SUCCEEDED
         return succeeded, response.result, path
 

@@ -16,6 +16,7 @@ from bosdyn.api import image_pb2, point_cloud_pb2
 from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.math_helpers import Quat, SE3Pose
 
+from conftest import wait_for
 from spot_sim.body import kinematics
 from spot_sim.body.frame_tree import build_snapshot
 from spot_sim.perception.render_pool import RenderError
@@ -165,10 +166,11 @@ def test_renders_leave_the_serving_interpreter(pooled):
     cpu = time.process_time()
     for thread in askers:
         thread.start()
-    time.sleep(4.0)  # sleep: the window the four threads render in
+    # Until 120 renders are back: the workers run at SCHED_IDLE, so beside four lanes of
+    # tests they may render far fewer than a free machine's 100 in 4 s (40 seen, stop 72).
+    assert wait_for(lambda: len(rendered) >= 120, 60.0), f"only {len(rendered)} renders in 60 s"
     stop.set()
     for thread in askers:
         thread.join(timeout=10)
     per_render_ms = (time.process_time() - cpu) * 1e3 / len(rendered)
-    assert len(rendered) > 100, f"only {len(rendered)} renders in 4 s"
     assert per_render_ms < 1.5, f"{per_render_ms:.2f} ms of this process per render"

@@ -74,7 +74,8 @@ class SimulatedSpot:
         self.docking = Docking(self.robot, self.world, self.config.start_docked_id)
         self.graph_nav = GraphNav(self.sensors.scene, self.world)
         self.recorder = Recorder(self.graph_nav, self.sensors, self.world)
-        self.robot.step_hooks += [self.graph_nav.step, self.recorder.step]
+        self.robot.add_step_hook(self.graph_nav.step)
+        self.robot.add_step_hook(self.recorder.step)
         self.data = DataStore(self.clock)
         self.payloads = PayloadRegistry()
         self.captures = CaptureStore()

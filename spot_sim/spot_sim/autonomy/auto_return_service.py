@@ -47,7 +47,7 @@ class AutoReturnServicer(auto_return_service_pb2_grpc.AutoReturnServiceServicer)
         self._triggered = False  # comms loss already acted on (until the lease is used)
         # the path, the configuration and the return; taken before the robot's
         self._lock = OrderedLock("auto_return", DOMAIN)
-        robot.step_hooks.append(self.step)
+        robot.add_step_hook(self.step)
 
     @unary(pb.ConfigureResponse)
     def Configure(self, request, response, context):

@@ -10,7 +10,7 @@ fixed rate, completes power transitions, runs the commands and the robot's contr
 moves the base and legs, and drains the battery.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -41,6 +41,7 @@ from spot_sim.core.lock_order import ROBOT, STEP, OrderedLock
 from spot_sim.core.service_faults import ServiceFaults
 from spot_sim.core.ticker import Ticker, catch_up
 
+StepHook = Callable[["SimRobot", int], None]
 MAX_TICK_S = 0.05  # the longest physics tick; a late one is made up in ticks this long
 MAX_CATCH_UP_S = 2.0  # a longer gap between ticks is a clock jump
 
@@ -61,7 +62,7 @@ class SimRobot(ArmVerbs, ReportVerbs):
         self._arm_halts = 0  # how often the arm was halted: a task begun before has ended
         # Capabilities stepped with the physics loop, in order: fn(robot, now_ns). They run
         # outside the robot's lock, as any client does: they act through its methods.
-        self.step_hooks: list = []
+        self._step_hooks: tuple[StepHook, ...] = ()
         self._stepping = OrderedLock("robot step", STEP)
         self._loop = Ticker("spot-sim-physics", self.step, config.physics_rate_hz)
         self._base = Base(config)
@@ -99,6 +100,16 @@ class SimRobot(ArmVerbs, ReportVerbs):
             self.estop.forget_all()
             self._reset_state()
             self._arm_halts += 1
+
+    def add_step_hook(self, hook: StepHook) -> None:
+        """Step ``hook(robot, now_ns)`` once per physics step, after those added before, outside
+        the robot's lock (a capability that drives the robot: GraphNav, docking, a dance)."""
+        with self._lock:
+            self._step_hooks += (hook,)
+
+    def remove_step_hook(self, hook: StepHook) -> None:
+        with self._lock:
+            self._step_hooks = tuple(h for h in self._step_hooks if h != hook)
 
     @contextmanager
     def parts(self, *wanted: type) -> Iterator[tuple]:
@@ -302,7 +313,7 @@ class SimRobot(ArmVerbs, ReportVerbs):
         busy host) loses no time."""
         with self._stepping:  # the physics loop and an e-stop's immediate step, one at a time
             now = self.clock.now_nsec()
-            for hook in list(self.step_hooks):
+            for hook in self._step_hooks:
                 hook(self, now)
             for tick, dt in catch_up(self.last_step_ns, now, MAX_TICK_S, MAX_CATCH_UP_S):
                 self._tick(tick, dt)

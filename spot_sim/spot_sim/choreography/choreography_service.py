@@ -47,7 +47,7 @@ class ChoreographyServicer(choreography_service_pb2_grpc.ChoreographyServiceServ
         self._executions = 0
         # the uploads, the dance and the state logs; taken before the robot's
         self._lock = OrderedLock("choreography", DOMAIN)
-        robot.step_hooks.append(self.step)
+        robot.add_step_hook(self.step)
 
     @property
     def moves(self):

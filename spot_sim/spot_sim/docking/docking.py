@@ -81,7 +81,7 @@ class Docking:
         if docked_id:
             robot.place(dock_world.docks[docked_id].pose)
         robot.set_shore_power(bool(docked_id))
-        robot.step_hooks.append(self.step)
+        robot.add_step_hook(self.step)
 
     # ------------------------------------------------------------------ commands
     def command(self, dock_id: int, behavior: int, end_ns: int) -> int:

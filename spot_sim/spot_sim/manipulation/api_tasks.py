@@ -164,7 +164,7 @@ class ManipulationTasks:
         self._robot = robot
         self._lock = OrderedLock("manipulation tasks", DOMAIN)
         self._tasks: dict[int, Manipulation] = {}
-        robot.step_hooks.append(self.step)
+        robot.add_step_hook(self.step)
 
     def start(self, pick: bool, target: np.ndarray | None, standoff: float) -> int:
         """A walk to an object, or a pick of it; any running one is aborted. ValueError if the
