@@ -166,8 +166,8 @@ def test_renders_leave_the_serving_interpreter(pooled):
     cpu = time.process_time()
     for thread in askers:
         thread.start()
-    # Until 120 renders are back: the workers run at nice 19, so beside four lanes of tests
-    # they may render far fewer than a free machine's 100 in 4 s (40 seen, stop 72).
+    # Until 120 renders are back: the workers run at SCHED_IDLE, so beside four lanes of
+    # tests they may render far fewer than a free machine's 100 in 4 s (40 seen, stop 72).
     assert wait_for(lambda: len(rendered) >= 120, 60.0), f"only {len(rendered)} renders in 60 s"
     stop.set()
     for thread in askers:

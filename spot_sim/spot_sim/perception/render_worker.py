@@ -1,10 +1,8 @@
 """A render worker of ``render_pool.py``: reads the pickled scene from stdin, then answers
 each pickled ``(job, args)`` with ``(True, Renderer.<job>(*args))`` or ``(False, error)`` on
-stdout; exits when stdin closes. Runs at nice 19: a robot renders its cameras on hardware of
-their own, so renders take as little as they can from its serving process, the driver or
-anything else here (the kernel weighs a nice-0 process 68 times as heavily), yet always
-progress: at SCHED_IDLE they got no CPU at all while four lanes of tests filled the cores,
-and a hand image the driver waited 5 s for never came (stop 72). It leaves
+stdout; exits when stdin closes. Runs only on CPU nothing else wants (SCHED_IDLE; nice 19
+where that is missing): a robot renders its cameras on hardware of their own, so renders
+never take time from its serving process, the driver or anything else here. It leaves
 Ctrl-C (a terminal's or launch's SIGINT to the whole group) to the robot, which closes the
 pipes as it stops.
 
@@ -40,7 +38,10 @@ def serve(requests, answers) -> None:
 
 
 if __name__ == "__main__":
-    os.nice(19)
+    if hasattr(os, "SCHED_IDLE"):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.nice(19)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # nothing else may write on the answers' pipe
