@@ -12,7 +12,10 @@
 #      - every other simulator file (test_*_sim.py: the SDK against the simulated robot).
 #      Each one's output goes to a log under .work/, printed after.
 # An entry FILE::TEST runs that test in its group and the rest of FILE in the lanes of step 2.
-# Exits non-zero if any of them failed.
+# Exits non-zero if any of them failed. Step 2 has a deadline (SPOT_LANE_DEADLINE seconds, 40 min
+# unless set: each lane takes 9-13 min here): a pytest still running then gets SIGINT (it prints
+# where it was and its summary) and SIGKILL a minute later, so a hang fails with its cause in the
+# log instead of outliving CI.
 set -uo pipefail
 list() { grep -v '^#' "$1" | grep -v '^$'; }
 mapfile -t serial < <(list test/serial_group.txt)
@@ -49,6 +52,11 @@ SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(next 1) python -m pytest --durations=0 \
   "${field_serial[@]}" || status=1
 
 mkdir -p .work
+deadline=$(( $(date +%s) + ${SPOT_LANE_DEADLINE:-2400} ))
+timed() {  # timed COMMAND...: COMMAND, interrupted at the lanes' deadline
+  local left=$(( deadline - $(date +%s) ))
+  timeout --signal=INT --kill-after=60 "$(( left > 1 ? left : 1 ))" "$@"
+}
 lanes=()  # "log pid" of each lane
 lane() {  # lane LOG COMMAND...: COMMAND in the background, its output in LOG
   local log=$1
@@ -56,21 +64,21 @@ lane() {  # lane LOG COMMAND...: COMMAND in the background, its output in LOG
   "$@" > "$log" 2>&1 &
   lanes+=("$log $!")
 }
-lane .work/test-parallel.log env ROS_DOMAIN_ID="$(next 2)" \
+lane .work/test-parallel.log timed env ROS_DOMAIN_ID="$(next 2)" \
   python -m pytest --durations=0 "${deselect[@]}" "${parallel[@]}"
-lane .work/test-sdk.log env ROS_DOMAIN_ID="$(next 4)" \
+lane .work/test-sdk.log timed env ROS_DOMAIN_ID="$(next 4)" \
   python -m pytest --durations=0 "${deselect[@]}" "${sdk[@]}"
 others_then_field() {
   local code=0
-  ROS_DOMAIN_ID=$(next 3) python -m pytest --durations=0 "${deselect[@]}" "${others[@]}" \
-    || code=1
+  timed env ROS_DOMAIN_ID="$(next 3)" python -m pytest --durations=0 "${deselect[@]}" \
+    "${others[@]}" || code=1
   echo "[test] field-profile pass"
-  SPOT_SIM_PROFILE=field ROS_DOMAIN_ID=$(next 5) python -m pytest --durations=0 "${field[@]}" \
-    || code=1
+  timed env SPOT_SIM_PROFILE=field ROS_DOMAIN_ID="$(next 5)" python -m pytest --durations=0 \
+    "${field[@]}" || code=1
   return "$code"
 }
 lane .work/test-others.log others_then_field
-lane .work/test-sims.log env ROS_DOMAIN_ID="$(next 6)" \
+lane .work/test-sims.log timed env ROS_DOMAIN_ID="$(next 6)" \
   python -m pytest --durations=0 "${deselect[@]}" "${sims[@]}"
 echo "[test] four processes at once: ${parallel[*]}; ${sdk[*]}; every other file, then" \
   "the field-profile pass; every other simulator file (logs in .work/)"

@@ -1,9 +1,11 @@
 """Shared fixtures: a simulated Spot on 127.0.0.1 and SDK clients connected to it."""
 
 import contextlib
+import faulthandler
 import io
 import itertools
 import os
+import sys
 import tempfile
 import time
 import wave
@@ -246,6 +248,13 @@ def sdk_examples() -> Path:
             pytest.fail(f"CI without {reason}")
         missing(reason)
     return SDK_EXAMPLES
+
+
+def pytest_unconfigure(config) -> None:
+    """A test process still alive a minute after its session ended is stuck at exit (a thread
+    or child someone left running): every thread's stack goes to stderr and the process ends
+    with status 1, a failure with its cause in the log rather than a lane that never ends."""
+    faulthandler.dump_traceback_later(60, exit=True, file=sys.__stderr__)
 
 
 @pytest.hookimpl(hookwrapper=True)
