@@ -17,6 +17,7 @@ os.environ["SPOT_CRASH_LOG"] = os.path.join(tempfile.mkdtemp(prefix="spot_crashe
 from pathlib import Path
 
 import bosdyn.client
+import process_leaks
 import pytest
 from bosdyn.choreography.client.choreography import ChoreographyClient
 from bosdyn.client import spot_cam
@@ -26,6 +27,8 @@ from bosdyn.mission.client import MissionClient
 
 from spot_sim import SimConfig, SimulatedSpot
 from spot_sim.core.field import PROFILES
+
+SESSION = process_leaks.mark_session()  # before this process starts anything
 
 MISSING = "missing: "  # how a skip reason starts when it names a thing this machine lacks
 _REPO = Path(__file__).resolve().parent.parent
@@ -248,6 +251,18 @@ def sdk_examples() -> Path:
             pytest.fail(f"CI without {reason}")
         missing(reason)
     return SDK_EXAMPLES
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """A process the session started and left running fails the session: a driver or a
+    launched node with no robot left retries for hours, takes CPU from the next tests and
+    keeps their log files open. It is named, then killed."""
+    leaked = process_leaks.end_leaks(SESSION)
+    if leaked:
+        sys.stderr.write("\nprocesses this session started and left running (killed now):\n"
+                         + "".join(f"  {pid}: {command[:300]}\n"
+                                   for pid, command in leaked.items()))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config) -> None:

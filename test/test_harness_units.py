@@ -1,15 +1,21 @@
-"""The tests' ActionClient (test/action_client.py) gets a server's answer even when the answer
-comes before the sending thread has recorded its request (ros2/rclpy#1123)."""
+"""The tests' own machinery: the ActionClient gets a server's answer even when the answer comes
+before the sending thread has recorded its request (ros2/rclpy#1123); a kit layer missing under
+CI fails; a process a session left running is found, however it was started, and killed."""
 
+import os
+import subprocess
+import sys
 import threading
 import time
 
+import process_leaks
 import pytest
 import rclpy
 from rclpy.action import ActionServer, GoalResponse
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 
+from conftest import wait_for
 from spot_driver.core.action_client import ActionClient
 from spot_msgs.action import Trajectory
 
@@ -177,3 +183,18 @@ def test_a_kit_layer_missing_beside_its_archive_fails_under_ci(monkeypatch, tmp_
         require_layer("tools", ("a_package_no_layer_has",))
     with pytest.raises(pytest.skip.Exception, match=r"^missing: .*make rviz-tools builds it"):
         require_layer("rviz", ("a_package_no_layer_has",))
+
+
+def test_a_process_left_running_is_found_wherever_it_was_reparented_and_killed():
+    """A grandchild whose parent has exited (so no longer this process's descendant) still
+    carries its session's mark: it is named, and killed once the grace period is over."""
+    mark = f"planted.{time.time_ns()}"
+    starter = ("import subprocess, sys; print(subprocess.Popen([sys.executable, '-c', "
+               "'import time; time.sleep(60)'], stdout=subprocess.DEVNULL, "
+               "stderr=subprocess.DEVNULL).pid)")
+    started = subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True,
+                             check=True, env=dict(os.environ, **{process_leaks.MARK: mark}))
+    pid = int(started.stdout)
+    assert pid in process_leaks.survivors(mark)
+    assert pid in process_leaks.end_leaks(mark, grace_s=0.3)
+    assert wait_for(lambda: not process_leaks.survivors(mark))
