@@ -229,20 +229,24 @@ class RosClient:
         return wait_for(predicate, timeout, period)
 
     def call(self, srv_type, name: str, request=None, timeout: float = 30.0):
-        future = self.service_client(srv_type, name).call_async(request or srv_type.Request())
+        """The answer of service ``name``; ``timeout`` bounds both the wait for the service
+        to appear (a driver still starting) and the wait for its answer."""
+        client = self.service_client(srv_type, name, max(timeout, 10.0))
+        future = client.call_async(request or srv_type.Request())
         assert self.wait_for(future.done, timeout), f"service {name} timed out"
         return future.result()
 
-    def service_client(self, srv_type, name: str):
+    def service_client(self, srv_type, name: str, timeout: float = 10.0):
         """A client of service ``name``, made once and kept; the first time, not returned
-        before the server's process has discovered it (see ``_known_to_server``)."""
+        before the server's process has discovered it (see ``_known_to_server``), and an
+        error when the service has not appeared within ``timeout``."""
         key = (srv_type, name)
         with self._lock:
             client = self._service_clients.get(key)
         if client is not None:
             return client
         client = self.node.create_client(srv_type, name)
-        if not client.wait_for_service(timeout_sec=10.0):
+        if not client.wait_for_service(timeout_sec=timeout):
             self.node.destroy_client(client)
             raise AssertionError(f"service {name} not available")
         self._known_to_server(name)

@@ -1,7 +1,8 @@
 """The simulated robot's renderers (``perception/render_pool.py``): the scene rendered in worker
 processes is the scene the robot rendered before the pool (``render_reference.py``, within a
 tolerance), a dead worker is replaced and the request still answered, a stopped pool refuses
-in one sentence, and the rendering is the workers' work, not the serving process's."""
+in one sentence and releases the renders waiting for a worker, and the rendering is the
+workers' work, not the serving process's."""
 
 import os
 import signal
@@ -19,9 +20,9 @@ from bosdyn.client.math_helpers import Quat, SE3Pose
 from conftest import wait_for
 from spot_sim.body import kinematics
 from spot_sim.body.frame_tree import build_snapshot
-from spot_sim.perception.render_pool import RenderError
+from spot_sim.perception.render_pool import RendersStoppedError
 from spot_sim.perception.renderer import lidar_rays
-from spot_sim.perception.sensors import Sensors
+from spot_sim.perception.sensors import InvalidRequestError, Sensors
 from spot_sim.perception.sources import LIDAR_FRAME
 
 Image = image_pb2.Image
@@ -125,6 +126,39 @@ def test_a_killed_worker_is_replaced_and_the_request_answered(pooled):
     assert not {w.pid for w in before} & {w.pid for w in _workers(sensors)}
 
 
+def test_renders_waiting_for_a_worker_end_when_the_pool_closes():
+    """The robot stops while its one camera worker renders and another request waits for it:
+    the waiting one is refused at once (a thread left waiting would hold the serving process
+    at exit), the rendering one is answered when its render is done."""
+    sensors = Sensors(False, False, render_workers=1)
+    pose = next(_sensor_poses("frontleft_fisheye"))
+
+    def render(x: float, outcomes: list) -> None:
+        moved = SE3Pose(pose.x + x, pose.y, pose.z, pose.rotation)  # not cached
+        try:
+            outcomes.append(_raw(sensors, "frontleft_fisheye_image", moved).shape)
+        except InvalidRequestError as exc:
+            outcomes.append(exc)
+
+    render(0.0, [])  # the worker is up
+    worker = psutil.Process(sensors.renders.pids()[0])
+    worker.suspend()  # mid-render, as a worker on a saturated machine's idle CPU
+    rendering, waiting = [], []
+    threads = [threading.Thread(target=render, args=(x, out), daemon=True)
+               for x, out in ((0.01, rendering), (0.02, waiting))]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.3)  # sleep: the first takes the worker before the second asks
+    sensors.close()
+    threads[1].join(5.0)
+    assert waiting and isinstance(waiting[0], InvalidRequestError), waiting
+    assert "renderers are stopped" in str(waiting[0])
+    worker.resume()
+    threads[0].join(5.0)
+    assert rendering == [(480, 640)]
+    assert not psutil.wait_procs([worker], timeout=5)[1], "the worker outlived its pool"
+
+
 def test_a_stopped_pool_refuses_in_a_sentence():
     sensors = Sensors(False, False, render_workers=1)
     pose = next(_sensor_poses("frontleft_fisheye"))
@@ -134,10 +168,11 @@ def test_a_stopped_pool_refuses_in_a_sentence():
     assert len(own) == 2  # the cameras' and the lidar's
     sensors.close()
     moved = SE3Pose(pose.x + 0.01, pose.y, pose.z, pose.rotation)  # not cached
-    with pytest.raises(RenderError, match="renderers are stopped"):
+    with pytest.raises(RendersStoppedError, match="renderers are stopped"):
         sensors.lidar_points(moved)
-    with pytest.raises(RenderError, match="renderers are stopped"):
-        _raw(sensors, "frontleft_fisheye_image", moved)
+    with pytest.raises(InvalidRequestError, match="renderers are stopped") as refused:
+        _raw(sensors, "frontleft_fisheye_image", moved)  # a camera says so in its status
+    assert refused.value.status == image_pb2.ImageResponse.STATUS_IMAGE_DATA_ERROR
     assert not psutil.wait_procs(own, timeout=5)[1], "a worker outlived its pool"
     with pytest.raises(ValueError, match="0 or more"):
         Sensors(False, False, render_workers=-1)

@@ -10,6 +10,7 @@ from spot_sim.body.robot import SimRobot
 from spot_sim.core.field import Captures, Draw
 from spot_sim.core.rpc import unary
 from spot_sim.core.served import Served, ServiceSpec
+from spot_sim.perception.render_pool import RendersStoppedError
 from spot_sim.perception.sensors import Sensors
 from spot_sim.perception.sources import LIDAR_FRAME, LIDAR_SOURCE
 
@@ -42,7 +43,11 @@ class PointCloudServicer(point_cloud_service_pb2_grpc.PointCloudServiceServicer)
             if not self.has_lidar or cloud_request.point_cloud_source_name != LIDAR_SOURCE:
                 out.status = _Response.STATUS_UNKNOWN_SOURCE
                 continue
-            cloud = self.sensors.lidar_cloud(get_a_tform_b(snapshot, "odom", LIDAR_FRAME))
+            try:
+                cloud = self.sensors.lidar_cloud(get_a_tform_b(snapshot, "odom", LIDAR_FRAME))
+            except RendersStoppedError:  # a request in flight as the robot stops
+                out.status = _Response.STATUS_POINT_CLOUD_DATA_ERROR
+                continue
             cloud.source.CopyFrom(self._source())
             cloud.source.acquisition_time.CopyFrom(stamp)
             cloud.source.transforms_snapshot.CopyFrom(sensor_view(snapshot, LIDAR_FRAME))

@@ -31,8 +31,18 @@ _KEEP_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(256 << 20), "MALLOC_TRIM_THRESHOLD
                 "MALLOC_TOP_PAD_": str(64 << 20)}
 
 
+_CLOSED = object()  # in the idle queue once the pool is closed
+
+
 class RenderError(RuntimeError):
-    """A render failed in its worker (the worker's own error), or the pool is closed."""
+    """A render failed in its worker (the worker's own error)."""
+
+
+class RendersStoppedError(RenderError):
+    """The pool is closed (the robot stopping): no render now or later."""
+
+    def __init__(self) -> None:
+        super().__init__("the simulated robot's renderers are stopped")
 
 
 class _Worker:
@@ -81,8 +91,9 @@ class RenderPool:
         self._scene = pickle.dumps(scene, protocol=pickle.HIGHEST_PROTOCOL)
         self._inline = Renderer(scene) if workers == 0 else None
         self._inline_lock = OrderedLock("inline renderer", LEAF)
-        self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._lock = OrderedLock("render pool", LEAF)  # guards _started and _closed
+        # The workers not rendering now; after close, only _CLOSED (every waiter sees it).
+        self._idle: queue.Queue[_Worker | object] = queue.Queue()
+        self._lock = OrderedLock("render pool", LEAF)  # guards _started, _closed and _idle
         self._started = self._closed = False
 
     def start(self) -> None:
@@ -90,7 +101,7 @@ class RenderPool:
         first render starts them if this was not called."""
         with self._lock:
             if self._closed:
-                raise RenderError("the simulated robot's renderers are stopped")
+                raise RendersStoppedError()
             if self._started:
                 return
             self._started = True
@@ -100,7 +111,7 @@ class RenderPool:
     def pids(self) -> list[int]:
         """The process ids of the workers not rendering now (every worker, when idle)."""
         with self._idle.mutex:
-            return [worker.pid for worker in self._idle.queue]
+            return [worker.pid for worker in self._idle.queue if worker is not _CLOSED]
 
     def encoded(self, source: CameraSource, pose: Pose, pixel_format: int, look: Look,
                 quality: int | None) -> bytes:
@@ -112,14 +123,16 @@ class RenderPool:
         return self._run("lidar", (pose, encoding))
 
     def close(self) -> None:
-        """Stop the workers (those rendering, once done); later renders raise RenderError."""
+        """Stop the workers (those rendering, once done); renders waiting for a worker and
+        later ones raise RendersStoppedError."""
         with self._lock:
             self._closed = True
-        while True:
-            try:
-                self._idle.get_nowait().stop()
-            except queue.Empty:
-                return
+            while True:
+                try:
+                    self._idle.get_nowait().stop()
+                except queue.Empty:
+                    break
+            self._idle.put(_CLOSED)
 
     def _run(self, job: str, args: tuple):
         if self._inline is not None:
@@ -127,6 +140,9 @@ class RenderPool:
                 return getattr(self._inline, job)(*args)
         self.start()
         worker = self._idle.get()
+        if worker is _CLOSED:  # the pool closed while this render waited: the next waiter too
+            self._idle.put(_CLOSED)
+            raise RendersStoppedError()
         try:
             try:
                 return worker.ask(job, args)
@@ -136,8 +152,7 @@ class RenderPool:
                 return worker.ask(job, args)
         finally:
             with self._lock:
-                closed = self._closed
-            if closed:
-                worker.stop()
-            else:
-                self._idle.put(worker)
+                if self._closed:
+                    worker.stop()
+                else:
+                    self._idle.put(worker)

@@ -17,7 +17,7 @@ from bosdyn.client.math_helpers import SE3Pose
 from spot_sim.core.lock_order import LEAF, OrderedLock
 from spot_sim.perception import point_cloud_encoding
 from spot_sim.perception.gripper_camera import GripperCamera, Look
-from spot_sim.perception.render_pool import RenderPool
+from spot_sim.perception.render_pool import RenderPool, RendersStoppedError
 from spot_sim.perception.renderer import Lru, Pose
 from spot_sim.perception.scene import Scene
 from spot_sim.perception.sources import (
@@ -150,8 +150,12 @@ class Sensors:
         look = self._look(source)
         key = (source.name, source.model, look, pixel_format, quality,
                _pose_key(odom_tform_sensor))
-        data = self._cached(self._images, key, lambda: self.renders.encoded(
-            source, _pose(odom_tform_sensor), pixel_format, look, quality))
+        try:
+            data = self._cached(self._images, key, lambda: self.renders.encoded(
+                source, _pose(odom_tform_sensor), pixel_format, look, quality))
+        except RendersStoppedError as exc:  # a request in flight as the robot stops
+            raise InvalidRequestError(image_pb2.ImageResponse.STATUS_IMAGE_DATA_ERROR,
+                                      str(exc)) from exc
         fault = self.faults.get(source.name)
         if fault == "corrupt":
             data = bytes(16) + data[16:]
