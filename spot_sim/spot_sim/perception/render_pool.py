@@ -8,7 +8,8 @@ image's bytes (or the lidar's points and encoded data). Workers run on CPU nothi
 wants (``render_worker.py``): on a machine short of cores a camera falls below its rate, as
 a robot's would with too little hardware, but never delays a velocity command or the state.
 A worker that dies is replaced and the request asked once again; a worker whose pipes close
-(the robot stopped or killed) exits.
+(the robot stopped or killed) exits. Closing the pool refuses the renders still waiting for a
+worker (``RendersStoppedError``): none is left waiting, so nothing holds the process at exit.
 """
 
 import os
