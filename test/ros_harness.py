@@ -33,6 +33,7 @@ DISCOVERY_SETTLE_S = 0.5  # a new client's wait when its server offers no parame
 DISCOVERY_PROBE_S = 1.0  # a discovery probe is resent this often until answered
 DISCOVERY_SLOW_S = 5.0  # discovery slower than this is reported
 MATCH_SETTLE_S = 0.3  # after a publisher matched a reader, for the reader to match it back
+NOT_CONNECTED = "robot not connected"  # how the driver's refusals start while it reconnects
 
 
 _STARTED: list = []  # every DriverProcess, SimProcess and RosClient this process started
@@ -82,9 +83,7 @@ def driver_world(tmp_path_factory, client: str, sim: dict | None = None,
             if until is not None:
                 assert ros.wait_for(lambda: until(robot, driver, ros), timeout), \
                     driver.output()[-3000:]
-            for name in ready:
-                response = ros.call(Trigger, f"/{name}")
-                assert response.success, (name, response.message)
+            ros.ready(ready)
             yield robot, driver, ros
         finally:
             ros.close()
@@ -235,6 +234,21 @@ class RosClient:
         future = client.call_async(request or srv_type.Request())
         assert self.wait_for(future.done, timeout), f"service {name} timed out"
         return future.result()
+
+    def ready(self, names, namespace: str = "", timeout: float = 30.0) -> None:
+        """Calls each Trigger service of ``names`` (claim, power_on, stand, ...) in order, as a
+        test's setup. A refusal because the robot is not connected (a driver reconnecting
+        after a heartbeat a loaded machine answered late) is asked again, as a user would,
+        until ``timeout``; any other refusal fails at once."""
+        for name in names:
+            deadline = time.monotonic() + timeout
+            while True:
+                response = self.call(Trigger, f"{namespace}/{name}")
+                reconnecting = response.message.startswith(NOT_CONNECTED)
+                if response.success or not reconnecting or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)  # sleep: the driver's reconnection backoff
+            assert response.success, (name, response.message)
 
     def service_client(self, srv_type, name: str, timeout: float = 10.0):
         """A client of service ``name``, made once and kept; the first time, not returned

@@ -85,8 +85,7 @@ def test_aliased_topics_carry_the_driver_data(world):
 
 def test_aliased_services_reach_the_robot(world):
     sim, ros = world
-    for name in ("claim", "power_on", "stand"):
-        assert ros.call(Trigger, f"/{name}").success
+    ros.ready(("claim", "power_on", "stand"))
     unstowed = ros.call(Trigger, "/arm_unstow")
     assert unstowed.success, unstowed.message
     assert not part(sim.robot, Arm).stowed

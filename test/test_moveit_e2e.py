@@ -26,7 +26,6 @@ from bosdyn.client.frame_helpers import get_a_tform_b
 from bosdyn.client.robot_state import RobotStateClient
 from nav_msgs.msg import Odometry
 from ros_harness import DISCOVERY_SETTLE_S, DRIVER_PKG, LaunchProcess, RosClient
-from std_srvs.srv import Trigger
 from test_ros_tools_e2e import config_with
 
 from conftest import PASSWORD, USERNAME, connect, require_layer
@@ -121,9 +120,7 @@ class Spot:
             self.ros.subscribe(f"{self.ns}/odometry", Odometry)
             assert self.ros.wait_for(lambda: self.ros.latest(f"{self.ns}/odometry") is not None,
                                      60), self.robot.output()[-3000:]
-            for name in ("claim", "power_on", "stand"):
-                answer = self.ros.call(Trigger, f"{self.ns}/{name}")
-                assert answer.success, (name, answer.message)
+            self.ros.ready(("claim", "power_on", "stand"), self.ns)
             self.sdk = connect(SimpleNamespace(ca_cert=certs / "ca.crt", port=port))
             self.state = self.sdk.ensure_client(RobotStateClient.default_service_name)
             self.moveit = LaunchProcess(

@@ -99,9 +99,10 @@ class Robot:
         self.ros.subscribe(f"{self.ns}/odometry", Odometry)
         assert self.ros.wait_for(lambda: self.ros.latest(f"{self.ns}/odometry") is not None,
                                  timeout=30), self.driver.output()[-3000:]
-        for name in ("claim", "power_on", "stand"):
-            response = self.ros.call(Trigger, f"{self.ns}/{name}")
-            assert response.success, (name, response.message, self.driver.output()[-3000:])
+        try:
+            self.ros.ready(("claim", "power_on", "stand"), self.ns)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{self.driver.output()[-3000:]}") from None
         args = ["spot_driver", "nav2.launch.py", f"params_file:={params_file(tmp)}"]
         if robot_name:
             args.append(f"robot_name:={robot_name}")

@@ -20,7 +20,6 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from ros_harness import REPO, LaunchProcess, RosClient
 from sensor_msgs.msg import CompressedImage, JointState, PointCloud2
-from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from conftest import require_layer
@@ -68,8 +67,7 @@ def walking(tmp_path_factory):
         while "streaming camera" not in robot.output():
             assert time.monotonic() < deadline, robot.output()[-3000:]
             time.sleep(0.2)
-        for name in ("claim", "power_on", "stand"):
-            assert ros.call(Trigger, f"/{name}").success, name
+        ros.ready(("claim", "power_on", "stand"))
         for topic, msg_type in COUNTED.items():
             ros.subscribe(topic, msg_type)
         walk = ros.publisher(Twist, "/cmd_vel", 1)
