@@ -241,14 +241,14 @@ class RosClient:
         after a heartbeat a loaded machine answered late) is asked again, as a user would,
         until ``timeout``; any other refusal fails at once."""
         for name in names:
-            deadline = time.monotonic() + timeout
-            while True:
-                response = self.call(Trigger, f"{namespace}/{name}")
-                reconnecting = response.message.startswith(NOT_CONNECTED)
-                if response.success or not reconnecting or time.monotonic() > deadline:
-                    break
-                time.sleep(0.5)  # sleep: the driver's reconnection backoff
-            assert response.success, (name, response.message)
+            answers = []
+
+            def final(name=name, answers=answers) -> bool:
+                answers.append(self.call(Trigger, f"{namespace}/{name}"))
+                return answers[-1].success or not answers[-1].message.startswith(NOT_CONNECTED)
+
+            self.wait_for(final, timeout, period=0.5)  # period: the reconnection backoff
+            assert answers[-1].success, (name, answers[-1].message)
 
     def service_client(self, srv_type, name: str, timeout: float = 10.0):
         """A client of service ``name``, made once and kept; the first time, not returned

@@ -146,9 +146,10 @@ def test_renders_waiting_for_a_worker_end_when_the_pool_closes():
     rendering, waiting = [], []
     threads = [threading.Thread(target=render, args=(x, out), daemon=True)
                for x, out in ((0.01, rendering), (0.02, waiting))]
-    for thread in threads:
-        thread.start()
-        time.sleep(0.3)  # sleep: the first takes the worker before the second asks
+    threads[0].start()
+    assert wait_for(lambda: not sensors.renders.pids())  # it took the only worker
+    threads[1].start()
+    time.sleep(0.3)  # sleep: until it waits for the worker (no state shows a waiter)
     sensors.close()
     threads[1].join(5.0)
     assert waiting and isinstance(waiting[0], InvalidRequestError), waiting
