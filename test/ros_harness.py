@@ -100,8 +100,7 @@ class DriverProcess:
         """``module``: ``spot_driver.low_level`` for the joint-control streams' process."""
         args = [sys.executable, "-m", module, "--ros-args", "--params-file", str(CONFIG),
                 "-p", "hostname:=127.0.0.1", "-p", f"port:={sim.port}",
-                "-p", f"certificate:={sim.ca_cert}", "-p", "estop_endpoint:=true",
-                "-p", "estop_timeout:=3.0"]
+                "-p", f"certificate:={sim.ca_cert}", "-p", "estop_endpoint:=true"]
         for key, value in (params or {}).items():
             args += ["-p", f"{key}:={value}"]
         if namespace:
@@ -530,14 +529,17 @@ def drive(ros, robot, vx: float = 0.0, distance: float = 0.0,
     twist.linear.x = vx
     start = robot.odom_body()
     deadline = time.monotonic() + 30.0
+    gone = 0.0
     while time.monotonic() < deadline:
         now = robot.odom_body()
-        if math.hypot(now.x - start.x, now.y - start.y) >= distance - 0.02:
+        gone = math.hypot(now.x - start.x, now.y - start.y)
+        if gone >= distance - 0.02:
             break
         publisher.publish(twist)
         time.sleep(0.05)
     publisher.publish(Twist())
     ros.node.destroy_publisher(publisher)
+    assert gone >= distance - 0.02, f"went {gone:.2f} of {distance:.2f} m: {body_report(robot)}"
     assert ros.wait_for(lambda: robot.velocity() == Se2(), timeout=5.0), "still moving"
 
 
@@ -561,4 +563,12 @@ def turn_to(ros, robot, heading: float, tolerance: float = 0.03,
         time.sleep(0.05)
     ros.node.destroy_publisher(publisher)
     assert abs(math.remainder(heading - robot.odom_body().yaw, 2 * math.pi)) < tolerance, \
-        "did not reach the heading"
+        f"did not reach the heading {heading:.3f}: {body_report(robot)}"
+
+
+def body_report(robot) -> str:
+    """What a failed drive prints: the simulated robot's yaw, power and e-stop endpoints."""
+    endpoints = [(endpoint.name, level, round(since_ns / 1e9, 2))
+                 for endpoint, level, since_ns in robot.estop.endpoint_states()]
+    return (f"yaw {robot.odom_body().yaw:.3f}, powered {robot.powered}, e-stop endpoints "
+            f"(name, level, s since a valid check-in) {endpoints}")

@@ -33,7 +33,7 @@ from bosdyn.client.spot_check import SpotCheckClient, run_spot_check
 
 from conftest import USERNAME, client, connect, running_sim
 
-ESTOP_TIMEOUT = 2.0
+ESTOP_TIMEOUT = 9.0  # s: the SDK examples' operator endpoint (wasd, mission_recorder)
 
 
 @contextlib.contextmanager
@@ -215,13 +215,17 @@ def test_estop_cuts_power_and_blocks_power_on(robot):
 
 
 def test_estop_endpoint_timeout_cuts_motor_power(robot):
-    with operated(robot, estop_timeout=1.0) as estop_keepalive:
+    """The endpoint stops checking in, as if its process hung (``shutdown``; ``stop`` would
+    check in at CUT): the motors are cut one timeout after its last check-in, not before."""
+    timeout = 2.0
+    with operated(robot, estop_timeout=timeout) as estop_keepalive:
         robot.power_on(timeout_sec=10)
         blocking_stand(commander(robot), timeout_sec=10)
-        estop_keepalive.stop()  # the endpoint stops checking in, as if its process hung
+        estop_keepalive.shutdown()
         started = time.monotonic()
-        assert wait_for(lambda: not robot.is_powered_on(), timeout=3.0)
-        assert time.monotonic() - started < 1.6
+        assert wait_for(lambda: not robot.is_powered_on(), timeout=timeout + 3.0)
+        # its last check-in was at most one period (timeout / 3) before the shutdown
+        assert timeout * 2 / 3 - 0.1 < time.monotonic() - started < timeout + 0.6
 
 
 def test_power_on_without_estop_endpoint_is_estopped(robot):
