@@ -385,8 +385,8 @@ class TestOneRobot:
     ("spot1", "spot", "odom"), ("", "spot_ros2", "odom"), ("", "spot", "body")])
 def test_the_same_under_a_robot_name_spot_ros2_names_and_a_body_root(
         tmp_path, robot_name, frame_names, tf_root):
-    from moveit_msgs.msg import MoveItErrorCodes
     require_moveit()
+    from moveit_msgs.msg import MoveItErrorCodes
     robot = Spot(tmp_path, robot_name, frame_names, tf_root)
     try:
         robot.check_scene_state()
@@ -403,8 +403,8 @@ def test_a_planted_defect_fails_the_judge(tmp_path):
     """A controller name the driver does not serve (``arm_controller`` pointed at
     ``follow_joint_trajectory_typo``): the pose goal of the main test no longer succeeds, the
     arm does not move, and the log names the missing action server."""
-    from moveit_msgs.msg import MoveItErrorCodes
     require_moveit()
+    from moveit_msgs.msg import MoveItErrorCodes
     controllers = yaml.safe_load((DRIVER_PKG / "config" / "moveit" /
                                   "moveit_controllers.yaml").read_text())
     manager = controllers["moveit_simple_controller_manager"]
