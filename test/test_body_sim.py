@@ -6,6 +6,7 @@ import time
 
 import pytest
 from bosdyn.api import (
+    estop_pb2,
     lease_pb2,
     power_pb2,
 )
@@ -214,18 +215,20 @@ def test_estop_cuts_power_and_blocks_power_on(robot):
             power_on_motors(robot.ensure_client("power"), timeout_sec=3)
 
 
-def test_estop_endpoint_timeout_cuts_motor_power(robot):
+def test_estop_endpoint_timeout_cuts_motor_power(sim, robot):
     """The endpoint stops checking in, as if its process hung (``shutdown``; ``stop`` would
-    check in at CUT): the motors are cut one timeout after its last check-in, not before."""
-    timeout = 2.0
+    check in at CUT): the motors are cut once its last valid check-in is one timeout old, not
+    before. The timeout is the SDK's e-stop programs' default (5 s); 2 s lapsed on a loaded
+    machine while the robot stood up."""
+    timeout = 5.0
     with operated(robot, estop_timeout=timeout) as estop_keepalive:
         robot.power_on(timeout_sec=10)
         blocking_stand(commander(robot), timeout_sec=10)
         estop_keepalive.shutdown()
-        started = time.monotonic()
-        assert wait_for(lambda: not robot.is_powered_on(), timeout=timeout + 3.0)
-        # its last check-in was at most one period (timeout / 3) before the shutdown
-        assert timeout * 2 / 3 - 0.1 < time.monotonic() - started < timeout + 0.6
+        assert wait_for(lambda: not sim.robot.powered, timeout=timeout + 3.0)
+        (endpoint, level, since_ns), = sim.robot.estop.endpoint_states()
+        assert endpoint.name == "test-estop" and level == estop_pb2.ESTOP_LEVEL_CUT
+        assert timeout <= since_ns / 1e9 < timeout + 1.5, since_ns / 1e9
 
 
 def test_power_on_without_estop_endpoint_is_estopped(robot):

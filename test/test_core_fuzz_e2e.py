@@ -186,7 +186,10 @@ def world(tmp_path_factory):
     with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True) as sim:
         ros = RosClient("fuzz_test_client")
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD, params={"auto_claim": "true"})
+                               USERNAME, PASSWORD,
+                               # a loaded machine's stall must not read as an outage in the
+                               # middle of a case (outage detection is test_core_resilience_e2e's)
+                               params={"auto_claim": "true", "link_timeout": 5.0})
         sdk = connect(sim)  # the oracle's questions to the robot (cameras, docks)
         try:
             assert ros.wait_for(lambda: sim.robot.leases.owner_of("body") is not None, 20), \

@@ -170,7 +170,10 @@ def world(tmp_path_factory):
     with running_sim(tmp_path_factory.mktemp("certs"), has_arm=True, has_spot_cam=True) as sim:
         ros = RosClient("fuzz_fields_client")
         driver = DriverProcess(sim, tmp_path_factory.mktemp("logs") / "driver.log",
-                               USERNAME, PASSWORD, params={"auto_claim": "true"})
+                               USERNAME, PASSWORD,
+                               # a loaded machine's stall must not read as an outage in the
+                               # middle of a case (outage detection is test_core_resilience_e2e's)
+                               params={"auto_claim": "true", "link_timeout": 5.0})
         try:
             ros.subscribe("/odometry", Odometry)
             assert ros.wait_for(lambda: ros.latest("/odometry") is not None, 30), \

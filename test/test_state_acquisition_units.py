@@ -222,6 +222,30 @@ def test_answers_are_handed_on_in_request_order_and_late_ones_given_up():
     assert order.turn(after, 0.0)
 
 
+def test_an_answer_being_handled_is_never_overtaken():
+    """A later answer whose hold runs out while an earlier one is still being handled (a slow
+    publish on a loaded machine: /joint_states once went back in time) waits for it: two
+    answers are never handled at once, and they go out in request order."""
+    from spot_driver.core.acquisition import InOrder
+
+    order, handled = InOrder(), []
+    first, second = order.ticket(), order.ticket()
+    assert order.turn(first, 0.0)
+
+    def later() -> None:
+        if order.turn(second, 0.05):
+            handled.append(second)
+        order.done(second)
+
+    thread = threading.Thread(target=later)
+    thread.start()
+    time.sleep(0.2)  # sleep: the first answer's handling outlasts the second's hold
+    handled.append(first)
+    order.done(first)
+    thread.join(5.0)
+    assert handled == [first, second]
+
+
 def test_a_stream_reports_the_drivers_added_latency_of_handled_responses_only():
     """Response received -> handled; failed handling is not a latency; diagnostics carry
     p50 and p99."""

@@ -49,7 +49,8 @@ MIN_HOLD_S, MAX_HOLD_S = 0.005, 0.1
 class InOrder:
     """Hands a stream's answers on in the order their requests were made. ``ticket()`` numbers
     a request; ``turn(ticket, hold_s)`` waits until every earlier request's answer was handled
-    or given up, at most ``hold_s`` (then the earlier ones are given up), and says whether
+    or given up, at most ``hold_s`` (then the earlier ones still awaited are given up; one
+    being handled is waited for, so two answers are never handled at once), and says whether
     this answer may be handled (False: a later one already was); ``done(ticket)`` after it
     was handled, failed or dropped."""
 
@@ -58,6 +59,7 @@ class InOrder:
         self._issued = 0
         self._next = 0  # the ticket whose turn it is
         self._finished: set[int] = set()  # done tickets after the one whose turn it is
+        self._handling: int | None = None  # the ticket whose answer is being handled
 
     def ticket(self) -> int:
         with self._cond:
@@ -69,15 +71,20 @@ class InOrder:
         with self._cond:
             while self._next < ticket:
                 left = deadline - time.monotonic()
-                if left <= 0:
+                if left <= 0 and self._handling is None:
                     self._finished = {t for t in self._finished if t > ticket}
                     self._next = ticket  # the earlier ones are given up
                     break
-                self._cond.wait(left)
-            return self._next == ticket
+                self._cond.wait(left if left > 0 else None)  # None: until it is done
+            if self._next != ticket:
+                return False
+            self._handling = ticket
+            return True
 
     def done(self, ticket: int) -> None:
         with self._cond:
+            if self._handling == ticket:
+                self._handling = None
             if ticket >= self._next:
                 self._finished.add(ticket)
             while self._next in self._finished:
