@@ -568,7 +568,5 @@ def turn_to(ros, robot, heading: float, tolerance: float = 0.03,
 
 def body_report(robot) -> str:
     """What a failed drive prints: the simulated robot's yaw, power and e-stop endpoints."""
-    endpoints = [(endpoint.name, level, round(since_ns / 1e9, 2))
-                 for endpoint, level, since_ns in robot.estop.endpoint_states()]
     return (f"yaw {robot.odom_body().yaw:.3f}, powered {robot.powered}, e-stop endpoints "
-            f"(name, level, s since a valid check-in) {endpoints}")
+            f"(name, level, s since a valid check-in) {robot.estop.report()}")

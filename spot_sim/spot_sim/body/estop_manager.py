@@ -129,6 +129,11 @@ class EstopManager:
             return [(r.endpoint, self._effective_level(r, now), now - r.last_valid_ns)
                     for r in self._registered.values()]
 
+    def report(self) -> str:
+        """Each endpoint as (name, level, s since a valid check-in): what a power cut logs."""
+        return str([(e.name, estop_pb2.EstopStopLevel.Name(level), round(since / 1e9, 2))
+                    for e, level, since in self.endpoint_states()])
+
     def forget_all(self) -> None:
         """A reboot: a fresh, empty configuration."""
         with self._lock:

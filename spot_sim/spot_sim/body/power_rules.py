@@ -9,8 +9,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from bosdyn.api import estop_pb2
-
 from spot_sim.body.base import Base
 from spot_sim.body.battery import Battery
 from spot_sim.body.estop_manager import LEVEL_CUT, LEVEL_NONE
@@ -39,6 +37,4 @@ def step(robot: SimRobot, now: int) -> None:
             robot.cut_motors(now)
     if cut_by_estop:
         _LOG.warning("e-stop cut motor power; endpoints (name, level, s since a valid "
-                     "check-in): %s", [(e.name, estop_pb2.EstopStopLevel.Name(lvl),
-                                        round(since / 1e9, 2))
-                                       for e, lvl, since in robot.estop.endpoint_states()])
+                     "check-in): %s", robot.estop.report())
