@@ -318,7 +318,14 @@ def test_the_sdk_constrained_manipulation_example_runs_unmodified(tmp_path, sdk_
         output = result.stdout[-2000:] + result.stderr[-3000:]
         # Its main() returns None, so it exits 1 after running well.
         assert result.returncode == 1, output
-        assert "Lease check-in stopped" in result.stderr and "Error" not in result.stderr, output
+        assert "Lease check-in stopped" in result.stderr, output
+        # A check-in may warn once: its older lease can race the program's first command, which
+        # a robot answers STATUS_OLDER and the SDK's wallet ignores (lease.py). Nothing else.
+        lines = result.stderr.splitlines()
+        assert not [line for line in lines if " - ERROR - " in line or "Traceback" in line
+                    or (" - WARNING - " in line and "during check-in" not in line)], output
+        # It held the lease to the end: ReturnLease frees only the current lease.
+        assert not any(entry.lease_owner.client_name for entry in leases.list_leases()), output
         hand = _odom_t(robot, "hand")
         moved = math.dist((hand.x, hand.y, hand.z), (start.x, start.y, start.z))
         assert moved > 0.1, (moved, output)
